@@ -1,0 +1,142 @@
+// `npm run reference`: runs the reference server on its own, for trying the suite or
+// a client against it by hand. Prints the URL, the per-run keys (local use only:
+// they die with the process) and a ready-to-paste `npm test` line.
+import { DEFECTS } from '../reference/defects.ts';
+import { VARIANTS } from '../reference/variants.ts';
+import { referenceOptionsFromEnv, startReferenceServer, type ReferenceOptions } from '../reference/server.ts';
+
+const USAGE = 'usage: npm run reference -- [--port N] [--defect NAME] [--variant NAME]... [--json] [--list]';
+
+class UsageError extends Error {}
+
+interface Flags {
+  port?: number;
+  defect?: string;
+  variants: string[];
+  json: boolean;
+  list: boolean;
+}
+
+function parseFlags(argv: string[]): Flags {
+  const flags: Flags = { variants: [], json: false, list: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
+    const value = (): string => {
+      if (eq !== -1 && arg.startsWith('--')) return arg.slice(eq + 1);
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('--')) throw new UsageError(`${name} needs a value`);
+      return v;
+    };
+    switch (name) {
+      case '--port': {
+        const raw = value();
+        const n = Number(raw);
+        if (!/^\d+$/.test(raw) || n > 65535) throw new UsageError(`--port must be an integer 0-65535 (got "${raw}")`);
+        flags.port = n;
+        break;
+      }
+      case '--defect': {
+        const d = value();
+        if (!(d in DEFECTS)) throw new UsageError(`unknown defect "${d}" (see --list)`);
+        flags.defect = d;
+        break;
+      }
+      case '--variant': {
+        const v = value();
+        if (!(v in VARIANTS)) throw new UsageError(`unknown variant "${v}" (see --list)`);
+        flags.variants.push(v);
+        break;
+      }
+      case '--json':
+        flags.json = true;
+        break;
+      case '--list':
+        flags.list = true;
+        break;
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        process.exit(0);
+      // falls through (process.exit never returns)
+      default:
+        throw new UsageError(`unknown flag "${arg}"`);
+    }
+  }
+  return flags;
+}
+
+function printList(): void {
+  const width = Math.max(...Object.keys(DEFECTS).map((k) => k.length), ...Object.keys(VARIANTS).map((k) => k.length));
+  console.log(`Defects (${Object.keys(DEFECTS).length}): each breaks the clauses in brackets`);
+  for (const [name, d] of Object.entries(DEFECTS)) console.log(`  ${name.padEnd(width)}  [${d.clauses.join(', ')}] ${d.description}`);
+  console.log(`\nVariants (${Object.keys(VARIANTS).length}): legal behaviour the suite must pass`);
+  for (const [name, v] of Object.entries(VARIANTS)) console.log(`  ${name.padEnd(width)}  ${v.description}`);
+}
+
+async function main(): Promise<void> {
+  let flags: Flags;
+  let options: ReferenceOptions;
+  try {
+    flags = parseFlags(process.argv.slice(2));
+    const env = referenceOptionsFromEnv(process.env);
+    // Flags win over the environment; variants from both are combined.
+    options = {
+      ...env,
+      ...(flags.port !== undefined ? { port: flags.port } : {}),
+      ...(flags.defect !== undefined ? { defect: flags.defect } : {}),
+      variants: [...new Set([...(env.variants ?? []), ...flags.variants])],
+    };
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`reference: ${e.message}. ${USAGE}`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  if (flags.list) {
+    printList();
+    return;
+  }
+
+  let ref;
+  try {
+    ref = await startReferenceServer(options);
+  } catch (e) {
+    // Bad names from the environment, or the port is taken.
+    console.error(`reference: ${(e as Error).message}`);
+    process.exit(2);
+  }
+
+  if (flags.json) {
+    console.log(JSON.stringify({ url: ref.url, keys: ref.keys, brainId: ref.brainId, models: ref.models }));
+  } else {
+    const mode = [options.defect ? `defect ${options.defect}` : 'conformant', ...(options.variants ?? []).map((v) => `variant ${v}`)];
+    console.log(`chatgate reference server (${mode.join(', ')})`);
+    console.log(`  URL:                 ${ref.url}`);
+    console.log(`  brain id:            ${ref.brainId}`);
+    console.log(`  models:              ${ref.models.join(', ')}`);
+    console.log('  keys (this run only, for local use):');
+    console.log(`    main (brains:invoke):       ${ref.keys.main}`);
+    console.log(`    limited (no scopes):        ${ref.keys.limited}`);
+    console.log(`    rateLimit (low limit):      ${ref.keys.rateLimit}`);
+    console.log('\nRun the suite against it:');
+    console.log(
+      `  TARGET_URL=${ref.url} API_KEY=${ref.keys.main} LIMITED_API_KEY=${ref.keys.limited} BRAIN_ID=${ref.brainId} RATE_LIMIT_API_KEY=${ref.keys.rateLimit} npm test`,
+    );
+    console.log('\nCtrl-C to stop.');
+  }
+
+  const stop = (signal: string) => {
+    if (!flags.json) console.log(`\n${signal}: closing`);
+    ref.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+await main();

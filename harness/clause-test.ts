@@ -1,0 +1,171 @@
+// One conformance test = one clause. `clause('AUTH-1', 'no key on GET /models', async (t) => ...)`
+// registers a vitest test titled "AUTH-1 no key on GET /models" and turns its outcome
+// into a verdict by the clause's level (Autobahn-style verdicts beyond pass/fail):
+//   a broken MUST/COMPAT clause -> fail; SHOULD -> warn; INFO tests report what they saw;
+//   t.inconclusive() -> inconclusive; t.skip() -> skip (never a pass).
+// A failure carries the requirement, what was expected, what was seen, the response
+// and a curl command that reproduces it (h2spec / Schemathesis style).
+import { test } from 'vitest';
+import { CLAUSES, type ClauseId, type Level } from '../lib/clauses.ts';
+import type { Exchange } from '../lib/http-client.ts';
+import { errorBodyProblems } from '../lib/error-body.ts';
+import { describe as show, validate, type SchemaName } from '../lib/schema-validator.ts';
+import { redact, redactDeep } from '../lib/redact.ts';
+import type { TestRecord, Verdict } from '../lib/verdicts.ts';
+import { config, currentTest } from './target.ts';
+
+export class Violation extends Error {
+  constructor(readonly expected: string, readonly seen: string, readonly exchange?: Exchange) {
+    super(`expected ${expected}, got ${seen}`);
+  }
+}
+class Inconclusive extends Error {}
+class Skip extends Error {}
+
+export interface ClauseContext {
+  readonly clause: ClauseId;
+  readonly level: Level;
+  /** Fails the clause: what the spec asks for, what the target did. */
+  fail(expected: string, seen: string, ex?: Exchange): never;
+  /** Fails unless `ok`. */
+  check(ok: boolean, expected: string, seen: string | (() => string), ex?: Exchange): void;
+  /** The exchange got a response at all (a transport failure becomes a verdict that says so). */
+  responded(ex: Exchange): void;
+  /** Status is one of `expected`. */
+  status(ex: Exchange, ...expected: number[]): void;
+  /** Media type (without parameters) is `type`. */
+  mediaType(ex: Exchange, type: string): void;
+  /** Status is one of `statuses` and the body is a proper error body. */
+  errorBody(ex: Exchange, ...statuses: number[]): void;
+  /** The response body parsed as JSON. */
+  json(ex: Exchange): unknown;
+  /** Validates `value` against a schema; only violations of `onlyClause` (default: this test's clause) fail here. */
+  schema(name: SchemaName, value: unknown, ex?: Exchange, onlyClause?: string): void;
+  /** Records an observation (INFO clauses report these as their verdict's message). */
+  observe(text: string): void;
+  /** Adds a note shown with the verdict (e.g. throttling met on the way). */
+  note(text: string): void;
+  /** Attaches an exchange to the report without judging it. */
+  use(ex: Exchange): void;
+  /** A curl line for requests made outside the raw client (SDK calls), shown if the test does not pass. */
+  reproduce(curl: string): void;
+  inconclusive(reason: string): never;
+  skip(reason: string): never;
+}
+
+export interface ClauseOptions {
+  /** A test that checks a SHOULD part of a stricter clause (e.g. MOD-1's entry object). */
+  level?: Level;
+  /** A test that sends several requests one after another may need more than one request timeout. */
+  requests?: number;
+  /** Client-compatibility tests: their cell in the client x operation matrix of the reports. */
+  matrix?: { client: string; operation: string };
+}
+
+export function clause(id: ClauseId, title: string, fn: (t: ClauseContext) => Promise<void>, opts: ClauseOptions = {}): void {
+  const def = CLAUSES[id];
+  const level = opts.level ?? def.level;
+  const fullTitle = `${id} ${title}`;
+  // Room for the requests themselves plus 429 back-off (at most 30 s per request).
+  const timeout = (config.timeoutMs + 31_000) * (opts.requests ?? 1) + 5_000;
+  test.concurrent(fullTitle, async (ctx) => {
+    const rec: TestRecord = {
+      id: '', clause: id, level, verdict: 'inconclusive', message: 'the test did not finish', title: fullTitle,
+      requirement: def.requirement, notes: [], ...(opts.matrix ? { matrix: opts.matrix } : {}),
+    };
+    ctx.task.meta.chatgate = rec;
+    const store = { title: fullTitle, exchanges: [] as Exchange[] };
+    const observations: string[] = [];
+    let attached: Exchange | undefined;
+    let fallbackCurl: string | undefined;
+    const t = makeContext(id, level, observations, rec, (ex) => { attached = ex; }, (c) => { fallbackCurl = c; });
+    const finish = (verdict: Verdict, message?: string) => {
+      rec.verdict = verdict;
+      if (message !== undefined) rec.message = redact(message); else delete rec.message;
+      const used = [...store.exchanges, ...(attached ? [attached] : [])];
+      const retried = used.reduce((n, ex) => n + ex.retries.length, 0);
+      if (retried) rec.notes.push(`rate-limited on the way: ${retried} x 429, retried after the advertised wait`);
+      if (observations.length) rec.observations = observations.map(redact);
+      const ex = attached ?? store.exchanges.at(-1);
+      if (!ex && fallbackCurl && verdict !== 'pass') rec.curl = fallbackCurl;
+      if (ex && verdict !== 'pass') {
+        rec.curl = ex.curl;
+        rec.response = redactDeep({
+          status: ex.status, headers: ex.headers, transportError: ex.error?.message,
+          bodyExcerpt: (ex.text ?? '').slice(0, 2000),
+        });
+      }
+    };
+    try {
+      await currentTest.run(store, () => fn(t));
+      finish(level === 'INFO' ? 'info' : 'pass', level === 'INFO' ? observations.join('; ') : undefined);
+    } catch (err) {
+      if (err instanceof Skip) { finish('skip', err.message); ctx.skip(err.message); return; }
+      if (err instanceof Inconclusive) { finish('inconclusive', err.message); return; }
+      let message: string;
+      if (err instanceof Violation) {
+        rec.expected = redact(err.expected);
+        rec.seen = redact(err.seen);
+        if (err.exchange) attached = err.exchange;
+        message = err.message;
+      } else {
+        message = `test error: ${(err as Error)?.stack ?? String(err)}`;
+      }
+      if (level === 'SHOULD') { finish('warn', message); return; }
+      if (level === 'INFO') { finish('info', [...observations, message].join('; ')); return; }
+      finish('fail', message);
+      throw new Error(redact(`${fullTitle}\n  requirement: ${def.requirement}\n  ${message}`));
+    }
+  }, timeout);
+}
+
+function makeContext(id: ClauseId, level: Level, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void): ClauseContext {
+  const t: ClauseContext = {
+    clause: id,
+    level,
+    fail(expected, seen, ex) { throw new Violation(expected, seen, ex); },
+    check(ok, expected, seen, ex) { if (!ok) t.fail(expected, typeof seen === 'function' ? seen() : seen, ex); },
+    responded(ex) {
+      if (ex.status === undefined) t.fail('a response', `no response: ${ex.error?.message ?? 'unknown failure'}`, ex);
+    },
+    status(ex, ...expected) {
+      t.responded(ex);
+      if (!expected.includes(ex.status!)) {
+        const loc = ex.status! >= 300 && ex.status! < 400 && ex.headers.location ? ` redirecting to ${ex.headers.location} (not followed)` : '';
+        t.fail(`HTTP ${expected.join(' or ')}`, `HTTP ${ex.status}${loc}${bodyHint(ex)}`, ex);
+      }
+    },
+    mediaType(ex, type) {
+      t.responded(ex);
+      t.check(ex.mediaType === type, `Content-Type ${type}`, `Content-Type ${ex.headers['content-type'] === undefined ? '(none)' : ex.headers['content-type']}`, ex);
+    },
+    errorBody(ex, ...statuses) {
+      if (statuses.length) t.status(ex, ...statuses);
+      const problems = errorBodyProblems(ex);
+      t.check(problems.length === 0, 'an error body {"error": {"message", "type", "code"}} as application/json', problems.join('; '), ex);
+    },
+    json(ex) {
+      t.responded(ex);
+      if (ex.error) t.fail('a complete body', ex.error.message, ex);
+      if (ex.json === undefined) t.fail('a JSON body', ex.jsonError ? `invalid JSON (${ex.jsonError}): ${show(ex.text, 120)}` : `${show(ex.text, 120)} as ${ex.headers['content-type'] ?? 'no content type'}`, ex);
+      return ex.json;
+    },
+    schema(name, value, ex, onlyClause = id) {
+      const errors = validate(name, value).errors.filter((e) => e.clause === onlyClause);
+      if (errors.length) t.fail(`a ${name.replace(/-/g, ' ')} valid for ${onlyClause}`, errors.map((e) => e.message).join('; '), ex);
+    },
+    observe(text) { observations.push(text); },
+    note(text) { rec.notes.push(redact(text)); },
+    use(ex) { attach(ex); },
+    reproduce(curl) { reproduce(redact(curl)); },
+    inconclusive(reason) { throw new Inconclusive(reason); },
+    skip(reason) { throw new Skip(reason); },
+  };
+  return t;
+}
+
+function bodyHint(ex: Exchange): string {
+  if (ex.error) return ` (${ex.error.message})`;
+  const text = (ex.text ?? '').trim();
+  return text ? `: ${show(text, 160)}` : ' with an empty body';
+}

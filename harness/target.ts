@@ -1,0 +1,73 @@
+// The target as the tests see it: configuration, keys, and request helpers that
+// read like the spec ("send a chat request with the main key"). The runner has
+// already validated the configuration and, for the embedded default, started the
+// reference server and exported its URL and keys, so loadConfig() here cannot fail.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { loadConfig } from '../lib/config.ts';
+import { HttpClient, type AuthSpec, type Exchange, type RequestSpec } from '../lib/http-client.ts';
+import { addSecret } from '../lib/redact.ts';
+import { logExchange } from './exchange-log.ts';
+
+export const config = loadConfig();
+if (!config.targetUrl || !config.apiKey) {
+  throw new Error('suites/ run through the chatgate runner (npm test), which sets TARGET_URL and API_KEY');
+}
+addSecret(config.apiKey, 'API_KEY');
+addSecret(config.limitedApiKey, 'LIMITED_API_KEY');
+addSecret(config.rateLimitApiKey, 'RATE_LIMIT_API_KEY');
+
+/** Which test an exchange belongs to, for the run-wide checks' messages. */
+export const currentTest = new AsyncLocalStorage<{ title: string; exchanges: Exchange[] }>();
+
+export const http = new HttpClient({
+  baseUrl: config.targetUrl,
+  timeoutMs: config.timeoutMs,
+  onExchange: (ex) => logExchange(ex, currentTest.getStore()?.title),
+});
+
+export const keys = {
+  main: { key: config.apiKey } as AuthSpec,
+  limited: config.limitedApiKey ? ({ key: config.limitedApiKey } as AuthSpec) : undefined,
+  rateLimit: { key: config.rateLimitApiKey ?? config.apiKey } as AuthSpec,
+  /** Well-formed, never issued: same shape as a real key so only its validity differs. */
+  unknown: { key: `sk-chatgate-unknown-${'0'.repeat(32)}` } as AuthSpec,
+};
+addSecret(config.rateLimitApiKey ?? config.apiKey, 'RATE_LIMIT_API_KEY');
+
+export const brainId = config.brainId;
+export const models = config.models;
+/** A well-formed uuid that no service will have issued as a brain. */
+export const UNKNOWN_BRAIN = '00000000-0000-4000-8000-00000000c4a7';
+export const MALFORMED_BRAIN = 'not-a-uuid';
+
+/** Sends one request and records it for the run-wide checks and for the test's report. */
+export async function send(spec: RequestSpec): Promise<Exchange> {
+  const ex = await http.send(spec);
+  logExchange(ex, currentTest.getStore()?.title);
+  currentTest.getStore()?.exchanges.push(ex);
+  return ex;
+}
+
+export const HELLO = [{ role: 'user', content: 'Say hello in one short sentence.' }];
+
+export function chatBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { model: models[0], messages: HELLO, ...overrides };
+}
+
+export function chat(body: Record<string, unknown> = chatBody(), auth: AuthSpec = keys.main, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
+  return send({ method: 'POST', path: '/chat/completions', auth, json: body, stream: body.stream === true, ...extra });
+}
+
+export function brainChat(id: string, body: Record<string, unknown> = { messages: HELLO }, auth: AuthSpec = keys.main, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
+  return send({ method: 'POST', path: `/brains/${encodeURIComponent(id)}/chat`, auth, json: body, stream: body.stream === true, ...extra });
+}
+
+export function listModels(auth: AuthSpec = keys.main): Promise<Exchange> {
+  return send({ method: 'GET', path: '/models', auth });
+}
+
+/** Memoises one exchange per file, so several clause tests can judge the same answer. */
+export function shared<T>(make: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => (p ??= make());
+}

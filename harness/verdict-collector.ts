@@ -1,0 +1,52 @@
+// A vitest reporter that collects each test's verdict record (set by clause() in
+// task meta) in the runner process. A test that died outside clause()'s control
+// (vitest timeout, crash) is turned into a verdict here, by its clause's level.
+import { relative } from 'node:path';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import { CLAUSES, type ClauseId } from '../lib/clauses.ts';
+import type { TestRecord } from '../lib/verdicts.ts';
+import { redact } from '../lib/redact.ts';
+import '../lib/verdicts.ts'; // TaskMeta.chatgate
+
+export class VerdictCollector implements Reporter {
+  readonly records: TestRecord[] = [];
+  readonly moduleErrors: string[] = [];
+  constructor(private readonly root: string, private readonly progress?: (done: number) => void) {}
+
+  onTestCaseResult(testCase: TestCase): void {
+    const file = relative(this.root, testCase.module.moduleId);
+    const result = testCase.result();
+    const meta = testCase.meta().chatgate;
+    const rec: TestRecord = meta
+      ? { ...meta, notes: [...(meta.notes ?? [])] }
+      : fallbackRecord(testCase.name);
+    rec.file = file;
+    rec.id = `${file.replace(/^suites\//, '').replace(/\.test\.ts$/, '')}/${rec.title}`;
+    rec.durationMs = Math.round(testCase.diagnostic()?.duration ?? 0);
+    if (result.state === 'failed' && rec.verdict !== 'fail') {
+      // Failed in vitest's eyes but clause() did not judge it: a timeout or a crash.
+      const error = redact(result.errors?.map((e) => e.message).join('; ') ?? 'test failed');
+      rec.verdict = rec.level === 'SHOULD' ? 'warn' : rec.level === 'INFO' ? 'info' : 'fail';
+      rec.message = `test did not complete: ${error}`;
+    }
+    if (result.state === 'skipped' && rec.verdict !== 'skip') {
+      rec.verdict = 'skip';
+      rec.message = rec.message ?? result.note ?? 'skipped';
+    }
+    this.records.push(rec);
+    this.progress?.(this.records.length);
+  }
+
+  onTestModuleEnd(mod: TestModule): void {
+    for (const e of mod.errors()) this.moduleErrors.push(`${relative(this.root, mod.moduleId)}: ${redact(e.message)}`);
+  }
+}
+
+function fallbackRecord(title: string): TestRecord {
+  const id = title.split(' ')[0] as ClauseId;
+  const def = CLAUSES[id];
+  return {
+    id: '', clause: def ? id : 'unknown', level: def?.level ?? 'MUST', verdict: 'fail', title,
+    requirement: def?.requirement ?? '', message: 'test ended without a verdict', notes: [],
+  };
+}

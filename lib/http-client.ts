@@ -1,0 +1,305 @@
+// Raw HTTP exchanges for protocol checks, on undici rather than fetch, because a
+// conformance tool must see what actually crossed the wire:
+// - redirects are never followed (a 3xx is reported; the key never reaches another origin);
+// - content-encoding is decoded explicitly (gzip, deflate, br are legal), anything else is reported;
+// - bodies are capped (a huge body is cut off, never buffered whole);
+// - one deadline covers headers plus the whole body or stream.
+// HTTP-level trouble never throws: it comes back as `exchange.error`, so a test can
+// turn it into a verdict that says what happened.
+import { Agent, request, type Dispatcher } from 'undici';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import { toCurl } from './curl.ts';
+import { knownSecrets, redact } from './redact.ts';
+import { SseReader, type SseEvent, type SseProblem, type SseStats } from './sse-reader.ts';
+
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** How long a stream may stay open after [DONE] before it counts as never closing. */
+export const CLOSE_AFTER_DONE_MS = 5_000;
+
+export type AuthSpec =
+  | { key: string }              // Authorization: Bearer <key>
+  | { header: string }           // Authorization: <header> verbatim (malformed-header tests)
+  | 'none';
+
+export interface RequestSpec {
+  method: string;
+  /** Path relative to the base URL (starts with '/'), or `{ root: '/v2/models' }` for a path from the origin. */
+  path: string | { root: string };
+  auth: AuthSpec;
+  json?: unknown;
+  /** Raw body text (invalid JSON tests); wins over `json`. */
+  body?: string;
+  headers?: Record<string, string>;
+  /** Read the answer as a stream of server-sent events (the SDKs decide this from the request, so do we). */
+  stream?: boolean;
+  /** Wait and retry on 429 (Retry-After honoured). Default true; off for rate-limit and 429 checks. */
+  retryOn429?: boolean;
+}
+
+export type TransportErrorKind =
+  | 'timeout-headers' | 'timeout-body' | 'never-closed' | 'reset' | 'refused'
+  | 'body-too-large' | 'bad-encoding' | 'other';
+
+export interface StreamCapture {
+  events: Array<SseEvent & { atMs: number }>;
+  problems: SseProblem[];
+  stats: SseStats;
+  /** Index in `events` of the [DONE] payload, if any. */
+  doneIndex?: number;
+  /** True when the response ended (the server closed it). */
+  closed: boolean;
+}
+
+export interface Exchange {
+  seq: number;
+  request: { method: string; url: string; headers: Record<string, string>; body?: string };
+  status?: number;
+  headers: Record<string, string>;
+  /** Media type of Content-Type, lower-cased, without parameters. */
+  mediaType?: string;
+  /** Decoded body text (streams: all of it, both capped at maxBodyBytes). */
+  text?: string;
+  json?: unknown;
+  jsonError?: string;
+  stream?: StreamCapture;
+  error?: { kind: TransportErrorKind; message: string };
+  ttfbMs?: number;
+  durationMs: number;
+  wireBytes: number;
+  retries: Array<{ status: number; waitedMs: number }>;
+  /** Names of known secrets seen in the response headers or body (AUTH-9). */
+  keyEchoes: string[];
+  curl: string;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  timeoutMs: number;
+  maxBodyBytes?: number;
+  /** Called with every exchange, including the 429s that were retried (global checks read them). */
+  onExchange?: (ex: Exchange) => void;
+  /** Retry budget for 429s: at most 3 retries and 30 s of waiting per request. */
+  retry429?: { maxRetries: number; maxTotalWaitMs: number };
+}
+
+let seqCounter = 0;
+
+export class HttpClient {
+  readonly base: URL;
+  private readonly dispatcher: Dispatcher;
+  constructor(readonly options: ClientOptions) {
+    this.base = new URL(options.baseUrl.replace(/\/+$/, '') + '/');
+    this.dispatcher = new Agent({
+      // Our own deadline (AbortSignal) covers headers and body together; these are backstops.
+      headersTimeout: options.timeoutMs + 1_000,
+      bodyTimeout: options.timeoutMs + 1_000,
+      connect: { timeout: Math.min(options.timeoutMs, 10_000) },
+      keepAliveTimeout: 4_000,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.destroy();
+  }
+
+  urlFor(path: RequestSpec['path']): string {
+    const url = typeof path === 'string'
+      ? new URL(this.base.pathname.replace(/\/$/, '') + path, this.base.origin)
+      : new URL(path.root, this.base.origin);
+    // Credentials only ever go to the configured origin.
+    if (url.origin !== this.base.origin) throw new Error(`refusing to send a request to another origin: ${url.origin}`);
+    return url.toString();
+  }
+
+  async send(spec: RequestSpec): Promise<Exchange> {
+    const budget = this.options.retry429 ?? { maxRetries: 3, maxTotalWaitMs: 30_000 };
+    const retries: Exchange['retries'] = [];
+    let waited = 0;
+    for (;;) {
+      const ex = await this.once(spec);
+      ex.retries = [...retries];
+      if (ex.status !== 429 || spec.retryOn429 === false || retries.length >= budget.maxRetries) return ex;
+      const wait = retryDelayMs(ex.headers, retries.length);
+      if (waited + wait > budget.maxTotalWaitMs) return ex;
+      this.options.onExchange?.(ex); // the throttled answer is still an answer the run saw
+      retries.push({ status: 429, waitedMs: wait });
+      waited += wait;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
+  private async once(spec: RequestSpec): Promise<Exchange> {
+    const url = this.urlFor(spec.path);
+    const headers: Record<string, string> = {
+      accept: spec.stream ? 'text/event-stream' : 'application/json',
+      'accept-encoding': 'gzip, deflate, br',
+      'user-agent': 'chatgate',
+      ...spec.headers,
+    };
+    if (spec.auth !== 'none') headers.authorization = 'key' in spec.auth ? `Bearer ${spec.auth.key}` : spec.auth.header;
+    let body: string | undefined = spec.body;
+    if (body === undefined && spec.json !== undefined) body = JSON.stringify(spec.json);
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+    const ex: Exchange = {
+      seq: ++seqCounter,
+      request: { method: spec.method, url, headers: redactHeaders(headers), body: body === undefined ? undefined : redact(body) },
+      headers: {},
+      durationMs: 0,
+      wireBytes: 0,
+      retries: [],
+      keyEchoes: [],
+      curl: toCurl({ method: spec.method, url, headers, body, stream: spec.stream }),
+    };
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
+    const abort = new AbortController();
+    let phase: 'headers' | 'body' | 'after-done' = 'headers';
+    const deadline = setTimeout(() => abort.abort(), this.options.timeoutMs);
+    let closeAfterDone: NodeJS.Timeout | undefined;
+    const cap = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const pieces: string[] = [];
+    let textBytes = 0;
+    try {
+      const res = await request(url, {
+        method: spec.method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        dispatcher: this.dispatcher,
+        signal: abort.signal,
+      });
+      phase = 'body';
+      ex.ttfbMs = ms();
+      ex.status = res.statusCode;
+      ex.headers = flattenHeaders(res.headers);
+      ex.mediaType = ex.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+      const encoding = (ex.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+      const decoder = decompressorFor(encoding);
+      if (decoder === null) {
+        res.body.destroy();
+        ex.error = { kind: 'bad-encoding', message: `unsupported Content-Encoding "${encoding}"` };
+        return ex;
+      }
+      const asStream = spec.stream === true && ex.status < 400;
+      const reader = asStream ? new SseReader() : undefined;
+      const capture: StreamCapture | undefined = reader
+        ? { events: [], problems: reader.problems, stats: reader.stats, closed: false }
+        : undefined;
+      ex.stream = capture;
+      const utf8 = new TextDecoder('utf-8');
+      // Count bytes as they come off the wire, before decoding (the cap applies to both).
+      const counter = new Transform({ transform(chunk: Buffer, _enc, done) { ex.wireBytes += chunk.length; done(null, chunk); } });
+      const stages: NodeJS.ReadWriteStream[] = decoder ? [counter, decoder] : [counter];
+      const source = (pipeline as (...s: unknown[]) => Readable)(res.body, ...stages, () => { /* errors surface in the loop */ });
+      for await (const chunk of source as AsyncIterable<Buffer>) {
+        textBytes += chunk.length;
+        if (textBytes > cap || ex.wireBytes > cap) {
+          abort.abort();
+          ex.error = { kind: 'body-too-large', message: `body exceeded ${formatBytes(cap)} (cut off after ${formatBytes(Math.max(textBytes, ex.wireBytes))})` };
+          // Keep only the start for the report: memory stays bounded by the cap, not by the body.
+          const head = pieces.join('').slice(0, 64 * 1024);
+          pieces.length = 0;
+          pieces.push(head);
+          break;
+        }
+        pieces.push(utf8.decode(chunk, { stream: true }));
+        if (reader && capture) {
+          for (const ev of reader.push(chunk)) {
+            capture.events.push({ ...ev, atMs: ms() });
+            if (capture.doneIndex === undefined && ev.data.trim() === '[DONE]') {
+              capture.doneIndex = capture.events.length - 1;
+              phase = 'after-done';
+              // Clients read to EOF after [DONE]: a response that stays open hangs them.
+              closeAfterDone = setTimeout(() => abort.abort(), CLOSE_AFTER_DONE_MS);
+            }
+          }
+        }
+      }
+      if (!ex.error) {
+        pieces.push(utf8.decode());
+        if (reader && capture) { reader.end(); capture.closed = true; }
+      }
+    } catch (err) {
+      ex.error = ex.error ?? describeFailure(err, phase, abort.signal.aborted, this.options.timeoutMs, ex);
+    } finally {
+      clearTimeout(deadline);
+      clearTimeout(closeAfterDone);
+      ex.durationMs = ms();
+    }
+    ex.text = pieces.join('');
+    if (ex.mediaType && /json/.test(ex.mediaType) || (!spec.stream && ex.text.trim().startsWith('{'))) {
+      try { ex.json = JSON.parse(ex.text); } catch (e) { ex.jsonError = (e as Error).message; }
+    }
+    ex.keyEchoes = findEchoes(ex);
+    return ex;
+  }
+}
+
+function describeFailure(err: unknown, phase: string, aborted: boolean, timeoutMs: number, ex: Exchange): Exchange['error'] {
+  const code = (err as { code?: string }).code ?? '';
+  if (aborted) {
+    if (phase === 'headers') return { kind: 'timeout-headers', message: `no response headers within ${timeoutMs} ms` };
+    if (phase === 'after-done') return { kind: 'never-closed', message: `response not closed within ${CLOSE_AFTER_DONE_MS} ms after [DONE]` };
+    const events = ex.stream ? `, ${ex.stream.events.length} events` : '';
+    return { kind: 'timeout-body', message: `body not complete within ${timeoutMs} ms (${formatBytes(ex.wireBytes)} received${events})` };
+  }
+  if (code === 'ECONNREFUSED') return { kind: 'refused', message: 'connection refused' };
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
+    return { kind: 'reset', message: phase === 'headers' ? 'connection reset before any response' : 'connection reset during the body' };
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return { kind: 'timeout-headers', message: `no response headers within ${timeoutMs} ms` };
+  if (code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout-body', message: `body stalled for ${timeoutMs} ms` };
+  if (code.startsWith('Z_') || /incorrect header check|unexpected end of file/i.test(String(err))) {
+    return { kind: 'bad-encoding', message: `body does not decode as its Content-Encoding says: ${(err as Error).message}` };
+  }
+  return { kind: 'other', message: redact(`${code ? code + ': ' : ''}${(err as Error)?.message ?? String(err)}`) };
+}
+
+function decompressorFor(encoding: string): Transform | undefined | null {
+  switch (encoding) {
+    case 'identity': case '': return undefined;
+    case 'gzip': case 'x-gzip': return createGunzip();
+    case 'deflate': return createInflate();
+    case 'br': return createBrotliDecompress();
+    default: return null;
+  }
+}
+
+function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function redactHeaders(h: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) out[k] = k.toLowerCase() === 'authorization' ? v.replace(/^(\S+\s+).+$/, '$1***') : redact(v);
+  return out;
+}
+
+function findEchoes(ex: Exchange): string[] {
+  const hay = [JSON.stringify(ex.headers), ex.text ?? ''];
+  return knownSecrets().filter((s) => hay.some((h) => h.includes(s.value))).map((s) => s.label);
+}
+
+/** Delay before retrying a 429: retry-after-ms, then Retry-After (seconds or HTTP date), else backoff. */
+export function retryDelayMs(headers: Record<string, string>, attempt: number): number {
+  const ms = Number(headers['retry-after-ms']);
+  if (Number.isFinite(ms) && ms >= 0) return Math.min(ms, 60_000);
+  const ra = headers['retry-after'];
+  if (ra !== undefined) {
+    const secs = Number(ra);
+    if (Number.isFinite(secs) && secs >= 0) return Math.min(secs * 1000, 60_000);
+    const date = Date.parse(ra);
+    if (!Number.isNaN(date)) return Math.max(0, Math.min(date - Date.now(), 60_000));
+  }
+  return 1000 * 2 ** attempt;
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(n % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} B`;
+}

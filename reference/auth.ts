@@ -1,0 +1,76 @@
+// Authentication (who is calling) and scope checks (what that key may do).
+// Only "Authorization: Bearer <known key>" passes: scheme case-insensitive, exactly
+// one space, no extra whitespace. Messages never quote a full key (AUTH-9).
+import type { RequestContext } from './context.ts';
+import { maskKey, SCOPE_BRAINS_INVOKE, type KeyRecord } from './keys.ts';
+import { ApiError, forbidden, notFound, unauthorized } from './errors.ts';
+
+export type AuthResult = { ok: true; key: KeyRecord } | { ok: false; error: ApiError };
+
+const BEARER = /^bearer ([^\s]+)$/i;
+const EMPTY_BEARER = /^bearer\s*$/i;
+
+export function authenticate(ctx: RequestContext): AuthResult {
+  const { keys } = ctx.state;
+  const header = ctx.req.headers.authorization;
+  const pass = (key: KeyRecord): AuthResult => ({ ok: true, key });
+  const fail = (message: string): AuthResult => ({ ok: false, error: unauthorized(message) });
+
+  if (header === undefined || header === '') {
+    if (ctx.defect('auth-none-required')) return pass(keys.main);
+    return fail('You didn\'t provide an API key. Send it in the Authorization header as "Bearer <API_KEY>".');
+  }
+
+  const m = BEARER.exec(header);
+  if (m) {
+    const key = keys.byValue.get(m[1]!);
+    if (key) return pass(key);
+    if (ctx.defect('auth-any-key')) return pass(keys.main);
+    return fail(`Incorrect API key provided: ${maskKey(m[1]!)}.`);
+  }
+
+  if (EMPTY_BEARER.test(header)) {
+    if (ctx.defect('auth-empty-bearer-accepted')) return pass(keys.main);
+    return fail('The Authorization header holds no API key. Send it as "Bearer <API_KEY>".');
+  }
+
+  if (ctx.defect('auth-wrong-scheme-accepted')) {
+    const key = lenientLookup(header, keys.byValue);
+    if (key) return pass(key);
+  }
+  return fail('Malformed Authorization header. Send the key as "Bearer <API_KEY>".');
+}
+
+/** auth-wrong-scheme-accepted: finds a known key after any scheme, bare, or inside Basic credentials. */
+function lenientLookup(header: string, byValue: Map<string, KeyRecord>): KeyRecord | undefined {
+  const tokens = header.trim().split(/\s+/);
+  for (const t of tokens) {
+    const direct = byValue.get(t);
+    if (direct) return direct;
+    const decoded = Buffer.from(t, 'base64').toString('utf8');
+    for (const part of decoded.split(':')) {
+      const k = byValue.get(part);
+      if (k) return k;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The brains:invoke check, made before the brain's existence is looked at so that a
+ * key without the scope cannot probe which brains exist.
+ */
+export function checkBrainScope(ctx: RequestContext, via: 'model' | 'route', streaming: boolean): ApiError | undefined {
+  const key = ctx.key;
+  if (!key) return unauthorized('Authentication required.');
+  if (via === 'model' && ctx.defect('scope-unchecked-model-form')) return undefined;
+  if (via === 'route' && ctx.defect('scope-unchecked-brain-route')) return undefined;
+  if (streaming && ctx.defect('scope-unchecked-stream')) return undefined;
+  let allowed = key.scopes.has(SCOPE_BRAINS_INVOKE);
+  if (ctx.defect('scope-inverted')) allowed = !allowed;
+  if (allowed) return undefined;
+  const message = `This API key lacks the scope ${SCOPE_BRAINS_INVOKE}, which invoking a brain requires.`;
+  if (ctx.defect('scope-401-instead-of-403')) return unauthorized(message);
+  if (ctx.defect('scope-404-instead-of-403')) return notFound('Brain not found.', 'brain_not_found');
+  return forbidden(message);
+}

@@ -1,0 +1,36 @@
+// The reference's one brain (a saved configuration invoked through its own route or
+// the "brain:<uuid>" model form) and the id checks both routes share.
+import { randomUUID } from 'node:crypto';
+import type { RequestContext } from './context.ts';
+import { badRequest, notFound, serverError } from './errors.ts';
+
+export interface Brain {
+  id: string;
+  name: string;
+}
+
+export const BRAIN_MODEL_PREFIX = 'brain:';
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function createBrain(): Brain {
+  return { id: randomUUID(), name: 'reference-brain' };
+}
+
+/**
+ * Checks a brain id (scope already checked by the caller) and returns the brain.
+ * `param` names where the id came from, for the error body.
+ */
+export function resolveBrain(ctx: RequestContext, id: string, param: string | null): Brain {
+  const brain = ctx.state.brain;
+  if (!UUID_RE.test(id)) {
+    if (ctx.defect('brain-malformed-accepted')) return brain;
+    if (ctx.defect('brain-malformed-id-500')) throw serverError('Internal error while loading the brain.');
+    throw badRequest(`Invalid brain id "${truncate(id)}": expected a uuid.`, 'invalid_brain_id', param);
+  }
+  if (id.toLowerCase() === brain.id.toLowerCase() || ctx.defect('brain-unknown-accepted')) return brain;
+  throw notFound(`The brain ${id} does not exist.`, 'brain_not_found', param);
+}
+
+function truncate(s: string): string {
+  return s.length > 80 ? `${s.slice(0, 80)}…` : s;
+}

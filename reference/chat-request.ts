@@ -1,0 +1,174 @@
+// Reads and checks a chat request body: Content-Type, JSON, the project's
+// chat-request schema (the same one the suite judges requests by), then the usual
+// OpenAI parameters the schema leaves open. The first problem becomes a 400 naming
+// the field in `param`, as OpenAI does.
+import { validate, type SchemaViolation } from '../lib/schema-validator.ts';
+import type { RequestContext } from './context.ts';
+import { badRequest, serverError } from './errors.ts';
+
+export interface ChatRequest {
+  model: string;
+  messages: unknown[];
+  /** stream === true exactly. */
+  stream: boolean;
+  /** The request said stream: false explicitly (stream-false-sse keys on it). */
+  streamExplicitFalse: boolean;
+  includeUsage: boolean;
+  maxTokens: number | undefined;
+  n: number;
+  raw: Record<string, unknown>;
+}
+
+export const MAX_CHOICES = 8;
+
+/** Top-level fields an OpenAI-style client may send; only unknown-param-500 cares. */
+const KNOWN_PARAMS = new Set([
+  'model', 'messages', 'stream', 'stream_options', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens',
+  'n', 'user', 'stop', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'seed',
+  'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'functions', 'function_call', 'metadata',
+  'store', 'service_tier', 'modalities', 'audio', 'prediction', 'reasoning_effort', 'verbosity', 'web_search_options',
+]);
+
+const KNOWN_ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
+
+/** What bad-json-200 serves instead of an unparsable body. */
+const DEFAULT_REQUEST = { model: 'svc-auto', messages: [{ role: 'user', content: '' }] };
+
+function isJsonMediaType(value: string | undefined): boolean {
+  if (!value) return false;
+  const mime = value.split(';')[0]!.trim().toLowerCase();
+  return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
+}
+
+/** Content-Type check and JSON parse (with the bad-JSON defects). */
+export async function readJsonBody(ctx: RequestContext): Promise<unknown> {
+  if (!isJsonMediaType(ctx.req.headers['content-type'])) {
+    // Read (and drop) the body anyway so an oversized one still gets its 413.
+    await ctx.body();
+    throw badRequest('Content-Type must be application/json.', 'invalid_content_type');
+  }
+  const raw = (await ctx.body()).toString('utf8');
+  try {
+    return JSON.parse(raw);
+  } catch {
+    if (ctx.defect('bad-json-500')) throw serverError('Internal error while reading the request.');
+    if (ctx.defect('bad-json-200')) return structuredClone(DEFAULT_REQUEST);
+    throw badRequest('The request body is not valid JSON.', 'invalid_json');
+  }
+}
+
+/** "/messages/0/role" -> "messages[0].role", the form OpenAI uses in `param`. */
+export function paramFromPointer(pointer: string): string | null {
+  if (pointer === '') return null;
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(seg) ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  }
+  return out;
+}
+
+/** Violations the accepts-* defects pretend not to see. */
+function ignoredByDefect(ctx: RequestContext, v: SchemaViolation): boolean {
+  const p = v.pointer;
+  if (ctx.defect('accepts-missing-model') && p === '/model' && v.keyword === 'required') return true;
+  if (ctx.defect('accepts-model-number') && p === '/model' && v.keyword !== 'required') return true;
+  if (ctx.defect('accepts-missing-messages') && p === '/messages' && v.keyword === 'required') return true;
+  if (ctx.defect('accepts-messages-object') && p === '/messages' && v.keyword === 'type') return true;
+  if (ctx.defect('accepts-message-without-role') && /^\/messages\/\d+\/role$/.test(p) && v.keyword === 'required') return true;
+  if (ctx.defect('accepts-content-number') && /^\/messages\/\d+\/content(\/|$)/.test(p)) return true;
+  if (ctx.defect('stream-not-boolean-accepted') && p === '/stream') return true;
+  return false;
+}
+
+function violationError(v: SchemaViolation) {
+  const param = paramFromPointer(v.pointer);
+  let message: string;
+  let code: string;
+  if (v.keyword === 'required') {
+    message = `Missing required parameter: '${param}'.`;
+    code = 'missing_required_parameter';
+  } else if (param === null) {
+    message = 'The request body must be a JSON object.';
+    code = 'invalid_type';
+  } else {
+    // The validator's message starts with the pointer; name the field instead.
+    const detail = v.message.startsWith(v.pointer) ? v.message.slice(v.pointer.length).trim() : v.message;
+    message = `Invalid value for '${param}': ${detail}.`;
+    code = v.keyword === 'type' || v.keyword === 'anyOf' ? 'invalid_type' : 'invalid_value';
+  }
+  return badRequest(message, code, param);
+}
+
+function optionalNumber(
+  raw: Record<string, unknown>,
+  name: string,
+  check: (n: number) => boolean,
+  expected: string,
+): number | undefined {
+  const v = raw[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !check(v)) {
+    throw badRequest(`Invalid value for '${name}': expected ${expected}.`, 'invalid_value', name);
+  }
+  return v;
+}
+
+/** Validates a parsed body; throws the 400 for the first problem. */
+export function parseChatRequest(ctx: RequestContext, body: unknown): ChatRequest {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const raw = body as Record<string, unknown>;
+    if (ctx.defect('unknown-param-500') && Object.keys(raw).some((k) => !KNOWN_PARAMS.has(k))) {
+      throw serverError('Internal error: unexpected request parameter.');
+    }
+    if (ctx.defect('params-500') && ('temperature' in raw || 'stream_options' in raw)) {
+      throw serverError('Internal error while applying request parameters.');
+    }
+  }
+
+  const result = validate('chat-request', body);
+  const first = result.errors.find((v) => !ignoredByDefect(ctx, v));
+  if (first) throw violationError(first);
+  const raw = body as Record<string, unknown>;
+
+  // Normalise what the accepts-* defects let through.
+  const model = typeof raw.model === 'string' ? raw.model : 'svc-auto';
+  const messages = Array.isArray(raw.messages)
+    ? raw.messages
+    : raw.messages && typeof raw.messages === 'object'
+      ? [raw.messages]
+      : [];
+
+  messages.forEach((m, i) => {
+    const role = (m as { role?: unknown } | null)?.role;
+    if (typeof role !== 'string') return; // only reachable through accepts-message-without-role
+    if (!KNOWN_ROLES.has(role)) {
+      throw badRequest(`Invalid value for 'messages[${i}].role': "${role.slice(0, 40)}" is not a known role.`, 'invalid_value', `messages[${i}].role`);
+    }
+    if (ctx.defect('multi-turn-rejected') && role !== 'user') {
+      throw badRequest(`Invalid value for 'messages[${i}].role': only "user" messages are supported.`, 'invalid_value', `messages[${i}].role`);
+    }
+  });
+
+  const n = optionalNumber(raw, 'n', (v) => Number.isInteger(v) && v >= 1 && v <= MAX_CHOICES, `an integer from 1 to ${MAX_CHOICES}`) ?? 1;
+  const maxTokens =
+    optionalNumber(raw, 'max_tokens', (v) => Number.isInteger(v) && v >= 1, 'a positive integer') ??
+    optionalNumber(raw, 'max_completion_tokens', (v) => Number.isInteger(v) && v >= 1, 'a positive integer');
+  optionalNumber(raw, 'temperature', (v) => v >= 0 && v <= 2, 'a number from 0 to 2');
+  optionalNumber(raw, 'top_p', (v) => v >= 0 && v <= 1, 'a number from 0 to 1');
+
+  const streamOptions = raw.stream_options;
+  const includeUsage =
+    !!streamOptions && typeof streamOptions === 'object' && (streamOptions as { include_usage?: unknown }).include_usage === true;
+
+  return {
+    model,
+    messages,
+    stream: raw.stream === true,
+    streamExplicitFalse: raw.stream === false,
+    includeUsage,
+    maxTokens,
+    n,
+    raw,
+  };
+}

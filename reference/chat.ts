@@ -1,0 +1,123 @@
+// The two chat routes: POST /chat/completions (plain models and "brain:<uuid>") and
+// POST /brains/{id}/chat. Order of checks: body, scope (before the brain's existence,
+// so existence doesn't leak), brain id, existence, then the reply.
+import type { RequestContext } from './context.ts';
+import { parseChatRequest, readJsonBody, type ChatRequest } from './chat-request.ts';
+import { checkBrainScope } from './auth.ts';
+import { BRAIN_MODEL_PREFIX, resolveBrain } from './brains.ts';
+import { badRequest, forbidden, notFound, overloaded, serverError } from './errors.ts';
+import { completionBody, planReply } from './completion.ts';
+import { planStream } from './stream-plan.ts';
+import { SseWriter } from './sse-writer.ts';
+import { sendBody, sendJson } from './respond.ts';
+import { sleep } from './latency.ts';
+import { SCOPE_BRAINS_INVOKE } from './keys.ts';
+import { RESOLVED_SVC_AUTO, SERVICE_MODELS } from './models.ts';
+
+/** 'prevalidate' runs the request checks only, before authentication (auth-after-validation). */
+export type ChatMode = 'serve' | 'prevalidate';
+
+interface Target {
+  replyModel: string;
+  brain: boolean;
+}
+
+/** The overload defects misbehave on every 5th authenticated chat request. */
+function countChatRequest(ctx: RequestContext): void {
+  const n = ++ctx.state.counters.chatRequests;
+  if (n % 5 !== 0) return;
+  if (ctx.defect('overload-503-no-body')) throw overloaded().withForm('empty');
+  if (ctx.defect('overload-500')) throw serverError('Internal error: the service is overloaded.');
+}
+
+function serviceModels(ctx: RequestContext): string[] {
+  return ctx.defect('model-svc-unusable') ? ['svc-auto'] : [...SERVICE_MODELS];
+}
+
+function resolveModel(ctx: RequestContext, req: ChatRequest, mode: ChatMode): Target {
+  const model = req.model;
+  if (model.startsWith(BRAIN_MODEL_PREFIX) && !ctx.defect('brain-model-form-missing')) {
+    if (mode === 'serve') {
+      const denied = checkBrainScope(ctx, 'model', req.stream);
+      if (denied) throw denied;
+    }
+    resolveBrain(ctx, model.slice(BRAIN_MODEL_PREFIX.length), 'model');
+    return { replyModel: ctx.variant('resolved-model') ? 'svc' : model, brain: true };
+  }
+  if (serviceModels(ctx).includes(model)) {
+    const replyModel = ctx.variant('resolved-model') && model === 'svc-auto' ? RESOLVED_SVC_AUTO : model;
+    return { replyModel, brain: false };
+  }
+  if (ctx.defect('unknown-model-200')) return { replyModel: model, brain: false };
+  if (ctx.defect('unknown-model-500')) throw serverError('Internal error while loading the model.');
+  const message = `The model '${model.slice(0, 80)}' does not exist or you do not have access to it.`;
+  if (ctx.variant('unknown-model-400')) throw badRequest(message, 'model_not_found', 'model');
+  throw notFound(message, 'model_not_found', 'model');
+}
+
+export async function handleChatCompletions(ctx: RequestContext, mode: ChatMode = 'serve'): Promise<void> {
+  if (mode === 'serve') countChatRequest(ctx);
+  const body = await readJsonBody(ctx);
+  const req = parseChatRequest(ctx, body);
+  const target = resolveModel(ctx, req, mode);
+  if (mode === 'prevalidate') return;
+  // scope-overrestrictive: the scope gate wrongly covers plain models too.
+  if (!target.brain && ctx.defect('scope-overrestrictive') && !ctx.key?.scopes.has(SCOPE_BRAINS_INVOKE)) {
+    throw forbidden(`This API key lacks the scope ${SCOPE_BRAINS_INVOKE}.`);
+  }
+  await reply(ctx, req, target);
+}
+
+export async function handleBrainChat(ctx: RequestContext, brainId: string, mode: ChatMode = 'serve'): Promise<void> {
+  if (mode === 'serve') countChatRequest(ctx);
+  const body = await readJsonBody(ctx);
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest('The request body must be a JSON object with messages.', 'invalid_type');
+  }
+  const streaming = (body as { stream?: unknown }).stream === true;
+  if (mode === 'serve') {
+    const denied = checkBrainScope(ctx, 'route', streaming);
+    if (denied) throw denied;
+  }
+  // The route names the brain; a model in the body would be meaningless here.
+  const req = parseChatRequest(ctx, { ...body, model: `${BRAIN_MODEL_PREFIX}${brainId}` });
+  resolveBrain(ctx, brainId, null);
+  if (mode === 'prevalidate') return;
+  const replyModel = ctx.variant('resolved-model') ? 'svc' : `${BRAIN_MODEL_PREFIX}${brainId}`;
+  if (ctx.defect('brain-route-different-shape')) {
+    const plan = planReply(ctx, { ...req, stream: false }, replyModel);
+    await sendJson(ctx, 200, { reply: plan.choices[0]?.text ?? '' });
+    return;
+  }
+  await reply(ctx, req, { replyModel, brain: true });
+}
+
+async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Promise<void> {
+  let streaming = req.stream;
+  if (streaming && target.brain && ctx.defect('brain-stream-ignored')) streaming = false;
+  if (streaming && ctx.defect('stream-ignored')) streaming = false;
+  if (!streaming && req.streamExplicitFalse && ctx.defect('stream-false-sse')) streaming = true;
+
+  const plan = planReply(ctx, req, target.replyModel);
+  const latency = ctx.state.opts.latency;
+  if (streaming) {
+    const n = ++ctx.state.counters.streams;
+    const stalls = latency.stallEvery > 0 && n % latency.stallEvery === 0;
+    const steps = planStream(ctx, plan);
+    await new SseWriter(ctx).play(steps, {
+      ttftMs: latency.ttftMs,
+      itlMs: latency.itlMs,
+      stallMs: stalls ? latency.stallMs : 0,
+    });
+    return;
+  }
+  await sleep(latency.jsonMs, ctx.signal);
+  if (ctx.aborted) return;
+  const body = completionBody(ctx, plan);
+  if (ctx.defect('cc-json-as-text')) {
+    await sendBody(ctx, 200, 'text/plain', JSON.stringify(body));
+    return;
+  }
+  await sendJson(ctx, 200, body);
+}
+

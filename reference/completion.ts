@@ -1,0 +1,135 @@
+// What a reply is (plan) and how a non-stream chat completion looks on the wire,
+// with every resource-shape defect applied here and nowhere else.
+import { randomBytes } from 'node:crypto';
+import type { RequestContext } from './context.ts';
+import type { ChatRequest } from './chat-request.ts';
+import { countWords, generateReply, promptTokens, truncateWords } from './generate.ts';
+
+export interface PlannedChoice {
+  index: number;
+  text: string;
+  finishReason: string;
+}
+
+export interface ReplyPlan {
+  id: string;
+  created: number;
+  model: string;
+  choices: PlannedChoice[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  includeUsage: boolean;
+}
+
+const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+export function randomSuffix(length = 24): string {
+  const bytes = randomBytes(length);
+  let s = '';
+  for (const b of bytes) s += ID_ALPHABET[b % ID_ALPHABET.length];
+  return s;
+}
+
+/** Finish reasons as the server means them; ch-finish-nonstandard renames "length". */
+function finishReasonFor(ctx: RequestContext, truncated: boolean): string {
+  if (!truncated) return 'stop';
+  return ctx.defect('ch-finish-nonstandard') ? 'max_tokens' : 'length';
+}
+
+export function planReply(ctx: RequestContext, req: ChatRequest, model: string): ReplyPlan {
+  const choices: PlannedChoice[] = [];
+  let completion = 0;
+  for (let i = 0; i < req.n; i++) {
+    const full = generateReply(req.messages, ctx.state.opts.replyWords, i);
+    const { text, truncated } = truncateWords(full, req.maxTokens);
+    completion += countWords(text);
+    choices.push({ index: i, text, finishReason: finishReasonFor(ctx, truncated) });
+  }
+  const prompt = promptTokens(req.messages);
+  return {
+    id: `chatcmpl-${randomSuffix()}`,
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices,
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    includeUsage: req.includeUsage,
+  };
+}
+
+function completionId(ctx: RequestContext, plan: ReplyPlan): string {
+  if (ctx.defect('cc-id-no-prefix')) return plan.id.replace(/^chatcmpl-/, 'cmpl-');
+  if (ctx.defect('cc-id-empty-suffix')) return 'chatcmpl-';
+  if (ctx.defect('flaky-cc-id')) {
+    // Deterministic flakiness: the 1st, 3rd, 5th ... non-stream completion is wrong.
+    const n = ++ctx.state.counters.jsonCompletions;
+    if (n % 2 === 1) return 'cmpl-x';
+  }
+  return plan.id;
+}
+
+export function usageBody(ctx: RequestContext, plan: ReplyPlan): Record<string, unknown> {
+  const u: Record<string, unknown> = { ...plan.usage };
+  const { prompt_tokens: p, completion_tokens: c } = plan.usage;
+  if (ctx.defect('usage-tokens-string')) {
+    u.prompt_tokens = String(p);
+    u.completion_tokens = String(c);
+    u.total_tokens = String(p + c);
+  }
+  if (ctx.defect('usage-negative')) {
+    u.prompt_tokens = -1;
+    u.total_tokens = c - 1;
+  }
+  if (ctx.defect('usage-float')) {
+    u.completion_tokens = 12.5;
+    u.total_tokens = p + 12.5;
+  }
+  if (ctx.defect('usage-total-mismatch')) u.total_tokens = p + c + 7;
+  if (ctx.defect('usage-zero-completion')) {
+    u.completion_tokens = 0;
+    u.total_tokens = p;
+  }
+  if (ctx.variant('extra-fields')) {
+    u.prompt_tokens_details = { cached_tokens: 0 };
+    u.x_reference_tokenizer = 'whitespace';
+  }
+  return u;
+}
+
+export function completionBody(ctx: RequestContext, plan: ReplyPlan): Record<string, unknown> {
+  const extra = ctx.variant('extra-fields');
+  const choices = plan.choices.map((c) => {
+    const message: Record<string, unknown> = { role: 'assistant', content: c.text };
+    if (ctx.defect('ch-role-user')) message.role = 'user';
+    if (ctx.defect('msg-content-parts')) message.content = [{ type: 'text', text: c.text }];
+    if (ctx.defect('msg-content-null')) message.content = null;
+    if (extra) {
+      message.refusal = null;
+      message.x_reference_voice = 'plain';
+    }
+    let finish: string | null = c.finishReason;
+    if (finish === 'stop' && ctx.defect('ch-finish-null')) finish = null;
+    if (finish === 'stop' && ctx.defect('ch-finish-done')) finish = 'done';
+    let index: unknown = c.index;
+    if (ctx.defect('ch-index-string')) index = String(c.index);
+    if (ctx.defect('ch-index-from-1')) index = c.index + 1;
+    const choice: Record<string, unknown> = { index, message, logprobs: null, finish_reason: finish };
+    if (ctx.defect('ch-message-missing')) delete choice.message;
+    if (extra) choice.x_reference_score = 1;
+    return choice;
+  });
+
+  const body: Record<string, unknown> = {
+    id: completionId(ctx, plan),
+    object: ctx.defect('cc-object-wrong') ? 'text_completion' : 'chat.completion',
+    created: plan.created,
+    model: ctx.defect('cc-model-empty') ? '' : plan.model,
+    choices: ctx.defect('cc-choices-empty') ? [] : choices,
+    usage: usageBody(ctx, plan),
+  };
+  if (ctx.defect('cc-model-missing')) delete body.model;
+  if (ctx.defect('cc-usage-missing')) delete body.usage;
+  if (extra) {
+    body.system_fingerprint = 'fp_reference';
+    body.x_reference_trace = randomSuffix(12);
+  }
+  return body;
+}

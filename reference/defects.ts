@@ -1,0 +1,153 @@
+// The catalog of single, switchable defects of the reference server.
+//
+// Why: the self-tests run the conformance suite against the reference with each
+// defect switched on and demand that exactly the declared clauses fail. That proves
+// every verdict the suite can give is reachable and attributed to the right clause.
+// Each entry breaks one thing; `clauses` lists the catalog IDs it is meant to break
+// (it may break others as a consequence, those are not demanded).
+
+export interface DefectInfo {
+  clauses: string[];
+  description: string;
+}
+
+const CATALOG = {
+  // --- authentication -------------------------------------------------------------
+  'auth-none-required': { clauses: ['AUTH-1'], description: 'Requests without an Authorization header are served as the main key.' },
+  'auth-wrong-scheme-accepted': { clauses: ['AUTH-3'], description: 'A known key is accepted after any scheme (Basic, Token) and with no scheme at all.' },
+  'auth-empty-bearer-accepted': { clauses: ['AUTH-3'], description: '"Bearer " with an empty credential is served as the main key.' },
+  'auth-any-key': { clauses: ['AUTH-2'], description: 'Any non-empty Bearer credential is accepted as the main key.' },
+  'auth-401-no-body': { clauses: ['AUTH-1', 'ERR-1'], description: '401 answers carry an empty body.' },
+  'auth-401-plain-text': { clauses: ['AUTH-1', 'ERR-1'], description: '401 answers are text/plain "Unauthorized".' },
+  'auth-after-validation': { clauses: ['AUTH-4'], description: 'Body JSON, model and brain are validated before authentication (bad JSON without a key gets 400, unknown model 404).' },
+  'auth-401-as-event-stream': { clauses: ['AUTH-5'], description: 'Streaming requests with a bad or missing key get 401 as text/event-stream with an SSE error event.' },
+  'key-echoed-in-error': { clauses: ['AUTH-9'], description: '400 validation errors quote the caller\'s full API key in the message.' },
+  'key-echoed-in-header': { clauses: ['AUTH-9'], description: 'Every response carries x-debug-key with the caller\'s full API key.' },
+
+  // --- scopes ---------------------------------------------------------------------
+  'scope-unchecked-model-form': { clauses: ['AUTH-6'], description: 'model "brain:<uuid>" works without the brains:invoke scope.' },
+  'scope-unchecked-brain-route': { clauses: ['AUTH-6'], description: 'POST /brains/{id}/chat works without the brains:invoke scope.' },
+  'scope-unchecked-stream': { clauses: ['AUTH-6'], description: 'Only streaming brain requests (both routes) skip the scope check.' },
+  'scope-401-instead-of-403': { clauses: ['AUTH-6'], description: 'A missing scope is answered 401 instead of 403.' },
+  'scope-404-instead-of-403': { clauses: ['AUTH-6'], description: 'A missing scope is answered 404 instead of 403.' },
+  'scope-overrestrictive': { clauses: ['AUTH-7'], description: 'The key without brains:invoke gets 403 on plain service models too.' },
+  'scope-inverted': { clauses: ['AUTH-6', 'AUTH-8'], description: 'The scope check is inverted: keys with brains:invoke get 403, keys without it pass.' },
+
+  // --- brains ---------------------------------------------------------------------
+  'brain-route-missing': { clauses: ['BRAIN-1', 'SVC-3'], description: 'POST /brains/{id}/chat answers 404 like an unknown path.' },
+  'brain-model-form-missing': { clauses: ['BRAIN-2', 'SVC-3'], description: 'model "brain:<uuid>" is treated as an unknown model (404).' },
+  'brain-route-different-shape': { clauses: ['BRAIN-1'], description: 'POST /brains/{id}/chat answers {"reply": "..."} instead of a chat completion.' },
+  'brain-unknown-accepted': { clauses: ['BRAIN-3'], description: 'Any well-formed uuid is an existing brain.' },
+  'brain-malformed-id-500': { clauses: ['BRAIN-4', 'ERR-2'], description: 'A malformed brain id is answered 500.' },
+  'brain-malformed-accepted': { clauses: ['BRAIN-4'], description: 'A malformed brain id is served like the existing brain (200).' },
+  'brain-stream-ignored': { clauses: ['BRAIN-5'], description: 'stream: true with model "brain:<uuid>" is answered with plain JSON.' },
+
+  // --- chat completion resource ---------------------------------------------------
+  'cc-id-no-prefix': { clauses: ['RES-CC-1'], description: 'Completion ids are "cmpl-..." instead of "chatcmpl-...".' },
+  'cc-id-empty-suffix': { clauses: ['RES-CC-1'], description: 'Completion ids are exactly "chatcmpl-".' },
+  'cc-object-wrong': { clauses: ['RES-CC-2'], description: 'object is "text_completion".' },
+  'cc-model-missing': { clauses: ['RES-CC-3'], description: 'Completions have no model field.' },
+  'cc-model-empty': { clauses: ['RES-CC-3'], description: 'Completions have model "".' },
+  'cc-choices-empty': { clauses: ['RES-CC-4'], description: 'Completions have choices [].' },
+  'cc-usage-missing': { clauses: ['RES-CC-5'], description: 'Completions have no usage field.' },
+  'cc-json-as-text': { clauses: ['CHAT-1'], description: 'Non-stream chat completions are served as text/plain.' },
+  'ch-index-string': { clauses: ['RES-CH-1'], description: 'choices[i].index is the string "0".' },
+  'ch-index-from-1': { clauses: ['RES-CH-1'], description: 'choices[i].index starts at 1.' },
+  'ch-role-user': { clauses: ['RES-CH-2'], description: 'The reply message has role "user".' },
+  'ch-message-missing': { clauses: ['RES-CH-2'], description: 'Choices have no message.' },
+  'ch-finish-null': { clauses: ['RES-CH-3'], description: 'finish_reason is null on a normal completion.' },
+  'ch-finish-done': { clauses: ['RES-CH-3'], description: 'finish_reason is "done" on a normal completion.' },
+  'ch-finish-nonstandard': { clauses: ['RES-CH-4'], description: 'A reply cut by max_tokens finishes with "max_tokens" instead of "length".' },
+  'msg-content-parts': { clauses: ['RES-MSG-1'], description: 'Reply content is [{"type":"text","text":...}] instead of a string.' },
+  'msg-content-null': { clauses: ['RES-MSG-1'], description: 'Reply content is null.' },
+  'usage-tokens-string': { clauses: ['RES-US-1'], description: 'Usage figures are strings.' },
+  'usage-negative': { clauses: ['RES-US-1'], description: 'prompt_tokens is negative.' },
+  'usage-float': { clauses: ['RES-US-1'], description: 'completion_tokens is 12.5.' },
+  'usage-total-mismatch': { clauses: ['RES-US-2'], description: 'total_tokens is not prompt_tokens + completion_tokens.' },
+  'usage-zero-completion': { clauses: ['RES-US-2'], description: 'completion_tokens is 0 although the reply is non-empty.' },
+  'flaky-cc-id': { clauses: ['RES-CC-1'], description: 'Every other non-stream chat completion (counter-based) has id "cmpl-x".' },
+
+  // --- models ---------------------------------------------------------------------
+  'model-list-missing-svc': { clauses: ['RES-MOD-1'], description: '"svc" is missing from GET /models (chat with it still works).' },
+  'model-svc-unusable': { clauses: ['RES-MOD-1'], description: '"svc" is listed but chat requests with it get 404.' },
+  'models-bare-array': { clauses: ['MOD-1'], description: 'GET /models answers a bare JSON array.' },
+  'models-entry-no-id': { clauses: ['MOD-1'], description: 'Model list entries carry {name} only, no id.' },
+  'models-object-missing': { clauses: ['MOD-1'], description: 'The model list has no object: "list".' },
+  'models-text-plain': { clauses: ['MOD-2'], description: 'GET /models is served as text/plain.' },
+  'models-entry-object-wrong': { clauses: ['MOD-1'], description: 'Model list entries have object "engine" (the SHOULD part of MOD-1).' },
+
+  // --- chat requests --------------------------------------------------------------
+  'accepts-missing-model': { clauses: ['CHAT-2'], description: 'A request without model is served with svc-auto.' },
+  'accepts-model-number': { clauses: ['CHAT-2'], description: 'A non-string model is served with svc-auto.' },
+  'accepts-missing-messages': { clauses: ['CHAT-3'], description: 'A request without messages is served.' },
+  'accepts-messages-object': { clauses: ['CHAT-3'], description: 'messages given as an object is served.' },
+  'accepts-message-without-role': { clauses: ['CHAT-4'], description: 'A message without role is served.' },
+  'accepts-content-number': { clauses: ['CHAT-4'], description: 'Message content of an invalid type (number, plain object) is served.' },
+  'bad-json-500': { clauses: ['CHAT-6', 'ERR-2'], description: 'A body that is not valid JSON is answered 500.' },
+  'bad-json-200': { clauses: ['CHAT-6'], description: 'A body that is not valid JSON is answered like an empty default request (200).' },
+  'unknown-param-500': { clauses: ['CHAT-8', 'ERR-2'], description: 'Any unknown top-level request field is answered 500.' },
+  'params-500': { clauses: ['CHAT-8', 'ERR-2'], description: 'Requests with temperature or stream_options are answered 500.' },
+  'unknown-model-200': { clauses: ['CHAT-7'], description: 'Unknown models are served (200).' },
+  'unknown-model-500': { clauses: ['CHAT-7', 'ERR-2'], description: 'Unknown models are answered 500.' },
+  'stream-false-sse': { clauses: ['CHAT-1'], description: 'stream: false is answered as an SSE stream.' },
+  'stream-not-boolean-accepted': { clauses: ['CHAT-5'], description: 'A non-boolean stream (e.g. "yes") is accepted (200, plain JSON).' },
+  'multi-turn-rejected': { clauses: ['CHAT-9'], description: 'Messages with role system or assistant are refused with 400.' },
+
+  // --- streaming ------------------------------------------------------------------
+  'stream-ignored': { clauses: ['SVC-5', 'EV-1'], description: 'stream: true is answered with a plain JSON completion.' },
+  'stream-wrong-content-type': { clauses: ['EV-1'], description: 'Streams are served as text/plain.' },
+  'stream-no-data-prefix': { clauses: ['EV-2', 'EV-4'], description: 'Stream payloads are raw JSON lines without a data: field.' },
+  'stream-single-newlines': { clauses: ['EV-3'], description: 'Events are separated by a single newline (no blank line), so data lines merge.' },
+  'stream-last-event-unterminated': { clauses: ['EV-2'], description: 'The final "data: [DONE]" is not followed by a blank line.' },
+  'stream-wrong-chunk-object': { clauses: ['EV-3'], description: 'Chunks have object "chat.completion".' },
+  'stream-delta-not-object': { clauses: ['EV-3'], description: 'Chunk delta is a string instead of an object.' },
+  'stream-chunk-not-json': { clauses: ['EV-3'], description: 'A "data: hello" payload appears mid-stream.' },
+  'stream-empty-content': { clauses: ['EV-4'], description: 'All content deltas are empty strings.' },
+  'stream-no-finish-reason': { clauses: ['EV-5'], description: 'No chunk carries a finish_reason.' },
+  'stream-two-finish-reasons': { clauses: ['EV-5'], description: 'Two chunks carry finish_reason "stop".' },
+  'stream-content-after-finish': { clauses: ['EV-5'], description: 'A content chunk follows the finish_reason chunk.' },
+  'stream-finish-length': { clauses: ['EV-5'], description: 'A normal short stream finishes with "length".' },
+  'stream-no-done': { clauses: ['EV-6'], description: 'The stream ends without data: [DONE].' },
+  'stream-data-after-done': { clauses: ['EV-6'], description: 'Another chunk follows data: [DONE].' },
+  'stream-stalls': { clauses: ['EV-10'], description: 'After two chunks nothing more is sent; the socket stays open.' },
+  'stream-never-closes': { clauses: ['EV-10', 'EV-6'], description: 'data: [DONE] is sent but the response is never ended.' },
+  'stream-ids-change': { clauses: ['EV-7'], description: 'Every chunk of a stream has a different id.' },
+  'stream-id-no-prefix': { clauses: ['EV-7'], description: 'Chunk ids are "cmpl-..." (the same on every chunk).' },
+  'stream-no-role': { clauses: ['EV-8'], description: 'No delta carries role "assistant".' },
+  'stream-named-event': { clauses: ['EV-11'], description: 'Every event carries "event: chunk".' },
+
+  // --- error bodies ---------------------------------------------------------------
+  'error-missing-type': { clauses: ['ERR-1'], description: 'Error bodies lack error.type.' },
+  'error-missing-code': { clauses: ['ERR-1'], description: 'Error bodies lack error.code.' },
+  'error-code-null': { clauses: ['ERR-1'], description: 'Error bodies have error.code null.' },
+  'error-message-not-string': { clauses: ['ERR-1'], description: 'error.message is an object instead of a string.' },
+  'error-flat': { clauses: ['ERR-1'], description: 'Error bodies are {"message", "type", "code"} without the error wrapper.' },
+  'error-empty-message': { clauses: ['ERR-3'], description: 'error.message is "".' },
+  'error-html': { clauses: ['ERR-1'], description: 'Errors are served as text/html pages.' },
+
+  // --- unavailable endpoints ------------------------------------------------------
+  'images-200': { clauses: ['UNAV-1', 'SVC-6'], description: 'The image endpoints answer 200 with a fake image.' },
+  'videos-200': { clauses: ['UNAV-2', 'SVC-6'], description: 'The video endpoints answer 200 with a fake job.' },
+  'unknown-path-200': { clauses: ['UNAV-3'], description: 'Unknown paths answer 200 {}.' },
+  'unknown-path-404-no-body': { clauses: ['UNAV-3', 'ERR-1'], description: 'Unknown (and unavailable) paths answer 404 with an empty body.' },
+
+  // --- rate limits ----------------------------------------------------------------
+  'ratelimit-429-plain-text': { clauses: ['LIM-1', 'ERR-1'], description: '429 answers are text/plain.' },
+  'ratelimit-429-no-body': { clauses: ['LIM-1', 'ERR-1'], description: '429 answers have an empty body.' },
+  'ratelimit-as-500': { clauses: ['LIM-1', 'ERR-2'], description: 'Past the rate limit the answer is 500.' },
+  'ratelimit-drops-connection': { clauses: ['LIM-1'], description: 'Past the rate limit the socket is destroyed without an answer.' },
+  'ratelimit-no-retry-after': { clauses: ['LIM-2'], description: '429 answers carry no Retry-After, retry-after-ms or x-ratelimit-* headers.' },
+  'ratelimit-never-recovers': { clauses: ['LIM-3'], description: 'Once throttled, a key stays throttled for the life of the server.' },
+
+  // --- overload -------------------------------------------------------------------
+  'overload-503-no-body': { clauses: ['ERR-4', 'ERR-1'], description: 'Every 5th chat request (and overload) is answered 503 with an empty body.' },
+  'overload-500': { clauses: ['ERR-2'], description: 'Overload (and every 5th chat request) is answered 500 instead of 503.' },
+} satisfies Record<string, DefectInfo>;
+
+export type DefectName = keyof typeof CATALOG;
+
+export const DEFECTS: Record<string, DefectInfo> = CATALOG;
+
+export function isDefectName(name: string): name is DefectName {
+  return Object.prototype.hasOwnProperty.call(CATALOG, name);
+}

@@ -1,0 +1,98 @@
+// Error bodies: OpenAI's envelope {"error": {message, type, code, param}} with
+// OpenAI-like type/code values, and every error-shape defect in one place.
+import type { RequestContext } from './context.ts';
+import { sendBody, sendEmpty, sendJson, contentType, baseHeaders } from './respond.ts';
+
+/** How an error goes on the wire; anything but 'json' exists for defects only. */
+export type ErrorForm = 'json' | 'empty' | 'text' | 'sse';
+
+/** Thrown anywhere in request handling; the server turns it into an error response. */
+export class ApiError extends Error {
+  form: ErrorForm = 'json';
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly code: string,
+    message: string,
+    readonly param: string | null = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  withForm(form: ErrorForm): this {
+    this.form = form;
+    return this;
+  }
+}
+
+export const badRequest = (message: string, code = 'invalid_request_error', param: string | null = null) =>
+  new ApiError(400, 'invalid_request_error', code, message, param);
+export const unauthorized = (message: string) => new ApiError(401, 'invalid_request_error', 'invalid_api_key', message);
+export const forbidden = (message: string) => new ApiError(403, 'permission_error', 'insufficient_scope', message);
+export const notFound = (message: string, code: string, param: string | null = null) =>
+  new ApiError(404, 'not_found_error', code, message, param);
+export const serverError = (message: string) => new ApiError(500, 'server_error', 'internal_error', message);
+export const overloaded = () =>
+  new ApiError(503, 'server_error', 'overloaded', 'The service is overloaded; retry shortly.', null, { 'Retry-After': '1' });
+
+export function errorBody(ctx: RequestContext, err: ApiError): Record<string, unknown> {
+  let message = err.message;
+  // key-echoed-in-error: the leak AUTH-9 exists to catch.
+  if (err.status === 400 && ctx.defect('key-echoed-in-error') && ctx.key) message += ` (request made with key ${ctx.key.value})`;
+  const inner: Record<string, unknown> = { message, type: err.type, param: err.param, code: err.code };
+  if (ctx.variant('error-param-absent')) delete inner.param;
+  if (ctx.variant('extra-fields')) inner.x_reference_detail = { status: err.status };
+  if (ctx.defect('error-missing-type')) delete inner.type;
+  if (ctx.defect('error-missing-code')) delete inner.code;
+  if (ctx.defect('error-code-null')) inner.code = null;
+  if (ctx.defect('error-message-not-string')) inner.message = { text: message };
+  if (ctx.defect('error-empty-message')) inner.message = '';
+  if (ctx.defect('error-flat')) return inner;
+  const body: Record<string, unknown> = { error: inner };
+  if (ctx.variant('extra-fields')) body.x_reference_request = `req_${Date.now().toString(36)}`;
+  return body;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
+
+export async function writeError(ctx: RequestContext, err: ApiError): Promise<void> {
+  const { res } = ctx;
+  if (res.destroyed) return;
+  if (res.headersSent) {
+    // Too late for a status: the stream already started; just end it.
+    res.end();
+    return;
+  }
+  let form = err.form;
+  if (err.status === 401 && ctx.defect('auth-401-no-body')) form = 'empty';
+  if (err.status === 401 && ctx.defect('auth-401-plain-text')) form = 'text';
+  const headers = err.headers;
+  switch (form) {
+    case 'empty':
+      return sendEmpty(ctx, err.status, headers);
+    case 'text':
+      return sendBody(ctx, err.status, 'text/plain', err.status === 401 ? 'Unauthorized' : err.message, headers);
+    case 'sse': {
+      // auth-401-as-event-stream: an error event in a stream the client never should have got.
+      const payload = `event: error\ndata: ${JSON.stringify(errorBody(ctx, err))}\n\n`;
+      res.writeHead(err.status, {
+        ...baseHeaders(ctx),
+        ...headers,
+        'Content-Type': contentType(ctx, 'text/event-stream'),
+        'Cache-Control': 'no-cache',
+      });
+      res.end(payload);
+      return;
+    }
+    case 'json':
+      break;
+  }
+  if (ctx.defect('error-html')) {
+    const html = `<!doctype html><html><head><title>${err.status} Error</title></head><body><h1>${err.status}</h1><p>${escapeHtml(err.message)}</p></body></html>`;
+    return sendBody(ctx, err.status, 'text/html', html, headers);
+  }
+  return sendJson(ctx, err.status, errorBody(ctx, err), headers);
+}

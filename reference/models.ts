@@ -1,0 +1,48 @@
+// GET /models (OpenAI's list shape) and GET /models/{id}, with the model-list defects.
+import type { RequestContext } from './context.ts';
+import { notFound } from './errors.ts';
+import { sendBody, sendJson } from './respond.ts';
+
+export const SERVICE_MODELS = ['svc-auto', 'svc'] as const;
+/** resolved-model: what the svc-auto alias resolves to. */
+export const RESOLVED_SVC_AUTO = 'svc-2026-11-01';
+
+/** A fixed creation time: model records are static, and tests may compare runs. */
+const MODELS_CREATED = 1767225600;
+
+function entry(ctx: RequestContext, id: string): Record<string, unknown> {
+  if (ctx.defect('models-entry-no-id')) return { name: id };
+  const e: Record<string, unknown> = {
+    id,
+    object: ctx.defect('models-entry-object-wrong') ? 'engine' : 'model',
+    created: MODELS_CREATED,
+    owned_by: 'chatgate-reference',
+  };
+  if (ctx.variant('extra-fields')) e.x_reference_context_window = 8192;
+  return e;
+}
+
+export function listedModels(ctx: RequestContext): string[] {
+  return ctx.defect('model-list-missing-svc') ? SERVICE_MODELS.filter((m) => m !== 'svc') : [...SERVICE_MODELS];
+}
+
+export async function handleListModels(ctx: RequestContext): Promise<void> {
+  const data = listedModels(ctx).map((id) => entry(ctx, id));
+  let body: unknown;
+  if (ctx.defect('models-bare-array')) body = data;
+  else if (ctx.defect('models-object-missing')) body = { data };
+  else {
+    const list: Record<string, unknown> = { object: 'list', data };
+    if (ctx.variant('extra-fields')) list.x_reference_total = data.length;
+    body = list;
+  }
+  if (ctx.defect('models-text-plain')) return sendBody(ctx, 200, 'text/plain', JSON.stringify(body));
+  return sendJson(ctx, 200, body);
+}
+
+export async function handleRetrieveModel(ctx: RequestContext, id: string): Promise<void> {
+  if (!listedModels(ctx).includes(id)) {
+    throw notFound(`The model '${id.slice(0, 80)}' does not exist or you do not have access to it.`, 'model_not_found', 'model');
+  }
+  return sendJson(ctx, 200, entry(ctx, id));
+}

@@ -1,0 +1,102 @@
+// The public options of the reference server, their defaults, and the checks that
+// turn a typo in a defect or variant name into an error listing the valid names.
+import { DEFECTS, isDefectName, type DefectName } from './defects.ts';
+import { VARIANTS, isVariantName, type VariantName } from './variants.ts';
+
+export interface RateWindow { limit: number; windowMs: number }
+
+export interface LatencyOptions {
+  /** Delay before the first SSE chunk. */
+  ttftMs?: number;
+  /** Delay between SSE chunks. */
+  itlMs?: number;
+  /** Every Nth stream stalls once, mid-stream, for stallMs. */
+  stallEvery?: number;
+  stallMs?: number;
+  /** Delay before a non-stream chat reply. */
+  jsonMs?: number;
+}
+
+export interface ReferenceOptions {
+  port?: number;
+  defect?: string;
+  variants?: string[];
+  rateLimit?: { main?: RateWindow; rateLimit?: RateWindow };
+  overloadInFlight?: number;
+  latency?: LatencyOptions;
+  replyWords?: number;
+}
+
+export interface ResolvedOptions {
+  port: number;
+  defect: DefectName | undefined;
+  variants: ReadonlySet<VariantName>;
+  rateLimit: { main: RateWindow; rateLimit: RateWindow };
+  overloadInFlight: number;
+  latency: Required<LatencyOptions>;
+  replyWords: number;
+}
+
+export const DEFAULT_MAIN_LIMIT: RateWindow = { limit: 2000, windowMs: 1000 };
+export const DEFAULT_RATE_LIMIT_KEY_LIMIT: RateWindow = { limit: 10, windowMs: 1000 };
+export const TIGHT_MAIN_LIMIT: RateWindow = { limit: 25, windowMs: 1000 };
+export const DEFAULT_OVERLOAD_IN_FLIGHT = 512;
+export const DEFAULT_REPLY_WORDS = 12;
+
+export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
+  let defect: DefectName | undefined;
+  if (opts.defect !== undefined && opts.defect !== '') {
+    if (!isDefectName(opts.defect)) {
+      throw new Error(`unknown reference defect "${opts.defect}"; valid names: ${Object.keys(DEFECTS).join(', ')}`);
+    }
+    defect = opts.defect;
+  }
+  const variants = new Set<VariantName>();
+  for (const v of opts.variants ?? []) {
+    if (!isVariantName(v)) {
+      throw new Error(`unknown reference variant "${v}"; valid names: ${Object.keys(VARIANTS).join(', ')}`);
+    }
+    variants.add(v);
+  }
+  const port = opts.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be an integer 0-65535 (got ${port})`);
+
+  const main = opts.rateLimit?.main ?? (variants.has('tight-rate-limit') ? TIGHT_MAIN_LIMIT : DEFAULT_MAIN_LIMIT);
+  const rateLimit = opts.rateLimit?.rateLimit ?? DEFAULT_RATE_LIMIT_KEY_LIMIT;
+  for (const [name, w] of [['main', main], ['rateLimit', rateLimit]] as const) {
+    if (!(w.limit >= 1) || !(w.windowMs >= 1)) throw new Error(`rateLimit.${name} needs limit >= 1 and windowMs >= 1`);
+  }
+
+  // Variants supply latency defaults; explicit latency options win.
+  const l = opts.latency ?? {};
+  const latency: Required<LatencyOptions> = {
+    ttftMs: l.ttftMs ?? (variants.has('slow-stream') ? 400 : 0),
+    itlMs: l.itlMs ?? (variants.has('slow-stream') ? 30 : 0),
+    stallEvery: l.stallEvery ?? 0,
+    stallMs: l.stallMs ?? 0,
+    jsonMs: l.jsonMs ?? (variants.has('slow-json') ? 300 : 0),
+  };
+
+  const replyWords = opts.replyWords ?? DEFAULT_REPLY_WORDS;
+  if (!Number.isInteger(replyWords) || replyWords < 1) throw new Error(`replyWords must be a positive integer (got ${replyWords})`);
+
+  return {
+    port,
+    defect,
+    variants,
+    rateLimit: { main, rateLimit },
+    overloadInFlight: opts.overloadInFlight ?? DEFAULT_OVERLOAD_IN_FLIGHT,
+    latency,
+    replyWords,
+  };
+}
+
+/** REFERENCE_DEFECT=<name>, REFERENCE_VARIANTS=<a,b>: how the embedded default target is chosen. */
+export function referenceOptionsFromEnv(env: NodeJS.ProcessEnv): ReferenceOptions {
+  const out: ReferenceOptions = {};
+  const defect = env.REFERENCE_DEFECT?.trim();
+  if (defect) out.defect = defect;
+  const variants = (env.REFERENCE_VARIANTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (variants.length) out.variants = variants;
+  return out;
+}

@@ -1,0 +1,193 @@
+// The embedded reference server: a complete implementation of the hosted LM API on
+// node:http (byte-level control of the wire for defects and variants), listening on
+// 127.0.0.1 only. This module owns start/close and the order every request goes
+// through: authentication, overload, rate limit, then routing.
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { resolveOptions, type ReferenceOptions } from './options.ts';
+import { createKeyRing } from './keys.ts';
+import { createBrain } from './brains.ts';
+import { FixedWindowLimiter, rateLimitHeaders } from './rate-limit.ts';
+import type { ServerState } from './state.ts';
+import { ClientGone, RequestContext } from './context.ts';
+import { ApiError, overloaded, serverError, writeError } from './errors.ts';
+import { authenticate } from './auth.ts';
+import { matchRoute, type RouteMatch } from './routes.ts';
+import { handleBrainChat, handleChatCompletions } from './chat.ts';
+import { handleListModels, handleRetrieveModel, SERVICE_MODELS } from './models.ts';
+import { handleUnavailable } from './unavailable.ts';
+import { sendEmpty } from './respond.ts';
+
+export type { ReferenceOptions, LatencyOptions, RateWindow } from './options.ts';
+export { referenceOptionsFromEnv } from './options.ts';
+
+export interface ReferenceServer {
+  /** http://127.0.0.1:PORT/v1 */
+  url: string;
+  keys: { main: string; limited: string; rateLimit: string };
+  brainId: string;
+  models: string[];
+  close(): Promise<void>;
+  stats(): { requests: number; inFlight: number };
+}
+
+export async function startReferenceServer(opts: ReferenceOptions = {}): Promise<ReferenceServer> {
+  const resolved = resolveOptions(opts);
+  const state: ServerState = {
+    opts: resolved,
+    keys: createKeyRing(resolved.rateLimit),
+    brain: createBrain(),
+    limiter: new FixedWindowLimiter(resolved.defect === 'ratelimit-never-recovers'),
+    counters: { requests: 0, inFlight: 0, chatRequests: 0, jsonCompletions: 0, streams: 0 },
+    live: new Set(),
+    shuttingDown: false,
+  };
+
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => onRequest(state, req, res));
+  server.on('connection', (socket) => {
+    // Small SSE writes must leave at once (split-writes, latency measurements).
+    socket.setNoDelay(true);
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: resolved.port, host: '127.0.0.1', backlog: 2048 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= new Promise<void>((resolve) => {
+      // Ends every delay and hanging stream, then kills the sockets: never waits on a client.
+      state.shuttingDown = true;
+      for (const abort of [...state.live]) abort();
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+      server.closeAllConnections();
+    }));
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    keys: { main: state.keys.main.value, limited: state.keys.limited.value, rateLimit: state.keys.rateLimit.value },
+    brainId: state.brain.id,
+    models: [...SERVICE_MODELS],
+    close,
+    stats: () => ({ requests: state.counters.requests, inFlight: state.counters.inFlight }),
+  };
+}
+
+function onRequest(state: ServerState, req: http.IncomingMessage, res: http.ServerResponse): void {
+  state.counters.requests++;
+  state.counters.inFlight++;
+  res.once('close', () => state.counters.inFlight--);
+  const ctx = new RequestContext(req, res, state);
+  handle(ctx)
+    .catch((err: unknown) => {
+      if (err instanceof ClientGone || ctx.aborted) return;
+      if (err instanceof ApiError) return writeError(ctx, err);
+      // A bug in the reference itself: still an error body, and loud on stderr.
+      console.error('[reference] internal error:', err);
+      return writeError(ctx, serverError('Internal error in the reference server.'));
+    })
+    .catch(() => res.destroy());
+}
+
+async function handle(ctx: RequestContext): Promise<void> {
+  const match = matchRoute(ctx.path, ctx.defect('brain-route-missing'));
+
+  // auth-after-validation: the defect checks the request before the caller.
+  if (ctx.defect('auth-after-validation') && (await validateBeforeAuth(ctx, match))) return;
+
+  const auth = authenticate(ctx);
+  if (!auth.ok) {
+    if (ctx.defect('auth-401-as-event-stream') && (await asksForStream(ctx, match))) auth.error.withForm('sse');
+    throw auth.error;
+  }
+  ctx.key = auth.key;
+
+  const { state } = ctx;
+  if (state.counters.inFlight > state.opts.overloadInFlight) {
+    if (ctx.defect('overload-500')) throw serverError('Internal error: too many requests in flight.');
+    throw ctx.defect('overload-503-no-body') ? overloaded().withForm('empty') : overloaded();
+  }
+
+  const decision = state.limiter.take(auth.key);
+  const noHeaders = ctx.defect('ratelimit-no-retry-after');
+  if (!decision.allowed) {
+    if (ctx.defect('ratelimit-drops-connection')) {
+      ctx.req.socket.destroy();
+      return;
+    }
+    if (ctx.defect('ratelimit-as-500')) throw serverError('Internal error.');
+    const err = new ApiError(
+      429,
+      'rate_limit_error',
+      'rate_limit_exceeded',
+      `Rate limit reached for this API key: ${decision.limit} requests per ${auth.key.limit.windowMs} ms. Retry after the advertised wait.`,
+      null,
+      noHeaders ? {} : rateLimitHeaders(decision),
+    );
+    if (ctx.defect('ratelimit-429-plain-text')) err.withForm('text');
+    if (ctx.defect('ratelimit-429-no-body')) err.withForm('empty');
+    throw err;
+  }
+  if (!noHeaders) Object.assign(ctx.extraHeaders, rateLimitHeaders(decision));
+
+  await dispatch(ctx, match);
+}
+
+async function dispatch(ctx: RequestContext, { route, methods }: RouteMatch): Promise<void> {
+  if (route.kind === 'unknown' || route.kind === 'unavailable') {
+    return handleUnavailable(ctx, route.kind === 'unknown' ? 'unknown' : route.what);
+  }
+  if (!methods.includes(ctx.method)) {
+    const allow = [...methods, 'OPTIONS'].join(', ');
+    // An authenticated OPTIONS just learns the methods; browsers' preflights never get here (no key).
+    if (ctx.method === 'OPTIONS') return sendEmpty(ctx, 204, { Allow: allow });
+    throw new ApiError(405, 'invalid_request_error', 'method_not_allowed', `Method ${ctx.method} is not allowed on ${ctx.path}; use ${methods.join(' or ')}.`, null, { Allow: allow });
+  }
+  switch (route.kind) {
+    case 'models':
+      return handleListModels(ctx);
+    case 'model':
+      return handleRetrieveModel(ctx, route.id);
+    case 'chat':
+      return handleChatCompletions(ctx);
+    case 'brain-chat':
+      return handleBrainChat(ctx, route.id);
+  }
+}
+
+/** auth-after-validation: answers 404s and request errors before looking at the key. */
+async function validateBeforeAuth(ctx: RequestContext, { route, methods }: RouteMatch): Promise<boolean> {
+  if (route.kind === 'unknown' || route.kind === 'unavailable') {
+    await handleUnavailable(ctx, route.kind === 'unknown' ? 'unknown' : route.what);
+    return true;
+  }
+  if (!methods.includes(ctx.method)) return false;
+  if (route.kind === 'chat') await handleChatCompletions(ctx, 'prevalidate');
+  if (route.kind === 'brain-chat') await handleBrainChat(ctx, route.id, 'prevalidate');
+  return false;
+}
+
+/** auth-401-as-event-stream: whether the (unauthenticated) request body asked for a stream. */
+async function asksForStream(ctx: RequestContext, { route }: RouteMatch): Promise<boolean> {
+  if (route.kind !== 'chat' && route.kind !== 'brain-chat') return false;
+  try {
+    const body = JSON.parse((await ctx.body()).toString('utf8')) as { stream?: unknown } | null;
+    return body?.stream === true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,39 @@
+// Everything one running reference server shares between requests: resolved
+// options, keys, the brain, the rate limiter and the counters some defects and the
+// latency knobs key on.
+import type { DefectName } from './defects.ts';
+import type { VariantName } from './variants.ts';
+import type { ResolvedOptions } from './options.ts';
+import type { KeyRing } from './keys.ts';
+import type { Brain } from './brains.ts';
+import type { FixedWindowLimiter } from './rate-limit.ts';
+
+export interface Counters {
+  requests: number;
+  inFlight: number;
+  /** Authenticated chat requests (both routes); "every 5th" defects count these. */
+  chatRequests: number;
+  /** Non-stream completions written; flaky-cc-id alternates on it. */
+  jsonCompletions: number;
+  /** Streams started; latency.stallEvery counts these. */
+  streams: number;
+}
+
+export interface ServerState {
+  opts: ResolvedOptions;
+  keys: KeyRing;
+  brain: Brain;
+  limiter: FixedWindowLimiter;
+  counters: Counters;
+  /** Aborts of the requests in flight: close() calls them all, so delays and hanging streams end at once. */
+  live: Set<() => void>;
+  shuttingDown: boolean;
+}
+
+export function hasDefect(state: ServerState, name: DefectName): boolean {
+  return state.opts.defect === name;
+}
+
+export function hasVariant(state: ServerState, name: VariantName): boolean {
+  return state.opts.variants.has(name);
+}

@@ -1,0 +1,111 @@
+// The sequence of SSE payloads that make up one streamed reply, OpenAI-style:
+// a role chunk, one chunk per word, a finish chunk, the optional usage chunk, then
+// [DONE]. Every chunk-content defect and variant is applied here; framing is the
+// SSE writer's job.
+import type { RequestContext } from './context.ts';
+import { randomSuffix, usageBody, type ReplyPlan } from './completion.ts';
+
+export type StreamStep =
+  | { kind: 'data'; payload: string }
+  /** Stop sending but keep the response open until the client or the server gives up. */
+  | { kind: 'hang' };
+
+export const DONE = '[DONE]';
+
+export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
+  const d = (name: Parameters<RequestContext['defect']>[0]) => ctx.defect(name);
+  const extra = ctx.variant('extra-fields');
+  const withUsage = plan.includeUsage && !ctx.variant('no-usage-chunk');
+  let seq = 0;
+
+  const chunkId = (): string => {
+    if (d('stream-ids-change')) return `chatcmpl-${randomSuffix()}`;
+    if (d('stream-id-no-prefix')) return plan.id.replace(/^chatcmpl-/, 'cmpl-');
+    return plan.id;
+  };
+
+  const choice = (index: number, delta: Record<string, unknown>, finish: string | null): Record<string, unknown> => {
+    if (extra) delta = { ...delta, x_reference_delta: seq };
+    const out: Record<string, unknown> = {
+      index,
+      // stream-delta-not-object: the content itself where the delta object belongs.
+      delta: d('stream-delta-not-object') ? String(delta.content ?? '') : delta,
+      logprobs: null,
+      finish_reason: finish,
+    };
+    if (extra) out.x_reference_choice = true;
+    return out;
+  };
+
+  const chunk = (choices: Record<string, unknown>[], usage: Record<string, unknown> | null = null): StreamStep => {
+    const c: Record<string, unknown> = {
+      id: chunkId(),
+      object: d('stream-wrong-chunk-object') ? 'chat.completion' : 'chat.completion.chunk',
+      created: plan.created,
+      model: plan.model,
+      choices,
+    };
+    // OpenAI: with include_usage every chunk carries usage (null until the last one).
+    if (withUsage) c.usage = usage;
+    if (extra) {
+      c.system_fingerprint = 'fp_reference';
+      c.x_reference_seq = seq;
+    }
+    seq++;
+    return { kind: 'data', payload: JSON.stringify(c) };
+  };
+
+  const finishOf = (reason: string): string | null => {
+    if (d('stream-no-finish-reason')) return null;
+    if (d('stream-finish-length') && reason === 'stop') return 'length';
+    return reason;
+  };
+
+  const steps: StreamStep[] = [];
+  const roleDelta = (): Record<string, unknown> => {
+    const delta: Record<string, unknown> = { role: 'assistant', content: ctx.variant('role-chunk-null-content') ? null : '' };
+    if (d('stream-no-role')) delete delta.role;
+    return delta;
+  };
+
+  if (ctx.variant('one-chunk')) {
+    for (const c of plan.choices) {
+      const delta = roleDelta();
+      delta.content = d('stream-empty-content') ? '' : c.text;
+      steps.push(chunk([choice(c.index, delta, finishOf(c.finishReason))]));
+    }
+  } else {
+    for (const c of plan.choices) steps.push(chunk([choice(c.index, roleDelta(), null)]));
+    const pieces = plan.choices.map((c) => splitContent(c.text, ctx.variant('char-per-chunk')));
+    const longest = Math.max(0, ...pieces.map((p) => p.length));
+    for (let k = 0; k < longest; k++) {
+      plan.choices.forEach((c, i) => {
+        const piece = pieces[i]![k];
+        if (piece === undefined) return;
+        steps.push(chunk([choice(c.index, { content: d('stream-empty-content') ? '' : piece }, null)]));
+      });
+    }
+    for (const c of plan.choices) {
+      steps.push(chunk([choice(c.index, {}, finishOf(c.finishReason))]));
+      if (d('stream-two-finish-reasons')) steps.push(chunk([choice(c.index, {}, finishOf(c.finishReason))]));
+      if (d('stream-content-after-finish')) steps.push(chunk([choice(c.index, { content: ' Postscript.' }, null)]));
+    }
+  }
+  if (withUsage) steps.push(chunk([], usageBody(ctx, plan)));
+  if (d('stream-chunk-not-json')) steps.splice(Math.min(2, steps.length), 0, { kind: 'data', payload: 'hello' });
+  if (!d('stream-no-done')) steps.push({ kind: 'data', payload: DONE });
+  if (d('stream-data-after-done')) steps.push(chunk([choice(0, { content: ' Late.' }, null)]));
+  if (d('stream-never-closes')) steps.push({ kind: 'hang' });
+  if (d('stream-stalls')) {
+    steps.splice(2);
+    steps.push({ kind: 'hang' });
+  }
+  return steps;
+}
+
+/** Content pieces whose concatenation is the text: words (with their leading space) or characters. */
+export function splitContent(text: string, perChar: boolean): string[] {
+  if (text === '') return [];
+  if (perChar) return Array.from(text);
+  return text.split(' ').map((w, i) => (i === 0 ? w : ` ${w}`));
+}

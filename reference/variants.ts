@@ -1,0 +1,43 @@
+// The catalog of legal variants of the reference server.
+//
+// Why: the spec and the OpenAI-style clients allow many wire-level choices. The
+// self-tests run the suite against the reference with these switched on (alone and
+// combined) and demand a clean pass (EV-11 may warn for sse-named-event), which proves
+// the suite judges by the spec and not by one server's habits.
+
+export interface VariantInfo {
+  description: string;
+}
+
+const CATALOG = {
+  'sse-crlf': { description: 'SSE lines end with CRLF.' },
+  'sse-cr': { description: 'SSE lines end with a lone CR.' },
+  'sse-comments': { description: 'A leading ": reference stream" comment and ": ping" comment lines between events.' },
+  'sse-fields': { description: 'Events carry id: lines; the first one also carries retry:.' },
+  'sse-named-event': { description: 'Chunk events carry "event: message" (legal SSE; EV-11 SHOULD warning only).' },
+  'sse-no-space': { description: 'data: fields are written "data:{...}" without the space.' },
+  'one-chunk': { description: 'One chunk carries the role, the whole content and the finish_reason.' },
+  'char-per-chunk': { description: 'One character per content chunk.' },
+  'no-usage-chunk': { description: 'stream_options.include_usage is ignored (no usage chunk).' },
+  'role-chunk-null-content': { description: 'The first delta is {"role":"assistant","content":null}.' },
+  'extra-fields': { description: 'Unknown extra fields in every object: completion, choice, message, usage, chunks, model entries, error bodies.' },
+  'charset': { description: '"; charset=utf-8" on every Content-Type.' },
+  'gzip': { description: 'JSON and SSE bodies are gzip-compressed when Accept-Encoding allows it (SSE flushed per event).' },
+  'chunked': { description: 'JSON bodies use Transfer-Encoding: chunked (no Content-Length), written in several pieces.' },
+  'connection-close': { description: 'Connection: close on every response.' },
+  'resolved-model': { description: 'svc-auto replies name the model svc-2026-11-01; brain replies name svc.' },
+  'unknown-model-400': { description: 'Unknown models are refused with 400 instead of 404.' },
+  'error-param-absent': { description: 'Error bodies carry no param key.' },
+  'slow-stream': { description: '400 ms before the first SSE chunk, 30 ms between chunks.' },
+  'slow-json': { description: '300 ms before non-stream chat replies.' },
+  'tight-rate-limit': { description: 'The main key is limited to 25 requests per 1000 ms window, so a run meets 429s and must honour Retry-After.' },
+  'split-writes': { description: 'Every SSE event is written in 2-3 socket writes with small delays, with CRLF line ends split between CR and LF.' },
+} satisfies Record<string, VariantInfo>;
+
+export type VariantName = keyof typeof CATALOG;
+
+export const VARIANTS: Record<string, VariantInfo> = CATALOG;
+
+export function isVariantName(name: string): name is VariantName {
+  return Object.prototype.hasOwnProperty.call(CATALOG, name);
+}

@@ -1,0 +1,52 @@
+// reports/latest/junit.xml for CI dashboards: one testsuite per suite file.
+// JUnit knows only pass/fail/skip: fail -> <failure>; warn -> <failure> in strict
+// mode, otherwise a pass with the warning in <system-out>; skip and inconclusive ->
+// <skipped> (never counted as a pass); info -> a pass with the observation.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Results, TestRecord } from '../../lib/verdicts.ts';
+import { redact } from '../../lib/redact.ts';
+
+const esc = (s: string) => redact(s)
+  .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+  .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+function details(t: TestRecord): string {
+  return [
+    `requirement: ${t.requirement}`,
+    t.expected ? `expected: ${t.expected}` : '', t.seen ? `seen: ${t.seen}` : '',
+    t.message ? `message: ${t.message}` : '', t.curl ? `reproduce: ${t.curl}` : '',
+    ...t.notes.map((n) => `note: ${n}`),
+  ].filter(Boolean).join('\n');
+}
+
+function testcase(t: TestRecord, strict: boolean): string {
+  const head = `    <testcase classname="${esc(t.clause)}" name="${esc(t.title)}" time="${((t.durationMs ?? 0) / 1000).toFixed(3)}">`;
+  const failing = t.verdict === 'fail' || (strict && t.verdict === 'warn');
+  let inner = '';
+  if (failing) inner = `\n      <failure type="${t.verdict}" message="${esc(t.message ?? t.verdict)}">${esc(details(t))}</failure>`;
+  else if (t.verdict === 'skip' || t.verdict === 'inconclusive') inner = `\n      <skipped message="${esc(`${t.verdict}: ${t.message ?? ''}`)}"/>`;
+  else if (t.verdict === 'warn' || t.verdict === 'info') inner = `\n      <system-out>${esc(`${t.verdict.toUpperCase()}: ${t.message ?? ''}`)}</system-out>`;
+  return `${head}${inner}${inner ? '\n    ' : ''}</testcase>`;
+}
+
+export function renderJunit(results: Results): string {
+  const byFile = new Map<string, TestRecord[]>();
+  for (const t of results.tests) {
+    const key = t.file ?? 'chatgate';
+    byFile.set(key, [...(byFile.get(key) ?? []), t]);
+  }
+  const suites = [...byFile].map(([file, tests]) => {
+    const failures = tests.filter((t) => t.verdict === 'fail' || (results.strict && t.verdict === 'warn')).length;
+    const skipped = tests.filter((t) => t.verdict === 'skip' || t.verdict === 'inconclusive').length;
+    return `  <testsuite name="${esc(file)}" tests="${tests.length}" failures="${failures}" errors="0" skipped="${skipped}">\n${tests.map((t) => testcase(t, results.strict)).join('\n')}\n  </testsuite>`;
+  });
+  const failures = results.summary.fail + (results.strict ? results.summary.warn : 0);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="chatgate ${esc(results.target)}" tests="${results.tests.length}" failures="${failures}" time="${(results.durationMs / 1000).toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+export function writeJunit(dir: string, results: Results): string {
+  const file = join(dir, 'junit.xml');
+  writeFileSync(file, renderJunit(results));
+  return file;
+}

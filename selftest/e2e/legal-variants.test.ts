@@ -1,0 +1,58 @@
+// Servers that differ from our reference in ways the spec allows must pass: the spec
+// is the judge, not our reference's habits. Each reference variant, and an
+// independently written server with its own legal choices, gets no `fail` verdict.
+import { afterAll, describe, expect, it } from 'vitest';
+import { VARIANTS } from '../../reference/variants.ts';
+import { runSuite, type SuiteRun } from '../support/run-suite.ts';
+import { referenceTarget } from '../support/targets.ts';
+import { startIndependentServer, type IndependentServerOptions } from '../fixtures/independent-server.ts';
+import { limiter } from '../support/limit.ts';
+import { publishTable } from '../support/table.ts';
+
+const rows = new Map<string, string[]>();
+const slot = limiter(2);
+
+function judge(name: string, run: SuiteRun): void {
+  const fails = run.results?.tests.filter((t) => t.verdict === 'fail').map((t) => `${t.title}: ${t.message}`) ?? ['no results.json'];
+  const warns = run.clauses('warn');
+  rows.set(name, [name, fails.length ? `${fails.length} FAIL` : 'clean', warns.join(', ') || '-', `${(run.wallMs / 1000).toFixed(1)} s`]);
+  expect(fails, run.stderr.slice(0, 500)).toEqual([]);
+  expect(run.exitCode).toBe(0);
+}
+
+describe.concurrent('legal variants of the reference server pass', () => {
+  for (const name of Object.keys(VARIANTS)) {
+    it(name, async () => {
+      await slot(async () => {
+        const target = await referenceTarget({ variants: [name] });
+        try { judge(name, await runSuite({ ...target.env, TIMEOUT_MS: '10000' })); } finally { await target.close(); }
+      });
+    }, 120_000);
+  }
+});
+
+describe.concurrent('an independently written conformant server passes', () => {
+  const keys = { main: 'sk-indep-main-5f0c2a9e7d1b4c3a', limited: 'sk-indep-limited-8e2d4f6a1c3b', rateLimit: 'sk-indep-rate-3a7c9e1f5b2d' };
+  const brainId = '6a0f3c2e-8b1d-4e5f-9a7c-2d4b6e8f0a1c';
+  const choices: Array<[string, IndependentServerOptions['choices']]> = [
+    ['independent: CRLF, comments, id:/retry: fields', {}],
+    ['independent: CR line ends, one chunk, gzip', { lineEnd: '\r', oneChunk: true, gzip: true }],
+    ['independent: LF, gzip', { lineEnd: '\n', gzip: true }],
+  ];
+  for (const [name, c] of choices) {
+    it(name, async () => {
+      await slot(async () => {
+        const srv = await startIndependentServer({ keys, brainId, choices: c });
+        try {
+          judge(name, await runSuite({ TARGET_URL: srv.url, API_KEY: keys.main, LIMITED_API_KEY: keys.limited, RATE_LIMIT_API_KEY: keys.rateLimit, BRAIN_ID: brainId, TIMEOUT_MS: '10000' }));
+        } finally { await srv.close(); }
+      });
+    }, 120_000);
+  }
+});
+
+afterAll(() => {
+  const all = [...rows.values()].sort((a, b) => a[0]!.localeCompare(b[0]!));
+  publishTable('variants', 'Legal variants', ['variant', 'verdict', 'SHOULD warnings', 'run time'], all,
+    `${all.filter((r) => r[1] === 'clean').length} of ${all.length} legal variants clean (no fail).`);
+});

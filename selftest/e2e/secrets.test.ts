@@ -1,0 +1,37 @@
+// No key in any report, log or console output: run the suite against the reference
+// and against defects that echo keys, then scan every file under the reports
+// directory and everything printed for every key used.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runSuite } from '../support/run-suite.ts';
+import { referenceTarget } from '../support/targets.ts';
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+describe.concurrent('keys never appear in reports or output', () => {
+  for (const defect of [undefined, 'key-echoed-in-error', 'key-echoed-in-header', 'auth-after-validation', 'auth-401-as-event-stream']) {
+    it(defect ?? 'conformant reference', async () => {
+      const target = await referenceTarget({ defect });
+      try {
+        const run = await runSuite({ ...target.env, TIMEOUT_MS: '5000' });
+        expect(run.results).toBeDefined();
+        if (defect?.startsWith('key-echoed')) expect(run.clauses('fail')).toContain('AUTH-9');
+        const files = filesUnder(run.reportsDir);
+        expect(files.length).toBeGreaterThanOrEqual(4);
+        for (const key of target.keys) {
+          expect(run.stdout.includes(key) || run.stderr.includes(key), 'console output').toBe(false);
+          for (const f of files) expect(readFileSync(f, 'utf8').includes(key), f).toBe(false);
+        }
+        // Failures still come with their reproduction, key masked.
+        const curls = run.results!.tests.filter((t) => t.curl).map((t) => t.curl!);
+        if (run.exitCode === 1) expect(curls.some((c) => c.includes("Bearer ***"))).toBe(true);
+      } finally { await target.close(); }
+    }, 120_000);
+  }
+});

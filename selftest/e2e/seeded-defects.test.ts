@@ -1,0 +1,38 @@
+// Every seeded defect of the reference server must be caught on the clauses it
+// declares: the run exits 1 and those clauses fail (warn, in strict mode, for a
+// SHOULD clause). A defect the suite misses is a failing self-test.
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFECTS } from '../../reference/defects.ts';
+import { CLAUSES, type ClauseId } from '../../lib/clauses.ts';
+import { runSuite } from '../support/run-suite.ts';
+import { limiter } from '../support/limit.ts';
+import { publishTable } from '../support/table.ts';
+
+const rows = new Map<string, string[]>();
+const slot = limiter(2);
+
+describe.concurrent('seeded defects are caught on their declared clauses', () => {
+  for (const [name, defect] of Object.entries(DEFECTS)) {
+    const declared = defect.clauses as ClauseId[];
+    const shouldOnly = declared.every((c) => CLAUSES[c].level === 'SHOULD');
+    it(`${name}: ${declared.join(', ')}`, async () => {
+      const run = await slot(() => runSuite({
+        REFERENCE_DEFECT: name,
+        TIMEOUT_MS: '4000',
+        ...(shouldOnly ? { STRICT: '1' } : {}),
+      }));
+      const failed = new Set([...run.clauses('fail'), ...(shouldOnly || declared.some((c) => CLAUSES[c].level === 'SHOULD') ? run.clauses('warn') : [])]);
+      const missed = declared.filter((c) => !failed.has(c));
+      rows.set(name, [name, declared.join(', '), [...failed].join(', ') || '(none)', missed.length ? `MISSED ${missed.join(', ')}` : 'caught', `${(run.wallMs / 1000).toFixed(1)} s`]);
+      expect(run.exitCode, run.stderr.slice(0, 500)).toBe(1);
+      expect(missed, `declared clauses that did not fail; failing were ${[...failed].join(', ')}`).toEqual([]);
+    }, 120_000);
+  }
+});
+
+afterAll(() => {
+  const all = Object.keys(DEFECTS).map((n) => rows.get(n) ?? [n, DEFECTS[n]!.clauses.join(', '), '(not run)', 'not run', '']);
+  const caught = all.filter((r) => r[3] === 'caught').length;
+  publishTable('defects', 'Seeded defects', ['defect', 'declared clauses', 'clauses that failed', 'result', 'run time'], all,
+    `${caught} of ${all.length} defects caught on their declared clauses.`);
+});

@@ -1,0 +1,45 @@
+// Runs the conformance suite (npm test's entry point) as a child process, the way a
+// user does, and reads back its exit code, console output and results.json.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Results } from '../../lib/verdicts.ts';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface SuiteRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  results?: Results;
+  reportsDir: string;
+  wallMs: number;
+  /** Clause ids with at least one test of this verdict. */
+  clauses(verdict: Results['tests'][number]['verdict']): string[];
+}
+
+/** Env for a run: only what we pass plus PATH/HOME, so a developer's own TARGET_URL never leaks in. */
+export async function runSuite(env: Record<string, string | undefined>, opts: { killAfterMs?: number } = {}): Promise<SuiteRun> {
+  const reportsDir = mkdtempSync(join(tmpdir(), 'chatgate-selftest-reports-'));
+  const started = Date.now();
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, REPORTS_DIR: reportsDir, ...env } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  const killer = opts.killAfterMs ? setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs) : undefined;
+  const exitCode: number | null = await new Promise((r) => child.on('close', (code) => r(code)));
+  clearTimeout(killer);
+  const file = join(reportsDir, 'latest/results.json');
+  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Results) : undefined;
+  return {
+    exitCode, stdout, stderr, results, reportsDir, wallMs: Date.now() - started,
+    clauses: (verdict) => [...new Set((results?.tests ?? []).filter((t) => t.verdict === verdict).map((t) => t.clause))].sort(),
+  };
+}

@@ -1,0 +1,101 @@
+// AUTH: keys and scopes (spec: Authentication).
+import { describe } from 'vitest';
+import { clause, type ClauseContext } from '../harness/clause-test.ts';
+import type { AuthSpec, RequestSpec } from '../lib/http-client.ts';
+import { brainChat, brainId, chat, chatBody, config, keys, send, UNKNOWN_BRAIN, HELLO } from '../harness/target.ts';
+
+/** The three endpoints of the spec; the brain route works with any uuid because auth comes first. */
+const endpoints = (auth: AuthSpec): Array<[string, RequestSpec]> => [
+  ['GET /models', { method: 'GET', path: '/models', auth }],
+  ['POST /chat/completions', { method: 'POST', path: '/chat/completions', auth, json: chatBody() }],
+  ['POST /brains/{id}/chat', { method: 'POST', path: `/brains/${brainId ?? UNKNOWN_BRAIN}/chat`, auth, json: { messages: HELLO } }],
+];
+
+describe('AUTH: missing, unknown and malformed keys', () => {
+  for (const [name, spec] of endpoints('none')) {
+    clause('AUTH-1', `no Authorization header on ${name} gets 401 with an error body`, async (t) => {
+      t.errorBody(await send(spec), 401);
+    });
+  }
+  for (const [name, spec] of endpoints(keys.unknown)) {
+    clause('AUTH-2', `an unknown key on ${name} gets 401 with an error body`, async (t) => {
+      t.errorBody(await send(spec), 401);
+    });
+  }
+  const key = config.apiKey!;
+  const malformed: Array<[string, string]> = [
+    ['the valid key under scheme Basic', `Basic ${Buffer.from(`${key}:`).toString('base64')}`],
+    ['the valid key under scheme Token', `Token ${key}`],
+    ['Bearer with an empty key', 'Bearer '],
+    ['the valid key with no scheme', key],
+  ];
+  for (const [what, header] of malformed) {
+    clause('AUTH-3', `${what} gets 401 with an error body`, async (t) => {
+      t.errorBody(await send({ method: 'GET', path: '/models', auth: { header } }), 401);
+    });
+  }
+});
+
+describe('AUTH: authentication comes first', () => {
+  const cases: Array<[string, RequestSpec]> = [
+    ['no key and a body that is not JSON', { method: 'POST', path: '/chat/completions', auth: 'none', body: '{"model": ' }],
+    ['an unknown key and an unknown model', { method: 'POST', path: '/chat/completions', auth: keys.unknown, json: chatBody({ model: 'chatgate-no-such-model-7f3a' }) }],
+    ['no key and an unknown brain as model', { method: 'POST', path: '/chat/completions', auth: 'none', json: chatBody({ model: `brain:${UNKNOWN_BRAIN}` }) }],
+    ['an unknown key on an unknown brain route', { method: 'POST', path: `/brains/${UNKNOWN_BRAIN}/chat`, auth: keys.unknown, json: { messages: HELLO } }],
+  ];
+  for (const [what, spec] of cases) {
+    clause('AUTH-4', `${what} gets 401`, async (t) => {
+      t.errorBody(await send(spec), 401);
+    });
+  }
+  for (const [what, auth] of [['no key', 'none'], ['an unknown key', keys.unknown]] as const) {
+    clause('AUTH-5', `a streaming request with ${what} gets a JSON 401, not an event stream`, async (t) => {
+      const ex = await send({ method: 'POST', path: '/chat/completions', auth, json: chatBody({ stream: true }), stream: true });
+      t.status(ex, 401);
+      t.check(ex.mediaType !== 'text/event-stream', 'a JSON error, not text/event-stream', `Content-Type ${ex.headers['content-type']}`, ex);
+      t.errorBody(ex, 401);
+    });
+  }
+});
+
+function limited(t: ClauseContext): AuthSpec {
+  if (!keys.limited) t.skip('LIMITED_API_KEY is not set: give a valid key that lacks brains:invoke');
+  return keys.limited!;
+}
+function brain(t: ClauseContext): string {
+  if (!brainId) t.skip('BRAIN_ID is not set: give the uuid of a brain API_KEY may invoke');
+  return brainId!;
+}
+
+describe('AUTH: the brains:invoke scope', () => {
+  for (const stream of [false, true]) {
+    const how = stream ? 'streaming' : 'non-streaming';
+    clause('AUTH-6', `a key without brains:invoke gets 403 on model "brain:<uuid>" (${how})`, async (t) => {
+      const auth = limited(t);
+      const ex = await chat(chatBody({ model: `brain:${brain(t)}`, stream }), auth);
+      t.errorBody(ex, 403);
+    });
+    clause('AUTH-6', `a key without brains:invoke gets 403 on POST /brains/{id}/chat (${how})`, async (t) => {
+      const auth = limited(t);
+      const ex = await brainChat(brain(t), { messages: HELLO, ...(stream ? { stream } : {}) }, auth);
+      t.errorBody(ex, 403);
+    });
+  }
+
+  clause('AUTH-7', 'a key without brains:invoke still gets 200 for a plain service model', async (t) => {
+    const ex = await chat(chatBody(), limited(t));
+    t.status(ex, 200);
+  });
+
+  clause('AUTH-8', 'a key with brains:invoke is not refused with 403 on model "brain:<uuid>"', async (t) => {
+    const ex = await chat(chatBody({ model: `brain:${brain(t)}` }));
+    t.responded(ex);
+    t.check(ex.status !== 403, 'not 403', `HTTP 403`, ex);
+  });
+
+  clause('AUTH-8', 'a key with brains:invoke is not refused with 403 on POST /brains/{id}/chat', async (t) => {
+    const ex = await brainChat(brain(t));
+    t.responded(ex);
+    t.check(ex.status !== 403, 'not 403', `HTTP 403`, ex);
+  });
+});

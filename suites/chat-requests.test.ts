@@ -1,0 +1,82 @@
+// CHAT: how POST /chat/completions treats requests (spec: Endpoints > POST /chat/completions).
+import { describe } from 'vitest';
+import { clause } from '../harness/clause-test.ts';
+import { chat, chatBody, HELLO, keys, models, send } from '../harness/target.ts';
+
+describe('CHAT: valid requests', () => {
+  clause('CHAT-1', 'model and messages without stream get 200 and a JSON reply', async (t) => {
+    const ex = await chat();
+    t.status(ex, 200);
+    t.mediaType(ex, 'application/json');
+    t.json(ex);
+  });
+
+  clause('CHAT-1', 'stream: false gets 200 and a JSON reply, not an event stream', async (t) => {
+    const ex = await chat(chatBody({ stream: false }));
+    t.status(ex, 200);
+    t.mediaType(ex, 'application/json');
+    t.json(ex);
+  });
+
+  clause('CHAT-9', 'a multi-turn conversation with system, user and assistant messages is accepted', async (t) => {
+    const ex = await chat(chatBody({
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'Name a colour.' },
+        { role: 'assistant', content: 'Blue.' },
+        { role: 'user', content: 'Another one.' },
+      ],
+    }));
+    t.status(ex, 200);
+  });
+});
+
+describe('CHAT: invalid requests are refused with 400', () => {
+  const refused: Array<[ 'CHAT-2' | 'CHAT-3' | 'CHAT-4' | 'CHAT-5', string, Record<string, unknown>]> = [
+    ['CHAT-2', 'a request without model', { messages: HELLO }],
+    ['CHAT-2', 'model given as a number', { model: 42, messages: HELLO }],
+    ['CHAT-3', 'a request without messages', { model: models[0] }],
+    ['CHAT-3', 'messages given as an object', { model: models[0], messages: { role: 'user', content: 'hi' } }],
+    ['CHAT-3', 'messages given as a string', { model: models[0], messages: 'hi' }],
+    ['CHAT-4', 'a message without role', { model: models[0], messages: [{ content: 'hi' }] }],
+    ['CHAT-4', 'message content given as a number', { model: models[0], messages: [{ role: 'user', content: 42 }] }],
+    ['CHAT-4', 'message content given as an object without parts', { model: models[0], messages: [{ role: 'user', content: { text: 'hi' } }] }],
+    ['CHAT-5', 'stream given as a string', { model: models[0], messages: HELLO, stream: 'yes' }],
+  ];
+  for (const [id, what, json] of refused) {
+    clause(id, `${what} gets 400 with an error body`, async (t) => {
+      const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, json });
+      t.errorBody(ex, 400);
+    });
+  }
+
+  clause('CHAT-6', 'a body that is not JSON gets 400 with an error body', async (t) => {
+    const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, body: `{"model": "${models[0]}", "messages": [` });
+    t.errorBody(ex, 400);
+  });
+
+  clause('CHAT-7', 'an unknown model gets 400 or 404 with an error body', async (t) => {
+    const ex = await chat(chatBody({ model: 'chatgate-no-such-model-7f3a' }));
+    t.errorBody(ex, 400, 404);
+  });
+});
+
+describe('CHAT: usual OpenAI parameters and unknown fields never cause a 5xx', () => {
+  const extras: Array<[string, Record<string, unknown>]> = [
+    ['temperature', { temperature: 0.2 }],
+    ['max_tokens', { max_tokens: 16 }],
+    ['top_p', { top_p: 0.9 }],
+    ['user', { user: 'chatgate-conformance' }],
+    ['stream_options with stream', { stream: true, stream_options: { include_usage: true } }],
+    ['an unknown extra field', { chatgate_unknown_field: { nested: [1, 2, 3] } }],
+  ];
+  for (const [what, extra] of extras) {
+    clause('CHAT-8', `${what} is honoured, ignored or refused with 400`, async (t) => {
+      const ex = await chat(chatBody(extra));
+      t.responded(ex);
+      if (ex.status === 400) { t.errorBody(ex, 400); t.note(`${what} refused with 400`); return; }
+      t.status(ex, 200, 400);
+      if (ex.error) t.fail('a complete answer', ex.error.message, ex);
+    });
+  }
+});

@@ -1,0 +1,131 @@
+// LIM: rate limits (spec: Limits). One bounded probe drives a key into its limit with
+// concurrent bursts (at most RATE_LIMIT_PROBE_MAX requests and 30 s), then waits the
+// advertised time and tries again; each LIM test judges one aspect of what it saw.
+// No 429 within the bounds is "inconclusive", never a pass.
+import { describe } from 'vitest';
+import { clause, type ClauseContext } from '../harness/clause-test.ts';
+import type { Exchange } from '../lib/http-client.ts';
+import { retryDelayMs } from '../lib/http-client.ts';
+import OpenAI from 'openai';
+import { chat, chatBody, config, keys } from '../harness/target.ts';
+import { client, curlFor } from '../harness/openai-sdk.ts';
+
+const PROBE_MS = 30_000;
+const BURST = 20;
+
+interface Probe {
+  sent: number;
+  elapsedMs: number;
+  first429?: Exchange;
+  bad: Exchange[];          // 5xx other than 503, or no response at all
+  statuses: Record<string, number>;
+  recovery?: { waitedMs: number; ex: Exchange };
+  otherKey?: { label: string; ex: Exchange };
+}
+
+let probe: Promise<Probe> | undefined;
+function runProbe(): Promise<Probe> {
+  return (probe ??= (async () => {
+    const p: Probe = { sent: 0, elapsedMs: 0, bad: [], statuses: {} };
+    const started = Date.now();
+    while (!p.first429 && p.sent < config.rateLimitProbeMax && Date.now() - started < PROBE_MS) {
+      const n = Math.min(BURST, config.rateLimitProbeMax - p.sent);
+      p.sent += n;
+      const burst = await Promise.all(Array.from({ length: n }, () => chat(chatBody({ max_tokens: 8 }), keys.rateLimit, { retryOn429: false })));
+      for (const ex of burst) {
+        const key = ex.status === undefined ? `no response (${ex.error?.kind})` : String(ex.status);
+        p.statuses[key] = (p.statuses[key] ?? 0) + 1;
+        if (ex.status === undefined || (ex.status >= 500 && ex.status !== 503)) p.bad.push(ex);
+        if (ex.status === 429 && !p.first429) p.first429 = ex;
+      }
+    }
+    p.elapsedMs = Date.now() - started;
+    if (p.first429) {
+      // LIM-4: while this key is throttled, is another key still served?
+      const other = config.rateLimitApiKey && config.rateLimitApiKey !== config.apiKey
+        ? { label: 'API_KEY', auth: keys.main } : keys.limited ? { label: 'LIMITED_API_KEY', auth: keys.limited } : undefined;
+      if (other) p.otherKey = { label: other.label, ex: await chat(chatBody({ max_tokens: 8 }), other.auth, { retryOn429: false }) };
+      // LIM-3: wait what the 429 advertised (at most 60 s; 60 s when it advertised nothing), then try again.
+      const h = p.first429.headers;
+      const advertised = h['retry-after-ms'] !== undefined || h['retry-after'] !== undefined;
+      const resetHeader = Object.keys(h).find((k) => k.startsWith('x-ratelimit-reset'));
+      const waitMs = advertised ? retryDelayMs(h, 0) : resetHeader ? parseDuration(h[resetHeader]!) ?? 60_000 : 60_000;
+      await new Promise((r) => setTimeout(r, Math.min(waitMs, 60_000) + 100));
+      p.recovery = { waitedMs: Math.min(waitMs, 60_000) + 100, ex: await chat(chatBody({ max_tokens: 8 }), keys.rateLimit, { retryOn429: false }) };
+    }
+    return p;
+  })());
+}
+
+/** OpenAI's x-ratelimit-reset-* values look like "1s", "6m0s", "850ms". */
+function parseDuration(v: string): number | undefined {
+  let ms = 0; let matched = false;
+  for (const [, n, unit] of v.matchAll(/([\d.]+)(ms|h|m|s)/g)) {
+    matched = true;
+    ms += Number(n) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as Record<string, number>)[unit!]!;
+  }
+  return matched ? ms : undefined;
+}
+
+async function throttled(t: ClauseContext): Promise<Probe & { first429: Exchange }> {
+  if (config.rateLimitProbeMax === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables the rate-limit probe');
+  const p = await runProbe();
+  if (!p.first429) t.inconclusive(`no 429 after ${p.sent} requests in ${(p.elapsedMs / 1000).toFixed(1)} s (statuses ${JSON.stringify(p.statuses)})`);
+  return p as Probe & { first429: Exchange };
+}
+
+const PROBE_TIMEOUT = { requests: 4 };
+
+describe('LIM: rate limits', () => {
+  clause('LIM-1', 'past the limit the target answers 429 with an error body, never another 5xx or a dropped connection', async (t) => {
+    if (config.rateLimitProbeMax === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables the rate-limit probe');
+    const p = await runProbe();
+    const bad = p.bad[0];
+    if (bad) t.fail('429 (or 503) past the limit', bad.status === undefined ? `no response: ${bad.error?.message}` : `HTTP ${bad.status}`, bad);
+    await throttled(t);
+    t.errorBody(p.first429!, 429);
+    t.note(`first 429 after ${p.sent} requests in ${(p.elapsedMs / 1000).toFixed(1)} s`);
+  }, PROBE_TIMEOUT);
+
+  clause('LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*)', async (t) => {
+    const p = await throttled(t);
+    const h = p.first429.headers;
+    const found = ['retry-after', 'retry-after-ms'].filter((k) => h[k] !== undefined)
+      .concat(Object.keys(h).filter((k) => k.startsWith('x-ratelimit-reset')));
+    t.check(found.length > 0, 'Retry-After, retry-after-ms or x-ratelimit-reset-*', 'none of them', p.first429);
+    t.observe(found.map((k) => `${k}: ${h[k]}`).join(', '));
+  }, PROBE_TIMEOUT);
+
+  clause('LIM-3', 'after the advertised wait the same key is served again', async (t) => {
+    const p = await throttled(t);
+    const r = p.recovery!;
+    t.responded(r.ex);
+    t.check(r.ex.status! >= 200 && r.ex.status! < 300, `2xx after waiting ${r.waitedMs} ms`, `HTTP ${r.ex.status}`, r.ex);
+  }, PROBE_TIMEOUT);
+
+  clause('LIM-4', 'whether throttling one key leaves another key unaffected', async (t) => {
+    const p = await throttled(t);
+    if (!p.otherKey) { t.observe('not observed: no second key (set LIMITED_API_KEY, or a RATE_LIMIT_API_KEY different from API_KEY)'); return; }
+    t.observe(`while RATE_LIMIT_API_KEY was throttled, ${p.otherKey.label} got HTTP ${p.otherKey.ex.status ?? 'no response'}`);
+  }, PROBE_TIMEOUT);
+
+  // SVC-4's 429 case lives here because it must not overlap the probe on the same key.
+  clause('SVC-4', 'past the rate limit the SDK raises RateLimitError', async (t) => {
+    const max = Math.min(config.rateLimitProbeMax, 60);
+    if (max === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables rate-limit probing');
+    await runProbe(); // after the probe, so the two never share the key's budget
+    const c = client(config.rateLimitApiKey ?? config.apiKey);
+    const body = chatBody({ max_tokens: 8 });
+    curlFor(t, 'POST', '/chat/completions', body, config.rateLimitApiKey ?? config.apiKey);
+    for (let sent = 0; sent < max; sent += 10) {
+      const results = await Promise.allSettled(Array.from({ length: 10 }, () => c.chat.completions.create(body as any)));
+      const errors = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason);
+      const limited = errors.find((e) => (e as { status?: number }).status === 429);
+      if (limited) {
+        t.check(limited instanceof OpenAI.RateLimitError, 'RateLimitError for a 429', `${limited.constructor.name}`);
+        return;
+      }
+    }
+    t.inconclusive(`no 429 within ${max} SDK requests`);
+  });
+});

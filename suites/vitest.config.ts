@@ -1,0 +1,24 @@
+import { defineConfig } from 'vitest/config';
+
+// The conformance run. Started by bin/chatgate.ts (npm test), which validates the
+// configuration, starts the embedded reference server when TARGET_URL is unset, and
+// turns the tests' verdicts into reports; running vitest on this config directly
+// skips all of that.
+const timeoutMs = Number(process.env.TIMEOUT_MS || 30_000);
+
+export default defineConfig({
+  test: {
+    include: ['suites/**/*.test.ts'],
+    // Tests are independent requests: run them concurrently within and across files,
+    // so a remote target's latency is not paid serially.
+    sequence: { concurrent: true },
+    maxConcurrency: 16,
+    fileParallelism: true,
+    maxWorkers: 4,
+    pool: 'threads',
+    testTimeout: timeoutMs * 2 + 35_000,
+    hookTimeout: timeoutMs + 10_000,
+    // Verdicts go to our reporter; vitest's retry would blur the clause verdicts.
+    retry: 0,
+  },
+});
