@@ -171,6 +171,9 @@ export class HttpClient {
         signal: abort.signal,
       });
       phase = 'body';
+      // After an abort (cap, deadline) undici may emit the abort error once more, when
+      // nothing listens any longer; it is already accounted for in ex.error.
+      res.body.on('error', () => {});
       ex.ttfbMs = ms();
       ex.status = res.statusCode;
       ex.headers = flattenHeaders(res.headers);
