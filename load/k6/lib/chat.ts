@@ -1,0 +1,106 @@
+// Chat requests and the per-response judgement the scripts share: status, media
+// type and schema of every answer, so a run under load catches wrong shapes, not
+// only slow ones. Check names are stable: summaries and self-tests key on them.
+import { check } from 'k6';
+import { request, type Response } from 'k6/http';
+import exec from 'k6/execution';
+import { env, integer, redact } from './config.ts';
+import { bodyShapeFailures, completionTokens, recordStatus } from './metrics.ts';
+import { checkShape, parseJson, type ShapeName } from './shape.ts';
+
+export const CHECK = {
+  status: 'status is 2xx or 429',
+  jsonType: 'completion: Content-Type is JSON',
+  completionShape: 'completion: body is a chat completion (schema)',
+  errorShape: 'error status: body is an error object (schema)',
+} as const;
+
+export type Tags = Record<string, string>;
+
+/** Header lookup without caring how k6 canonicalised the name (Retry-After-Ms...). */
+export function header(res: Response, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const k of Object.keys(res.headers)) if (k.toLowerCase() === wanted) return res.headers[k];
+  return undefined;
+}
+
+export function bodyText(res: Response): string {
+  return typeof res.body === 'string' ? res.body : '';
+}
+
+const PROMPT = env('PROMPT') ?? 'Say hello to the load test in one short sentence.';
+const MAX_TOKENS = env('MAX_TOKENS') === undefined ? undefined : integer('MAX_TOKENS', 0, 1, 1000000);
+
+/**
+ * A chat request body. The user message names the VU by exec.vu.idInTest, which is
+ * unique across every runner of a distributed test (__VU restarts at 1 on each
+ * runner): prompts stay distinct, so a response cache in front of the model cannot
+ * turn the load test into a cache test.
+ */
+export function chatBody(model: string | undefined, opts: { stream?: boolean; extra?: Record<string, unknown> } = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    messages: [{ role: 'user', content: `${PROMPT} (chatgate k6: vu ${exec.vu.idInTest}, iteration ${exec.vu.iterationInScenario})` }],
+  };
+  if (model !== undefined) body.model = model;
+  if (opts.stream) body.stream = true;
+  if (MAX_TOKENS !== undefined) body.max_tokens = MAX_TOKENS;
+  if (opts.extra) for (const k of Object.keys(opts.extra)) body[k] = opts.extra[k];
+  return body;
+}
+
+export function postJson(url: string, body: unknown, key: string, tags: Tags, timeoutMs: number): Response {
+  return request('POST', url, JSON.stringify(body), {
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    tags,
+    timeout: timeoutMs,
+    responseType: 'text',
+  });
+}
+
+let logged = 0;
+/** The first few problems of each VU go to the log (redacted: a target may echo the key). */
+export function logProblem(text: string): void {
+  if (logged >= 3) return;
+  logged++;
+  console.warn(redact(`chatgate k6: ${text}`));
+}
+
+/** Judges a body against a schema and feeds chatgate_body_shape_failures (0 or 1). */
+export function recordShape(name: ShapeName, data: unknown, status: number, tags: Tags): boolean {
+  const r = checkShape(name, data);
+  bodyShapeFailures.add(r.ok ? 0 : 1, { ...tags, schema: name, clause: r.ok ? 'none' : r.clause });
+  if (!r.ok) {
+    const what = data === undefined ? 'body is not JSON (or empty)' : r.problems.join('; ');
+    logProblem(`HTTP ${status} ${tags.name ?? ''}: ${name} shape broken (${r.clause}): ${what}`);
+  }
+  return r.ok;
+}
+
+/** Every failing status must carry the error envelope (ERR-1, ERR-4 for 503, LIM-1 for 429). */
+export function judgeErrorBody(res: Response, tags: Tags): boolean {
+  const ok = recordShape('error', parseJson(bodyText(res)), res.status, tags);
+  check(ok, { [CHECK.errorShape]: (v) => v }, tags);
+  return ok;
+}
+
+export function isJsonType(res: Response): boolean {
+  const ct = (header(res, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  return ct === 'application/json' || (ct.indexOf('application/') === 0 && ct.slice(-5) === '+json');
+}
+
+/** A non-streaming chat answer: 2xx with a chat completion, or an error envelope. */
+export function judgeCompletion(res: Response, tags: Tags): void {
+  recordStatus(res.status, tags);
+  check(res, { [CHECK.status]: (r) => (r.status >= 200 && r.status < 300) || r.status === 429 }, tags);
+  if (res.status >= 200 && res.status < 300) {
+    const data = parseJson(bodyText(res));
+    check(res, { [CHECK.jsonType]: (r) => isJsonType(r) }, tags);
+    const ok = recordShape('chat-completion', data, res.status, tags);
+    check(ok, { [CHECK.completionShape]: (v) => v }, tags);
+    if (ok) completionTokens.add((data as { usage: { completion_tokens: number } }).usage.completion_tokens, tags);
+  } else if (res.status >= 400) {
+    judgeErrorBody(res, tags);
+  } else if (res.status === 0) {
+    logProblem(`no response from ${tags.name ?? 'the target'}: ${res.error}`);
+  }
+}

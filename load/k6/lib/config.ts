@@ -1,0 +1,131 @@
+// Reads the k6 scripts' configuration from __ENV. The target variables are the ones
+// lib/config.ts reads (TARGET_URL, API_KEY, LIMITED_API_KEY, BRAIN_ID,
+// RATE_LIMIT_API_KEY, MODELS, TIMEOUT_MS) with the same rules and the same
+// one-line "VARIABLE: what is wrong; the fix" errors; the load settings (RATE,
+// DURATION, VUS, ...) are k6-only. lib/config.ts cannot be imported here: k6 has
+// no URL class and no process.env.
+//
+// Deliberately no K6_ prefix: k6 itself reads K6_* variables as options
+// (K6_DURATION, K6_VUS) and they would override the scenarios built here.
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`chatgate k6: ${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DURATION = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
+
+export function env(name: string): string | undefined {
+  const v = __ENV[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+export function integer(name: string, fallback: number, min: number, max: number): number {
+  const raw = env(name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `"${raw}" is not a whole number; set it to an integer between ${min} and ${max}`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `${n} is out of range; set it between ${min} and ${max}`);
+  return n;
+}
+
+export function fraction(name: string, fallback: number): number {
+  const raw = env(name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d*\.?\d+$/.test(raw) || !(n >= 0 && n <= 1)) throw new ConfigError(name, `"${raw}" is not a fraction; set it between 0 and 1, e.g. 0.01`);
+  return n;
+}
+
+export function duration(name: string, fallback: string): string {
+  const raw = env(name) ?? fallback;
+  if (!DURATION.test(raw)) throw new ConfigError(name, `"${raw}" is not a k6 duration; use e.g. 30s, 2m, 1m30s, 500ms`);
+  return raw;
+}
+
+export function flag(name: string, fallback: boolean): boolean {
+  const raw = env(name);
+  if (raw === undefined) return fallback;
+  if (!['0', '1', 'true', 'false'].includes(raw)) throw new ConfigError(name, `"${raw}" is not 1 or 0`);
+  return raw === '1' || raw === 'true';
+}
+
+/** Milliseconds of a k6 duration string ("1m30s" -> 90000). */
+export function durationMs(d: string): number {
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60000, h: 3600000 };
+  let ms = 0;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(d)) !== null) ms += Number(m[1]) * units[m[2]!]!;
+  return ms;
+}
+
+/** Same rules as parseTargetUrl in lib/config.ts (clause VER-1: the base ends with /v1). */
+export function parseTargetUrl(raw: string): string {
+  const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/.exec(raw);
+  if (!m || m[2] === '') throw new ConfigError('TARGET_URL', `"${raw}" is not a URL; set it to the API base, e.g. https://staging.example/v1`);
+  const scheme = m[1]!.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') throw new ConfigError('TARGET_URL', `scheme ${scheme}: is not supported; use http:// or https://`);
+  if (m[2]!.includes('@')) throw new ConfigError('TARGET_URL', 'credentials in the URL are not allowed; pass the key in API_KEY');
+  if (m[4] !== undefined || m[5] !== undefined) throw new ConfigError('TARGET_URL', 'a query or fragment is not allowed; give only the base, e.g. https://staging.example/v1');
+  const path = (m[3] ?? '').replace(/\/+$/, '');
+  const origin = `${scheme}://${m[2]!.toLowerCase()}`;
+  if (!path.endsWith('/v1')) {
+    throw new ConfigError('TARGET_URL', `path "${m[3] || '/'}" does not end with /v1 (VER-1); use the base address including /v1, e.g. ${origin}/v1`);
+  }
+  return `${origin}${path}`;
+}
+
+function key(name: string): string | undefined {
+  const v = env(name);
+  // A key with whitespace or control characters cannot be sent in a header as-is.
+  if (v !== undefined && !/^[\x21-\x7e]+$/.test(v)) throw new ConfigError(name, 'contains spaces or non-printable characters; paste the key alone');
+  return v;
+}
+
+export interface TargetConfig {
+  targetUrl: string;
+  apiKey: string;
+  rateLimitApiKey: string | undefined;
+  brainId: string | undefined;
+  models: string[];
+  timeoutMs: number;
+}
+
+export function targetConfig(need: { brain?: boolean } = {}): TargetConfig {
+  const rawTarget = env('TARGET_URL');
+  if (rawTarget === undefined) {
+    // Unlike npm test, k6 cannot start the embedded reference itself.
+    throw new ConfigError('TARGET_URL', 'is required for k6 runs; export TARGET_URL=https://host/v1 (or start a local target with `npm run reference -- --json`)');
+  }
+  const targetUrl = parseTargetUrl(rawTarget);
+  const apiKey = key('API_KEY');
+  if (apiKey === undefined) throw new ConfigError('API_KEY', 'is required when TARGET_URL is set; export API_KEY=<a key holding brains:invoke>');
+  key('LIMITED_API_KEY'); // checked for parity with lib/config.ts; no k6 script sends it
+  const rateLimitApiKey = key('RATE_LIMIT_API_KEY');
+  const brainId = env('BRAIN_ID');
+  if (brainId !== undefined && !UUID.test(brainId)) throw new ConfigError('BRAIN_ID', `"${brainId}" is not a uuid; set it to the id of a brain API_KEY may invoke`);
+  if (need.brain && brainId === undefined) throw new ConfigError('BRAIN_ID', 'is required by this script; set it to the id of a brain API_KEY may invoke');
+  const models = (env('MODELS') ?? 'svc-auto,svc').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (models.length === 0) throw new ConfigError('MODELS', 'lists no model; give a comma list such as svc-auto,svc');
+  return { targetUrl, apiKey, rateLimitApiKey, brainId, models, timeoutMs: integer('TIMEOUT_MS', 30000, 100, 3600000) };
+}
+
+/** Every secret the run was given: redacted from logs and summaries. */
+export function secretValues(): string[] {
+  const out: string[] = [];
+  for (const name of ['API_KEY', 'LIMITED_API_KEY', 'RATE_LIMIT_API_KEY']) {
+    const v = env(name);
+    if (v !== undefined && v.length >= 4) out.push(v);
+  }
+  return out;
+}
+
+export function redact(text: string): string {
+  let out = text;
+  for (const s of secretValues()) out = out.split(s).join('[redacted]');
+  return out;
+}

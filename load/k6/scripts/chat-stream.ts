@@ -1,0 +1,51 @@
+// Streaming chat: POST /chat/completions with stream: true at a fixed or ramping
+// arrival rate. k6/http reads whole responses, so the script reports
+// http_req_waiting as time to first byte (chatgate_stream_ttfb) and the request's
+// whole duration as end-to-end (chatgate_stream_e2e); the first byte can be the
+// headers rather than the first token. Per-event timing (first token,
+// inter-token gaps) needs the xk6-sse extension: see docs/K6.md.
+// Every data payload is checked against schemas/chat-completion-chunk.schema.json.
+//   k6 run -e RATE=5 -e DURATION=2m load/k6/dist/chat-stream.js
+import exec from 'k6/execution';
+import { expectedStatuses, setResponseCallback } from 'k6/http';
+import type { Options } from 'k6/options';
+import { flag, integer, targetConfig } from '../lib/config.ts';
+import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
+import { chatBody, postJson } from '../lib/chat.ts';
+import { judgeStream } from '../lib/stream.ts';
+import { summaryHandler, type SummaryData } from '../lib/summary.ts';
+
+const cfg = targetConfig();
+const load = loadSettings({ rate: 5, duration: '1m' });
+const limits = thresholdSettings({ p95Ms: 30000 });
+const ttfbP95Ms = integer('TTFB_P95_MS', 5000, 1, 3600000);
+// OpenAI's include_usage: LangChain sends it on every streaming call; off by default (the spec does not show it).
+const includeUsage = flag('INCLUDE_USAGE', false);
+
+setResponseCallback(expectedStatuses({ min: 200, max: 299 }, 429));
+
+const thresholds = commonThresholds(limits);
+// For streams the latency figures are the two trends below (2xx streams only).
+delete thresholds['http_req_duration{status:200}'];
+thresholds.chatgate_stream_ttfb = [`p(95)<${ttfbP95Ms}`];
+thresholds.chatgate_stream_e2e = [`p(95)<${limits.p95Ms}`];
+
+export const options: Options = {
+  scenarios: { stream: arrivalScenario(load, 1) },
+  thresholds,
+  summaryTrendStats: SUMMARY_TREND_STATS,
+};
+
+const CHAT_URL = `${cfg.targetUrl}/chat/completions`;
+
+export default function (): void {
+  const model = cfg.models[(exec.vu.idInTest + exec.vu.iterationInScenario) % cfg.models.length]!;
+  const tags = { name: 'POST /chat/completions (stream)', kind: 'stream', model };
+  const body = chatBody(model, { stream: true, extra: includeUsage ? { stream_options: { include_usage: true } } : undefined });
+  judgeStream(postJson(CHAT_URL, body, cfg.apiKey, tags, cfg.timeoutMs), tags);
+}
+
+const summarize = summaryHandler('chat-stream');
+export function handleSummary(data: SummaryData): Record<string, string> {
+  return summarize(data);
+}

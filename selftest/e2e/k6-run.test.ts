@@ -1,0 +1,135 @@
+// Real k6 runs of every bundle for a few seconds against the embedded reference
+// (127.0.0.1 only): thresholds pass against the conformant server (exit 0) and are
+// crossed against a seeded defect (exit 99), summaries are written and hold no key.
+// Needs a k6 binary on PATH; without one (npm and apt ship none) every test here is
+// skipped and says so in its title. The bundles' logic is also covered without k6
+// by selftest/unit/k6-scripts.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { buildK6 } from '../../load/k6/build.ts';
+import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
+
+function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+const k6 = findOnPath('k6');
+const SKIPPED = 'k6 run tests: skipped, no k6 binary on PATH';
+if (!k6) console.info(`${SKIPPED} (install k6 to run each bundle against the reference)`);
+const title = (t: string) => (k6 ? t : `${SKIPPED}: ${t}`);
+
+interface Case { script: string; env: Record<string, string>; defect: string; crossed: string }
+
+// Short, low-rate runs: enough requests to judge, little enough for a 2-core machine.
+const CASES: Case[] = [
+  { script: 'chat-throughput', env: { RATE: '10', DURATION: '3s' }, defect: 'cc-id-no-prefix', crossed: 'chatgate_body_shape_failures' },
+  { script: 'chat-stream', env: { RATE: '5', DURATION: '3s' }, defect: 'stream-wrong-chunk-object', crossed: 'chatgate_body_shape_failures' },
+  { script: 'ratelimit-probe', env: { RATE: '30', DURATION: '3s', RECOVERY_MAX_WAIT_S: '5' }, defect: 'ratelimit-429-no-body', crossed: 'chatgate_body_shape_failures' },
+  { script: 'brain-mix', env: { RATE: '10', DURATION: '3s' }, defect: 'brain-route-different-shape', crossed: 'chatgate_body_shape_failures' },
+];
+
+interface K6Run { code: number | null; stdout: string; stderr: string; dir: string }
+
+let outdir: string;
+beforeAll(async () => {
+  if (!k6) return;
+  outdir = mkdtempSync(join(tmpdir(), 'chatgate-k6-run-'));
+  await buildK6({ outdir });
+});
+afterAll(() => {
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
+});
+
+async function k6Run(script: string, ref: ReferenceServer, env: Record<string, string>): Promise<K6Run> {
+  const dir = mkdtempSync(join(outdir, `${script}-`));
+  // Only what k6 needs: no inherited TARGET_URL/keys from the developer's shell; keys in the
+  // environment, never on the command line (visible in ps).
+  const childEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    TARGET_URL: ref.url,
+    API_KEY: ref.keys.main,
+    LIMITED_API_KEY: ref.keys.limited,
+    RATE_LIMIT_API_KEY: ref.keys.rateLimit,
+    BRAIN_ID: ref.brainId,
+    SUMMARY_DIR: dir,
+    K6_NO_USAGE_REPORT: 'true',
+    ...env,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(k6!, ['run', '--quiet', '--no-color', join(outdir, `${script}.js`)], { env: childEnv, cwd: dir });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, dir });
+    });
+  });
+}
+
+function readSummaries(run: K6Run, script: string) {
+  const jsonFile = join(run.dir, `k6-${script}-summary.json`);
+  const junitFile = join(run.dir, `k6-${script}-junit.xml`);
+  expect(existsSync(jsonFile), `${jsonFile}\n${run.stderr}`).toBe(true);
+  expect(existsSync(junitFile)).toBe(true);
+  return { json: JSON.parse(readFileSync(jsonFile, 'utf8')), junit: readFileSync(junitFile, 'utf8'), raw: readFileSync(jsonFile, 'utf8') };
+}
+
+function expectNoKeys(ref: ReferenceServer, ...texts: string[]): void {
+  for (const key of Object.values(ref.keys)) for (const t of texts) expect(t.includes(key), 'a key was written').toBe(false);
+}
+
+describe('k6 run against the embedded reference', () => {
+  for (const c of CASES) {
+    it.skipIf(!k6)(title(`${c.script}: thresholds pass against the conformant reference (exit 0)`), async () => {
+      const ref = await startReferenceServer({});
+      try {
+        const run = await k6Run(c.script, ref, c.env);
+        expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+        const { json, junit, raw } = readSummaries(run, c.script);
+        expect(json.result).toBe('pass');
+        expect(json.thresholds.length).toBeGreaterThan(0);
+        expect(junit).not.toContain('<failure');
+        expect(run.stdout).toContain(`chatgate k6 · ${c.script}`);
+        expect(run.stdout).toContain('PASS');
+        expect(json.metrics.http_reqs.values.count).toBeGreaterThanOrEqual(5);
+        expectNoKeys(ref, run.stdout, run.stderr, raw, junit);
+      } finally {
+        await ref.close();
+      }
+    });
+
+    it.skipIf(!k6)(title(`${c.script}: ${c.crossed} crossed against defect ${c.defect} (exit 99)`), async () => {
+      const ref = await startReferenceServer({ defect: c.defect });
+      try {
+        const run = await k6Run(c.script, ref, c.env);
+        expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(99);
+        const { json, junit, raw } = readSummaries(run, c.script);
+        expect(json.result).toBe('fail');
+        expect(json.thresholds.filter((t: { ok: boolean }) => !t.ok).map((t: { metric: string }) => t.metric)).toContain(c.crossed);
+        expect(junit).toContain('<failure type="threshold"');
+        expect(run.stdout).toContain('FAIL');
+        expectNoKeys(ref, run.stdout, run.stderr, raw, junit);
+      } finally {
+        await ref.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,493 @@
+// The built k6 bundles, executed in Node through a stand-in for k6's modules
+// (selftest/support/k6-shim.ts), against answers captured from the reference server,
+// its legal variants and its defects: options and thresholds from __ENV, the
+// requests sent, the checks and custom metrics each answer produces, and
+// handleSummary's text, JSON and JUnit. What only a real k6 can show (timing,
+// threshold evaluation, exit codes) is in selftest/e2e/k6-run.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildK6 } from '../../load/k6/build.ts';
+import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../reference/server.ts';
+import { failedChecks, loadBundle, total, type ShimReply } from '../support/k6-shim.ts';
+
+let outdir: string;
+const bundle = (name: string) => join(outdir, `${name}.js`);
+
+beforeAll(async () => {
+  outdir = mkdtempSync(join(tmpdir(), 'chatgate-k6-scripts-'));
+  await buildK6({ outdir });
+});
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+interface Captured { ref: { url: string; keys: ReferenceServer['keys']; brainId: string }; reply: ShimReply }
+
+/** One answer from a reference started with `opts`, kept as bytes for the stand-in to replay. */
+async function capture(opts: ReferenceOptions, path: string, body: unknown, key: 'main' | 'rateLimit' = 'main'): Promise<Captured> {
+  const ref = await startReferenceServer(opts);
+  try {
+    const res = await fetch(`${ref.url}${path.replace('{brain}', ref.brainId)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ref.keys[key]}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { ref: { url: ref.url, keys: ref.keys, brainId: ref.brainId }, reply: { status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() } };
+  } finally {
+    await ref.close();
+  }
+}
+
+/** A 429 from the reference's low-limit key, with whatever form the defect gives it. */
+async function capture429(opts: ReferenceOptions): Promise<ShimReply> {
+  const ref = await startReferenceServer(opts);
+  try {
+    const replies = await Promise.all(Array.from({ length: 20 }, async () => {
+      const res = await fetch(`${ref.url}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ref.keys.rateLimit}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }),
+      }).catch(() => undefined);
+      if (!res) return { status: 0, error: 'connection reset by peer' } as ShimReply;
+      return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() } as ShimReply;
+    }));
+    const limited = replies.find((r) => r.status !== 200);
+    if (!limited) throw new Error('the reference never limited the rateLimit key');
+    return limited;
+  } finally {
+    await ref.close();
+  }
+}
+
+const userTurn = { model: 'svc', messages: [{ role: 'user', content: 'hi' }] };
+
+function envFor(c: Captured, extra: Record<string, string> = {}): Record<string, string> {
+  return { TARGET_URL: c.ref.url, API_KEY: c.ref.keys.main, RATE_LIMIT_API_KEY: c.ref.keys.rateLimit, BRAIN_ID: c.ref.brainId, ...extra };
+}
+
+const TARGET = { TARGET_URL: 'http://127.0.0.1:9/v1', API_KEY: 'sk-test-0123456789abcdef', BRAIN_ID: '3f1c2b9e-8d7a-4c6b-9e5f-1a2b3c4d5e6f' };
+
+describe('configuration from __ENV', () => {
+  it('constant-arrival-rate by default, from RATE, DURATION, VUS, MAX_VUS', () => {
+    const { exports } = loadBundle(bundle('chat-throughput'), { ...TARGET, RATE: '25', DURATION: '2m', VUS: '30', MAX_VUS: '90' });
+    expect(exports.options.scenarios).toEqual({
+      chat: { executor: 'constant-arrival-rate', rate: 25, duration: '2m', timeUnit: '1s', preAllocatedVUs: 30, maxVUs: 90 },
+    });
+  });
+
+  it('SCENARIO=ramp gives ramping-arrival-rate from START_RATE via RAMP_UP to RATE, held for DURATION; STAGES overrides', () => {
+    const ramp = loadBundle(bundle('chat-stream'), { ...TARGET, SCENARIO: 'ramp', RATE: '40', START_RATE: '2', RAMP_UP: '1m', DURATION: '5m' }).exports.options.scenarios.stream;
+    expect(ramp).toMatchObject({ executor: 'ramping-arrival-rate', startRate: 2, timeUnit: '1s', stages: [{ target: 40, duration: '1m' }, { target: 40, duration: '5m' }] });
+    const staged = loadBundle(bundle('chat-throughput'), { ...TARGET, SCENARIO: 'ramp', STAGES: '10:30s,50:1m,0:10s' }).exports.options.scenarios.chat;
+    expect(staged.stages).toEqual([{ target: 10, duration: '30s' }, { target: 50, duration: '1m' }, { target: 0, duration: '10s' }]);
+    expect(staged.maxVUs).toBeGreaterThanOrEqual(staged.preAllocatedVUs);
+  });
+
+  it('thresholds: p95 latency, failure rate (with an aborting ceiling), 429 share, checks rate, body shape (aborting)', () => {
+    const { exports, shim } = loadBundle(bundle('chat-throughput'), { ...TARGET, P95_MS: '1500', MAX_FAILURE_RATE: '0.02', MAX_429_SHARE: '0.1', MIN_CHECKS_RATE: '0.95' });
+    expect(exports.options.thresholds).toEqual({
+      'http_req_duration{status:200}': ['p(95)<1500'],
+      http_req_failed: ['rate<0.02', { threshold: 'rate<0.5', abortOnFail: true, delayAbortEval: '10s' }],
+      chatgate_rate_limited: ['rate<=0.1'],
+      checks: ['rate>=0.95'],
+      chatgate_body_shape_failures: [{ threshold: 'count<1', abortOnFail: true }],
+    });
+    expect(exports.options.summaryTrendStats).toContain('p(99)');
+    // 429 is an expected status for http_req_failed.
+    expect(shim.responseCallback).toEqual({ expectedStatuses: [{ min: 200, max: 299 }, 429] });
+  });
+
+  it('the stream script judges latency by its TTFB and E2E trends', () => {
+    const t = loadBundle(bundle('chat-stream'), { ...TARGET, TTFB_P95_MS: '800', P95_MS: '20000' }).exports.options.thresholds;
+    expect(t.chatgate_stream_ttfb).toEqual(['p(95)<800']);
+    expect(t.chatgate_stream_e2e).toEqual(['p(95)<20000']);
+    expect(t['http_req_duration{status:200}']).toBeUndefined();
+  });
+
+  const refusals: Array<[string, string, Record<string, string>, RegExp]> = [
+    ['no TARGET_URL', 'chat-throughput', { API_KEY: 'k' }, /TARGET_URL: is required/],
+    ['TARGET_URL without /v1', 'chat-throughput', { TARGET_URL: 'https://api.example/api', API_KEY: 'k' }, /TARGET_URL: path "\/api" does not end with \/v1/],
+    ['credentials in TARGET_URL', 'chat-throughput', { TARGET_URL: 'https://u:p@api.example/v1', API_KEY: 'k' }, /TARGET_URL: credentials/],
+    ['no API_KEY', 'chat-stream', { TARGET_URL: 'https://api.example/v1' }, /API_KEY: is required/],
+    ['RATE not a number', 'chat-throughput', { ...TARGET, RATE: 'fast' }, /RATE: "fast" is not a whole number/],
+    ['bad DURATION', 'chat-throughput', { ...TARGET, DURATION: '10 minutes' }, /DURATION: "10 minutes" is not a k6 duration/],
+    ['bad SCENARIO', 'chat-throughput', { ...TARGET, SCENARIO: 'spike' }, /SCENARIO: "spike" is not constant or ramp/],
+    ['bad STAGES', 'chat-throughput', { ...TARGET, SCENARIO: 'ramp', STAGES: '10/30s' }, /STAGES: "10\/30s" is not rate:duration/],
+    ['brain-mix without BRAIN_ID', 'brain-mix', { TARGET_URL: TARGET.TARGET_URL, API_KEY: 'k' }, /BRAIN_ID: is required by this script/],
+    ['bad BRAIN_ID', 'brain-mix', { ...TARGET, BRAIN_ID: 'brain-1' }, /BRAIN_ID: "brain-1" is not a uuid/],
+    ['bad MIX', 'brain-mix', { ...TARGET, MIX: 'models=1,images=2' }, /MIX: "images=2" is not kind=weight/],
+  ];
+  for (const [what, script, env, message] of refusals) {
+    it(`refuses ${what} with one line naming the variable`, () => {
+      expect(() => loadBundle(bundle(script), env)).toThrow(message);
+    });
+  }
+});
+
+describe('chat-throughput bundle', () => {
+  let ok: Captured;
+  beforeAll(async () => { ok = await capture({}, '/chat/completions', userTurn); });
+
+  it('sends an authenticated chat request with a per-VU prompt and passes every check on the reference\'s answer', () => {
+    const { exports, shim } = loadBundle(bundle('chat-throughput'), envFor(ok, { MODELS: 'svc-auto,svc', MAX_TOKENS: '16' }), () => ok.reply);
+    exports.default();
+    const req = shim.requests[0]!;
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe(`${ok.ref.url}/chat/completions`);
+    expect(req.params.headers.Authorization).toBe(`Bearer ${ok.ref.keys.main}`);
+    const sent = JSON.parse(req.body!);
+    expect(sent.model).toBe('svc'); // (idInTest 7 + iteration 0) % 2 models
+    expect(sent.max_tokens).toBe(16);
+    expect(sent.messages[0].content).toContain('vu 7');
+    expect(req.params.tags).toMatchObject({ name: 'POST /chat/completions', kind: 'chat', model: 'svc' });
+    expect(failedChecks(shim)).toEqual([]);
+    expect(Object.keys(shim.checks)).toEqual(['status is 2xx or 429', 'completion: Content-Type is JSON', 'completion: body is a chat completion (schema)']);
+    expect(total(shim, 'chatgate_body_shape_failures')).toBe(0);
+    expect(total(shim, 'chatgate_completion_tokens')).toBe(JSON.parse(ok.reply.body!).usage.completion_tokens);
+    expect(total(shim, 'chatgate_rate_limited')).toBe(0);
+  });
+
+  const broken: Array<[string, string, string]> = [
+    ['cc-id-no-prefix', 'completion: body is a chat completion (schema)', 'RES-CC-1'],
+    ['usage-tokens-string', 'completion: body is a chat completion (schema)', 'RES-US-1'],
+    ['msg-content-null', 'completion: body is a chat completion (schema)', 'RES-MSG-1'],
+    ['cc-usage-missing', 'completion: body is a chat completion (schema)', 'RES-CC-5'],
+    ['cc-json-as-text', 'completion: Content-Type is JSON', 'none'],
+  ];
+  for (const [defect, check, clause] of broken) {
+    it(`defect ${defect}: "${check}" fails${clause !== 'none' ? `, a body-shape failure tagged ${clause}` : ''}`, async () => {
+      const c = await capture({ defect }, '/chat/completions', userTurn);
+      const { exports, shim } = loadBundle(bundle('chat-throughput'), envFor(c), () => c.reply);
+      exports.default();
+      expect(failedChecks(shim)).toEqual([check]);
+      expect(total(shim, 'chatgate_body_shape_failures')).toBe(clause === 'none' ? 0 : 1);
+      if (clause !== 'none') {
+        expect(total(shim, 'chatgate_body_shape_failures', { clause, schema: 'chat-completion' })).toBe(1);
+        expect(shim.logs.join('\n')).toContain(clause);
+      }
+    });
+  }
+
+  it('a 429 with an error body is expected: counted, no failed check', async () => {
+    const reply = await capture429({});
+    const { exports, shim } = loadBundle(bundle('chat-throughput'), { ...TARGET }, () => reply);
+    exports.default();
+    expect(reply.status).toBe(429);
+    expect(failedChecks(shim)).toEqual([]);
+    expect(total(shim, 'chatgate_status_429')).toBe(1);
+    expect(total(shim, 'chatgate_rate_limited')).toBe(1);
+  });
+
+  it('a 503 without a body fails the status check and the error-body check (ERR-4)', () => {
+    const { exports, shim } = loadBundle(bundle('chat-throughput'), { ...TARGET }, () => ({ status: 503, body: '' }));
+    exports.default();
+    expect(failedChecks(shim).sort()).toEqual(['error status: body is an error object (schema)', 'status is 2xx or 429']);
+    expect(total(shim, 'chatgate_status_503')).toBe(1);
+    expect(total(shim, 'chatgate_body_shape_failures', { schema: 'error', clause: 'ERR-1' })).toBe(1);
+  });
+
+  it('no response at all (status 0) fails the status check and is logged', () => {
+    const { exports, shim } = loadBundle(bundle('chat-throughput'), { ...TARGET }, () => ({ status: 0, error: 'dial tcp: connection refused' }));
+    exports.default();
+    expect(failedChecks(shim)).toEqual(['status is 2xx or 429']);
+    expect(shim.logs.join('\n')).toContain('connection refused');
+  });
+
+  it('a key the target echoes back never reaches the log', () => {
+    const echoed = { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { message: `bad key ${TARGET.API_KEY}`, type: 'x' } }) };
+    const { exports, shim } = loadBundle(bundle('chat-throughput'), { ...TARGET }, () => echoed);
+    exports.default();
+    const log = shim.logs.join('\n');
+    expect(log).toContain('ERR-1'); // code is missing
+    expect(JSON.stringify(shim.samples)).not.toContain(TARGET.API_KEY);
+    expect(log).not.toContain(TARGET.API_KEY);
+  });
+});
+
+describe('chat-stream bundle', () => {
+  const streamTurn = { ...userTurn, stream: true };
+  const STREAM_CHECKS = [
+    'status is 2xx or 429',
+    'stream: Content-Type is text/event-stream',
+    'stream: every chunk is a chat.completion.chunk (schema)',
+    'stream: ends with data: [DONE]',
+    'stream: reply content is non-empty',
+    'stream: exactly one finish_reason',
+  ];
+
+  it('sends stream: true and reports http_req_waiting as TTFB and the duration as E2E', async () => {
+    const c = await capture({}, '/chat/completions', streamTurn);
+    const { exports, shim } = loadBundle(bundle('chat-stream'), envFor(c), () => ({ ...c.reply, timings: { waiting: 42, duration: 180 } }));
+    exports.default();
+    expect(JSON.parse(shim.requests[0]!.body!).stream).toBe(true);
+    expect(Object.keys(shim.checks)).toEqual(STREAM_CHECKS);
+    expect(failedChecks(shim)).toEqual([]);
+    expect(total(shim, 'chatgate_stream_ttfb')).toBe(42);
+    expect(total(shim, 'chatgate_stream_e2e')).toBe(180);
+    expect(shim.metrics.chatgate_stream_ttfb).toEqual({ type: 'trend', isTime: true });
+    expect(total(shim, 'chatgate_stream_chunks')).toBeGreaterThan(1);
+  });
+
+  it('INCLUDE_USAGE=1 asks for the usage chunk and counts its tokens', async () => {
+    const c = await capture({}, '/chat/completions', { ...streamTurn, stream_options: { include_usage: true } });
+    const { exports, shim } = loadBundle(bundle('chat-stream'), envFor(c, { INCLUDE_USAGE: '1' }), () => c.reply);
+    exports.default();
+    expect(JSON.parse(shim.requests[0]!.body!).stream_options).toEqual({ include_usage: true });
+    expect(failedChecks(shim)).toEqual([]);
+    expect(total(shim, 'chatgate_completion_tokens')).toBeGreaterThan(0);
+  });
+
+  const legal = ['sse-crlf', 'sse-cr', 'sse-comments', 'sse-fields', 'sse-no-space', 'sse-named-event', 'one-chunk', 'char-per-chunk', 'role-chunk-null-content', 'extra-fields', 'charset', 'split-writes'];
+  it(`legal variants pass every check: ${legal.join(', ')}`, async () => {
+    for (const variant of legal) {
+      const c = await capture({ variants: [variant] }, '/chat/completions', streamTurn);
+      const { exports, shim } = loadBundle(bundle('chat-stream'), envFor(c), () => c.reply);
+      exports.default();
+      expect(failedChecks(shim), variant).toEqual([]);
+    }
+  });
+
+  const defects: Array<[string, string[]]> = [
+    ['stream-wrong-chunk-object', ['stream: every chunk is a chat.completion.chunk (schema)', 'stream: reply content is non-empty', 'stream: exactly one finish_reason']],
+    ['stream-chunk-not-json', ['stream: every chunk is a chat.completion.chunk (schema)']],
+    ['stream-no-done', ['stream: ends with data: [DONE]']],
+    ['stream-last-event-unterminated', ['stream: ends with data: [DONE]']],
+    ['stream-data-after-done', ['stream: ends with data: [DONE]']],
+    ['stream-empty-content', ['stream: reply content is non-empty']],
+    ['stream-two-finish-reasons', ['stream: exactly one finish_reason']],
+    ['stream-wrong-content-type', ['stream: Content-Type is text/event-stream']],
+  ];
+  for (const [defect, failing] of defects) {
+    it(`defect ${defect}: ${failing.join(' + ')}`, async () => {
+      const c = await capture({ defect }, '/chat/completions', streamTurn);
+      const { exports, shim } = loadBundle(bundle('chat-stream'), envFor(c), () => c.reply);
+      exports.default();
+      expect(failedChecks(shim).sort()).toEqual([...failing].sort());
+      const shapeBroken = failing.includes('stream: every chunk is a chat.completion.chunk (schema)');
+      expect(total(shim, 'chatgate_body_shape_failures', { schema: 'chat-completion-chunk' })).toBe(shapeBroken ? 1 : 0);
+      if (shapeBroken) expect(total(shim, 'chatgate_body_shape_failures', { clause: 'EV-3' })).toBe(1);
+    });
+  }
+
+  it('stream-ignored (JSON instead of SSE) fails the stream checks', async () => {
+    const c = await capture({ defect: 'stream-ignored' }, '/chat/completions', streamTurn);
+    const { exports, shim } = loadBundle(bundle('chat-stream'), envFor(c), () => c.reply);
+    exports.default();
+    expect(failedChecks(shim)).toEqual(expect.arrayContaining(['stream: Content-Type is text/event-stream', 'stream: ends with data: [DONE]']));
+  });
+});
+
+describe('ratelimit-probe bundle', () => {
+  it('a bounded burst scenario, then a one-VU recovery scenario once the burst has stopped', () => {
+    const { exports } = loadBundle(bundle('ratelimit-probe'), { ...TARGET, RATE: '40', DURATION: '5s' });
+    const { burst, recovery } = exports.options.scenarios;
+    expect(burst).toMatchObject({ executor: 'constant-arrival-rate', rate: 40, duration: '5s', exec: 'burst' });
+    expect(recovery).toMatchObject({ executor: 'per-vu-iterations', vus: 1, iterations: 1, startTime: '5500ms', exec: 'recovery' });
+    expect(exports.options.thresholds).toMatchObject({
+      chatgate_status_429: ['count>0'],
+      chatgate_unexpected_status: [{ threshold: 'count<1', abortOnFail: true }],
+      chatgate_body_shape_failures: [{ threshold: 'count<1', abortOnFail: true }],
+      chatgate_recovered: ['rate>=1'],
+    });
+    const none = loadBundle(bundle('ratelimit-probe'), { ...TARGET, RECOVERY_ATTEMPTS: '0' }).exports.options;
+    expect(none.scenarios.recovery).toBeUndefined();
+    expect(none.thresholds.chatgate_recovered).toBeUndefined();
+  });
+
+  it('uses RATE_LIMIT_API_KEY, and API_KEY when it is unset', () => {
+    const a = loadBundle(bundle('ratelimit-probe'), { ...TARGET, RATE_LIMIT_API_KEY: 'sk-ratelimit-key-1' }, () => ({ status: 200, body: '' }));
+    a.exports.burst();
+    expect(a.shim.requests[0]!.params.headers.Authorization).toBe('Bearer sk-ratelimit-key-1');
+    const b = loadBundle(bundle('ratelimit-probe'), { ...TARGET }, () => ({ status: 200, body: '' }));
+    b.exports.burst();
+    expect(b.shim.requests[0]!.params.headers.Authorization).toBe(`Bearer ${TARGET.API_KEY}`);
+    expect(JSON.parse(b.shim.requests[0]!.body!).max_tokens).toBe(8);
+  });
+
+  it('the reference\'s 429: error body, a retry hint, nothing unexpected', async () => {
+    const reply = await capture429({});
+    const { exports, shim } = loadBundle(bundle('ratelimit-probe'), { ...TARGET }, () => reply);
+    exports.burst();
+    expect(failedChecks(shim)).toEqual([]);
+    expect(total(shim, 'chatgate_status_429')).toBe(1);
+    expect(total(shim, 'chatgate_body_shape_failures')).toBe(0);
+    expect(total(shim, 'chatgate_unexpected_status')).toBe(0);
+    expect(total(shim, 'chatgate_429_without_retry_hint')).toBe(0);
+  });
+
+  const defects: Array<[string, Record<string, number>]> = [
+    ['ratelimit-429-no-body', { chatgate_body_shape_failures: 1, chatgate_unexpected_status: 0 }],
+    ['ratelimit-429-plain-text', { chatgate_body_shape_failures: 1, chatgate_unexpected_status: 0 }],
+    ['ratelimit-as-500', { chatgate_status_429: 0, chatgate_unexpected_status: 1 }],
+    ['ratelimit-drops-connection', { chatgate_status_429: 0, chatgate_unexpected_status: 1 }],
+    ['ratelimit-no-retry-after', { chatgate_429_without_retry_hint: 1, chatgate_body_shape_failures: 0 }],
+  ];
+  for (const [defect, expected] of defects) {
+    it(`defect ${defect}: ${Object.entries(expected).map(([k, v]) => `${k}=${v}`).join(', ')}`, async () => {
+      const reply = await capture429({ defect });
+      const { exports, shim } = loadBundle(bundle('ratelimit-probe'), { ...TARGET }, () => reply);
+      exports.burst();
+      for (const [metric, value] of Object.entries(expected)) expect(total(shim, metric), metric).toBe(value);
+    });
+  }
+
+  it('recovery waits what the 429 advertised, then counts the key as served again', () => {
+    const answers: ShimReply[] = [
+      { status: 429, headers: { 'retry-after-ms': '1500', 'content-type': 'application/json' }, body: '{"error":{"message":"m","type":"t","code":"c"}}' },
+      { status: 200, body: '{}' },
+    ];
+    const { exports, shim } = loadBundle(bundle('ratelimit-probe'), { ...TARGET }, () => answers.shift()!);
+    exports.recovery();
+    expect(shim.slept).toBeCloseTo(1.5);
+    expect(total(shim, 'chatgate_recovered')).toBe(1);
+  });
+
+  it('recovery gives up after RECOVERY_ATTEMPTS, capping each wait at RECOVERY_MAX_WAIT_S', () => {
+    const { exports, shim } = loadBundle(bundle('ratelimit-probe'), { ...TARGET, RECOVERY_ATTEMPTS: '3', RECOVERY_MAX_WAIT_S: '2' },
+      () => ({ status: 429, headers: { 'Retry-After': '30' }, body: '' }));
+    exports.recovery();
+    expect(shim.requests).toHaveLength(3);
+    expect(shim.slept).toBe(4);
+    expect(shim.samples.filter((s) => s.metric === 'chatgate_recovered').map((s) => s.value)).toEqual([0]);
+  });
+
+  it('reads every form of advertised wait', () => {
+    const { exports } = loadBundle(bundle('ratelimit-probe'), { ...TARGET });
+    const wait = (headers: Record<string, string>) => exports.advertisedWaitS({ headers });
+    expect(wait({ 'Retry-After-Ms': '250' })).toBe(0.25);
+    expect(wait({ 'Retry-After': '3' })).toBe(3);
+    expect(wait({ 'X-Ratelimit-Reset-Requests': '1m30s' })).toBe(90);
+    expect(wait({ 'X-Ratelimit-Reset-Requests': '850ms' })).toBeCloseTo(0.85);
+    expect(wait({ 'Retry-After': new Date(Date.now() + 10_000).toUTCString() })).toBeGreaterThan(8);
+    expect(wait({})).toBeUndefined();
+  });
+});
+
+describe('brain-mix bundle', () => {
+  it('one arrival-rate scenario per traffic class with its share of RATE, and per-class thresholds', () => {
+    const { exports } = loadBundle(bundle('brain-mix'), { ...TARGET, RATE: '10', VUS: '10', MAX_VUS: '100' });
+    const s = exports.options.scenarios;
+    expect(Object.keys(s)).toEqual(['models', 'brain_model', 'brain_route']);
+    expect(s.models).toMatchObject({ executor: 'constant-arrival-rate', rate: 6, timeUnit: '1s', exec: 'models', preAllocatedVUs: 6, maxVUs: 60 });
+    expect(s.brain_model).toMatchObject({ rate: 2, exec: 'brainModel' });
+    expect(s.brain_route).toMatchObject({ rate: 2, exec: 'brainRoute' });
+    const t = exports.options.thresholds;
+    for (const kind of ['models', 'brain-model', 'brain-route']) {
+      expect(t[`http_req_duration{kind:${kind},status:200}`]).toEqual(['p(95)<10000']);
+      expect(t[`http_req_failed{kind:${kind}}`]).toEqual(['rate<0.01']);
+    }
+  });
+
+  it('a share that is not a whole rate keeps its precision on a longer timeUnit; weight 0 drops the class', () => {
+    const { exports } = loadBundle(bundle('brain-mix'), { ...TARGET, RATE: '1', MIX: 'models=70,brain-model=0,brain-route=30' });
+    const s = exports.options.scenarios;
+    expect(Object.keys(s)).toEqual(['models', 'brain_route']);
+    expect(s.models).toMatchObject({ rate: 7, timeUnit: '10000ms' });
+    expect(s.brain_route).toMatchObject({ rate: 3, timeUnit: '10000ms' });
+  });
+
+  it('each class calls its own route: plain model, brain:<uuid> model, POST /brains/{id}/chat without a model', async () => {
+    const c = await capture({}, '/brains/{brain}/chat', { messages: userTurn.messages });
+    const { exports, shim } = loadBundle(bundle('brain-mix'), envFor(c), () => c.reply);
+    exports.models();
+    exports.brainModel();
+    exports.brainRoute();
+    const [m, bm, br] = shim.requests;
+    expect(m!.url).toBe(`${c.ref.url}/chat/completions`);
+    expect(['svc-auto', 'svc']).toContain(JSON.parse(m!.body!).model);
+    expect(JSON.parse(bm!.body!).model).toBe(`brain:${c.ref.brainId}`);
+    expect(br!.url).toBe(`${c.ref.url}/brains/${c.ref.brainId}/chat`);
+    expect(JSON.parse(br!.body!).model).toBeUndefined();
+    expect(br!.params.tags).toMatchObject({ name: 'POST /brains/{id}/chat', kind: 'brain-route' });
+    expect(failedChecks(shim)).toEqual([]);
+  });
+
+  it('defect brain-route-different-shape: the brain route\'s answer is a body-shape failure', async () => {
+    const c = await capture({ defect: 'brain-route-different-shape' }, '/brains/{brain}/chat', { messages: userTurn.messages });
+    const { exports, shim } = loadBundle(bundle('brain-mix'), envFor(c), () => c.reply);
+    exports.brainRoute();
+    expect(failedChecks(shim)).toEqual(['completion: body is a chat completion (schema)']);
+    expect(total(shim, 'chatgate_body_shape_failures', { kind: 'brain-route' })).toBe(1);
+  });
+
+  it('the default function sends one request of the mix', () => {
+    const { exports, shim } = loadBundle(bundle('brain-mix'), { ...TARGET, MIX: 'brain-route=1' }, () => ({ status: 200, body: '' }));
+    exports.default();
+    expect(shim.requests[0]!.url).toContain('/brains/');
+  });
+});
+
+describe('handleSummary', () => {
+  const KEY = TARGET.API_KEY;
+  const data = {
+    state: { testRunDurationMs: 12_345 },
+    metrics: {
+      http_reqs: { type: 'counter', contains: 'default', values: { count: 120, rate: 9.7 } },
+      http_req_failed: { type: 'rate', contains: 'default', values: { rate: 0, passes: 0, fails: 120 }, thresholds: { 'rate<0.01': { ok: true }, 'rate<0.5': { ok: true } } },
+      'http_req_duration{status:200}': { type: 'trend', contains: 'time', values: { avg: 20, med: 18, 'p(95)': 2500, 'p(99)': 3000, max: 3100 }, thresholds: { 'p(95)<2000': { ok: false } } },
+      chatgate_status_429: { type: 'counter', contains: 'default', values: { count: 3, rate: 0.2 } },
+      chatgate_body_shape_failures: { type: 'counter', contains: 'default', values: { count: 0, rate: 0 }, thresholds: { 'count<1': { ok: true } } },
+      checks: { type: 'rate', contains: 'default', values: { rate: 0.99, passes: 357, fails: 3 }, thresholds: { 'rate>=0.99': { ok: true } } },
+    },
+    root_group: {
+      name: '', path: '', groups: [],
+      checks: [
+        { name: 'status is 2xx or 429', path: '::status is 2xx or 429', passes: 120, fails: 0 },
+        { name: `a <check> & "name" with ${KEY}`, path: '::x', passes: 117, fails: 3 },
+      ],
+    },
+  };
+
+  it('writes stdout, the JSON summary and JUnit XML into SUMMARY_DIR', () => {
+    const { exports } = loadBundle(bundle('chat-throughput'), { ...TARGET, SUMMARY_DIR: 'reports/load/k6/' });
+    const out = exports.handleSummary(data);
+    expect(Object.keys(out).sort()).toEqual(['reports/load/k6/k6-chat-throughput-junit.xml', 'reports/load/k6/k6-chat-throughput-summary.json', 'stdout']);
+
+    const text: string = out.stdout;
+    expect(text).toContain('chat-throughput');
+    expect(text).toContain('FAIL');
+    expect(text).toMatch(/✗ http_req_duration\{status:200\}\s+p\(95\)<2000\s+p\(95\)=2.50s/);
+    expect(text).toMatch(/✓ checks\s+rate>=0.99\s+rate=0.99/);
+    expect(text).toContain('120 (9.7/s)');
+
+    const json = JSON.parse(out['reports/load/k6/k6-chat-throughput-summary.json']);
+    expect(json).toMatchObject({ tool: 'chatgate-k6', script: 'chat-throughput', result: 'fail', durationMs: 12_345 });
+    expect(json.thresholds).toContainEqual({ metric: 'http_req_duration{status:200}', expression: 'p(95)<2000', ok: false, observed: 'p(95)=2.50s' });
+    expect(json.checks).toHaveLength(2);
+
+    const xml: string = out['reports/load/k6/k6-chat-throughput-junit.xml'];
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
+    expect(xml).toContain('<testsuite name="k6.chat-throughput" tests="7" failures="1"');
+    expect(xml.match(/<testcase /g)).toHaveLength(7);
+    expect(xml.match(/<failure /g)).toHaveLength(1);
+    expect(xml).toContain('name="http_req_duration{status:200}: p(95)&lt;2000"');
+    expect(xml).toContain('a &lt;check&gt; &amp; &quot;name&quot;');
+    // Well-formed enough: every opened testcase is closed, no raw & or < in attribute values.
+    expect(xml.match(/<testcase /g)!.length).toBe(xml.match(/<\/testcase>/g)!.length);
+    expect(xml).not.toMatch(/="[^"]*[<&](?!amp;|lt;|gt;|quot;|apos;)[^"]*"/);
+  });
+
+  it('never writes a key, even one a check name carries', () => {
+    const { exports } = loadBundle(bundle('chat-stream'), { ...TARGET, LIMITED_API_KEY: 'sk-limited-abcdef', SUMMARY_DIR: '/tmp/x' });
+    const out = exports.handleSummary(data);
+    for (const [name, content] of Object.entries(out)) {
+      expect(content, name).not.toContain(KEY);
+      expect(content, name).toContain('[redacted]');
+    }
+  });
+
+  it('SUMMARY_DIR=none: stdout only; the default is the working directory', () => {
+    const none = loadBundle(bundle('brain-mix'), { ...TARGET, SUMMARY_DIR: 'none' }).exports.handleSummary(data);
+    expect(Object.keys(none)).toEqual(['stdout']);
+    const dflt = loadBundle(bundle('ratelimit-probe'), { ...TARGET }).exports.handleSummary(data);
+    expect(Object.keys(dflt).sort()).toEqual(['./k6-ratelimit-probe-junit.xml', './k6-ratelimit-probe-summary.json', 'stdout']);
+  });
+
+  it('a passing run says PASS and JUnit has no failure', () => {
+    const passing = JSON.parse(JSON.stringify(data));
+    passing.metrics['http_req_duration{status:200}'].thresholds['p(95)<2000'].ok = true;
+    const out = loadBundle(bundle('chat-throughput'), { ...TARGET }).exports.handleSummary(passing);
+    expect(out.stdout.split('\n')[0]).toContain('PASS');
+    expect(out['./k6-chat-throughput-junit.xml']).not.toContain('<failure');
+  });
+});
