@@ -1,27 +1,33 @@
-// npm test: the conformance run. Validates the configuration (exit 2 before any
-// request if it is wrong), starts the embedded reference server when TARGET_URL is
-// unset, runs suites/ under vitest, adds the run-wide checks, writes the reports
-// and exits 0 (no failure), 1 (a MUST/COMPAT failure, or SHOULD in strict mode)
-// or 2 (configuration error). The runner contract: docs/RUNNER.md.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// npm test: the conformance run. Validates the configuration and the expectations
+// file (exit 2 before any request if either is wrong), starts the embedded reference
+// server when TARGET_URL is unset, runs suites/ under vitest, reruns unexpected
+// failures (RETRY_FAILED), adds the run-wide checks, applies the known failures
+// (EXPECTATIONS), writes the reports and exits 0 (no failure), 1 (an unexpected
+// MUST/COMPAT failure or unexpected pass; SHOULD and flaky too in strict mode) or 2
+// (configuration error). The runner contract: docs/RUNNER.md.
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
 import { addSecret, redact } from '../lib/redact.ts';
-import { failsRun } from '../lib/clauses.ts';
-import { summarise, type Results } from '../lib/verdicts.ts';
-import { selectionPattern, selectionMatches } from '../lib/selection.ts';
-import { VerdictCollector } from '../harness/verdict-collector.ts';
+import { failsTheRun, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
+import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/selection.ts';
+import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, suiteFileOf, type ExpectationsFile } from '../lib/expectations.ts';
+import { VerdictCollector, testId } from '../harness/verdict-collector.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
 import { runWideChecks } from '../suites/run-wide-checks.ts';
 import { writeResultsJson } from '../reports/writers/results-json.ts';
 import { writeJunit } from '../reports/writers/junit.ts';
+import { writeMarkdown } from '../reports/writers/markdown.ts';
+import { writeHtml } from '../reports/writers/html.ts';
 import { renderConsole } from '../reports/writers/console.ts';
-import { archiveRun } from '../reports/writers/history.ts';
+import { archiveRun, compareRuns, previousRun } from '../reports/writers/history.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const HELP = `Usage: npm test            (conformance run; configuration from the environment)
+const HELP = `Usage: npm test [-- [--update-expectations] [-t <pattern>] [file filters...]]
+       (conformance run; configuration from the environment)
 
   TARGET_URL            base URL ending in /v1 (unset: embedded reference server)
   API_KEY               key holding brains:invoke (required with TARGET_URL)
@@ -31,10 +37,38 @@ const HELP = `Usage: npm test            (conformance run; configuration from th
   RATE_LIMIT_PROBE_MAX  most requests the probe sends; 0 disables it (300)
   MODELS                comma list of model ids (svc-auto,svc)
   TIMEOUT_MS            limit for one request including its body or stream (30000)
-  STRICT=1              SHOULD warnings fail the run
+  STRICT=1              SHOULD warnings and flaky tests fail the run
   CLAUSES               run only these clauses, globs allowed: CLAUSES='AUTH-*,EV-1'
+  RETRY_FAILED=N        rerun an unexpected failure up to N times; a pass on a rerun is "flaky" (0)
+  EXPECTATIONS          JSON or YAML file of known failures: clause or test id -> reason (ticket link)
   REPORTS_DIR           where reports go (reports)
-Exit codes: 0 pass, 1 conformance failure, 2 configuration error.`;
+  GITHUB_STEP_SUMMARY   set by GitHub Actions: summary.md is appended to it
+
+  --update-expectations remove known failures that now pass from the EXPECTATIONS file
+  -t <pattern>          vitest's test-name filter (a regex on "<describe> <title>")
+  file filters          vitest's file filters: npm test -- auth events
+Exit codes: 0 pass, 1 conformance failure or unexpected pass, 2 configuration error.`;
+
+interface Args { help: boolean; updateExpectations: boolean; testNamePattern?: string; files: string[] }
+
+function parseCli(argv: string[]): Args {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv, allowPositionals: true, strict: true,
+      options: { help: { type: 'boolean', short: 'h' }, 'update-expectations': { type: 'boolean' }, testNamePattern: { type: 'string', short: 't' } },
+    });
+    return { help: !!values.help, updateExpectations: !!values['update-expectations'], testNamePattern: values.testNamePattern, files: positionals };
+  } catch (err) {
+    throw new ConfigError('arguments', `${(err as Error).message.split('\n')[0]}; npm test -- --help lists them`);
+  }
+}
+
+function retryCount(env: NodeJS.ProcessEnv): number {
+  const raw = env.RETRY_FAILED?.trim();
+  if (!raw) return 0;
+  if (!/^\d+$/.test(raw) || Number(raw) > 10) throw new ConfigError('RETRY_FAILED', `"${raw}" is not a whole number from 0 to 10; set how many times a failing test is rerun`);
+  return Number(raw);
+}
 
 function configError(message: string): never {
   process.stderr.write(`chatgate: configuration error: ${redact(message)}\n`);
@@ -42,15 +76,31 @@ function configError(message: string): never {
 }
 
 async function main(): Promise<number> {
-  if (process.argv.includes('--help') || process.argv.includes('-h')) { console.log(HELP); return 0; }
   let config: Config;
+  let args: Args;
+  let retries: number;
+  let expectations: ExpectationsFile | undefined;
   try {
+    args = parseCli(process.argv.slice(2));
+    if (args.help) { console.log(HELP); return 0; }
     config = loadConfig(process.env);
     selectionPattern(process.env.CLAUSES);
+    checkNamePattern(args.testNamePattern);
+    retries = retryCount(process.env);
+    const file = process.env.EXPECTATIONS?.trim();
+    if (file) expectations = loadExpectations(resolve(file));
+    if (args.updateExpectations && !expectations) throw new ConfigError('--update-expectations', 'needs EXPECTATIONS=<file> to update');
+    // Test ids are known once vitest has collected the suite files (imports only, no request).
+    if (expectations?.entries.some((e) => isTestId(e.id))) checkTestIds(expectations, await listTestIds(expectations));
   } catch (err) {
     if (err instanceof ConfigError) configError(err.message);
     throw err;
   }
+  const mode: RunMode = {
+    strict: config.strict, clauses: process.env.CLAUSES?.trim() || undefined, testNamePattern: args.testNamePattern,
+    files: args.files.length ? args.files : undefined, retryFailed: retries,
+    expectations: process.env.EXPECTATIONS?.trim() || undefined, updateExpectations: args.updateExpectations,
+  };
   addSecret(config.apiKey, 'API_KEY');
   addSecret(config.limitedApiKey, 'LIMITED_API_KEY');
   addSecret(config.rateLimitApiKey, 'RATE_LIMIT_API_KEY');
@@ -85,53 +135,135 @@ async function main(): Promise<number> {
   const runDir = mkdtempSync(join(tmpdir(), 'chatgate-run-'));
   process.env.CHATGATE_RUN_DIR = runDir;
   const tty = process.stderr.isTTY;
-  const collector = new VerdictCollector(ROOT, tty ? (n) => process.stderr.write(`\rchatgate: ${n} tests done`) : undefined);
+  const progress = tty ? (n: number) => process.stderr.write(`\rchatgate: ${n} tests done`) : undefined;
+  let collector: VerdictCollector;
   try {
-    const { startVitest } = await import('vitest/node');
-    const vitest = await startVitest('test', [], {
-      root: ROOT,
-      config: join(ROOT, 'suites/vitest.config.ts'),
-      watch: false,
-      reporters: [collector],
-      testNamePattern: selectionPattern(process.env.CLAUSES),
-    });
-    await vitest?.close();
-  } finally {
+    collector = await runSuites({ pattern: allOf(selectionPattern(process.env.CLAUSES), args.testNamePattern), files: args.files, progress });
     if (tty) process.stderr.write('\n');
+    // Known failures are not rerun: only what would fail the run unexpectedly.
+    await retryFailures(collector.records, retries, (t) => failsTheRun(t, config.strict) && !isNamed(expectations, t));
+  } finally {
     await stopReference?.();
   }
 
   const exchanges = readExchanges(runDir);
   rmSync(runDir, { recursive: true, force: true });
-  const runWide = runWideChecks(exchanges).filter((r) => selectionMatches(process.env.CLAUSES, r.clause));
+  const nameFilter = args.testNamePattern === undefined ? undefined : new RegExp(args.testNamePattern);
+  const runWide = runWideChecks(exchanges)
+    .filter((r) => selectionMatches(process.env.CLAUSES, r.clause) && (!nameFilter || nameFilter.test(r.title)));
   const tests = [...collector.records, ...runWide].sort((a, b) => a.id.localeCompare(b.id));
   for (const e of collector.moduleErrors) {
     tests.push({ id: `load-error/${tests.length}`, clause: 'unknown', level: 'MUST', verdict: 'fail', title: 'suite file failed to load', requirement: '', message: e, notes: [] });
   }
-  const summary = summarise(tests);
-  const failed = tests.some((t) => t.verdict === 'fail' || (t.verdict === 'warn' && failsRun('SHOULD', config.strict)));
+  // Run-wide clauses judge the responses of the tests that ran: without any, they judge nothing.
+  if (collector.records.length === 0 && collector.moduleErrors.length === 0) {
+    const selection = [process.env.CLAUSES && `CLAUSES=${process.env.CLAUSES}`, args.testNamePattern && `-t ${args.testNamePattern}`, args.files.length && `file filters ${args.files.join(' ')}`];
+    process.stderr.write(`chatgate: no test matched ${selection.filter(Boolean).join(', ') || 'the selection'}\n`);
+    return 2;
+  }
+  const known = expectations ? applyExpectations(expectations, tests) : undefined;
+  if (known && args.updateExpectations && known.unexpectedPass.length) {
+    removeEntries(expectations!, known.unexpectedPass);
+    known.updated = true;
+  }
+  if (known) known.file = process.env.EXPECTATIONS!.trim();
+  const failed = tests.some((t) => failsTheRun(t, config.strict)) || (!!known?.unexpectedPass.length && !known.updated);
   const results: Results = {
     target: redact(targetLabel), startedAt, durationMs: Math.round(performance.now() - started), strict: config.strict,
-    summary, exitCode: failed ? 1 : 0, tests,
+    summary: summarise(tests), exitCode: failed ? 1 : 0, tests,
     chatgate: {
       version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version, node: process.version,
       maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     },
+    mode, ...(known ? { expectations: known } : {}),
   };
-  if (tests.length === 0) {
-    process.stderr.write(`chatgate: no test matched CLAUSES=${process.env.CLAUSES ?? ''}\n`);
-    return 2;
-  }
   const reportsDir = resolve(process.env.REPORTS_DIR || join(ROOT, 'reports'));
+  const previous = previousRun(reportsDir, results.target);
+  if (previous) results.comparison = compareRuns(previous, results);
   const latest = join(reportsDir, 'latest');
   rmSync(latest, { recursive: true, force: true });
   mkdirSync(latest, { recursive: true });
   writeResultsJson(latest, results);
   writeJunit(latest, results);
+  writeHtml(latest, results);
+  writeMarkdown(latest, results);
+  writeStepSummary(latest);
   archiveRun(reportsDir, latest, startedAt);
   console.log(renderConsole(results, { color: process.stdout.isTTY }));
-  console.log(`reports: ${latest}/results.json, junit.xml`);
+  if (known?.updated) console.log(`expectations: removed ${known.unexpectedPass.join(', ')} from ${known.file} (they pass now)`);
+  console.log(`reports: ${latest}/index.html, summary.md, results.json, junit.xml`);
   return results.exitCode;
+}
+
+const SUITES_CONFIG = join(ROOT, 'suites/vitest.config.ts');
+
+/** One vitest run of suites/ in this process; verdicts come back through the collector. */
+async function runSuites(opts: { pattern?: string; files?: string[]; progress?: (n: number) => void }): Promise<VerdictCollector> {
+  const { startVitest } = await import('vitest/node');
+  const collector = new VerdictCollector(ROOT, opts.progress);
+  const vitest = await startVitest('test', opts.files ?? [], {
+    root: ROOT, config: SUITES_CONFIG, watch: false, reporters: [collector], testNamePattern: opts.pattern,
+  });
+  await vitest?.close();
+  return collector;
+}
+
+/**
+ * RETRY_FAILED: reruns the tests `unexpected` picks (exactly their titles, in their
+ * files) up to `retries` times. A test that passes on a rerun becomes "flaky" and
+ * keeps the details of its first failure; one that never passes keeps its verdict.
+ */
+async function retryFailures(records: TestRecord[], retries: number, unexpected: (t: TestRecord) => boolean): Promise<void> {
+  if (retries === 0) return;
+  let pending = records.filter((t) => unexpected(t) && t.file && t.file !== 'suites/run-wide-checks.ts');
+  for (const t of pending) t.attempts = [{ verdict: t.verdict, ...(t.message ? { message: t.message } : {}) }];
+  for (let attempt = 2; attempt <= retries + 1 && pending.length; attempt++) {
+    process.stderr.write(`chatgate: rerunning ${pending.length} failed test${pending.length === 1 ? '' : 's'} (attempt ${attempt})\n`);
+    const rerun = await runSuites({ pattern: exactTitlesPattern(pending.map((t) => t.title)), files: [...new Set(pending.map((t) => t.file!))] });
+    const again = new Map(rerun.records.map((r) => [r.id, r]));
+    const still: TestRecord[] = [];
+    for (const t of pending) {
+      const r = again.get(t.id);
+      t.attempts!.push(r ? { verdict: r.verdict, ...(r.message ? { message: r.message } : {}) } : { verdict: 'skip', message: 'did not run on the rerun' });
+      if (r && (r.verdict === 'pass' || r.verdict === 'info')) {
+        t.verdict = 'flaky';
+        t.notes.push(`flaky: ${t.attempts![0]!.verdict} on attempt 1, passed on attempt ${attempt}`);
+      } else still.push(t);
+    }
+    pending = still;
+  }
+}
+
+/** The ids of the tests the expectations file names: its test ids' suite files, collected without running them. */
+async function listTestIds(file: ExpectationsFile): Promise<Set<string>> {
+  const ids = new Set(runWideChecks([]).map((r) => r.id));
+  const files = [...new Set(file.entries.map((e) => suiteFileOf(e.id)).filter((f): f is string => !!f && existsSync(join(ROOT, f))))];
+  if (files.length === 0) return ids;
+  const { createVitest } = await import('vitest/node');
+  // Collecting imports the suite files, which read the target from the environment;
+  // for the embedded target (not started yet) a placeholder that is never contacted.
+  const placeholder = !process.env.TARGET_URL;
+  if (placeholder) Object.assign(process.env, { TARGET_URL: 'http://127.0.0.1:9/v1', API_KEY: 'chatgate-collect-only' });
+  const vitest = await createVitest('test', { root: ROOT, config: SUITES_CONFIG, watch: false, reporters: [] });
+  try {
+    const { testModules } = await vitest.collect(files);
+    for (const m of testModules) for (const t of m.children.allTests()) ids.add(testId(relative(ROOT, m.moduleId), t.name));
+    return ids;
+  } finally {
+    await vitest.close();
+    if (placeholder) { delete process.env.TARGET_URL; delete process.env.API_KEY; }
+  }
+}
+
+/** GitHub Actions shows $GITHUB_STEP_SUMMARY on the run's page; other steps may have written to it already. */
+function writeStepSummary(latest: string): void {
+  const target = process.env.GITHUB_STEP_SUMMARY;
+  if (!target) return;
+  try {
+    appendFileSync(target, `${readFileSync(join(latest, 'summary.md'), 'utf8')}\n`);
+  } catch (err) {
+    process.stderr.write(`chatgate: could not write GITHUB_STEP_SUMMARY (${(err as Error).message}); the summary is in ${latest}/summary.md\n`);
+  }
 }
 
 function readExchanges(dir: string): ExchangeSummary[] {

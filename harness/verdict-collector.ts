@@ -1,6 +1,8 @@
 // A vitest reporter that collects each test's verdict record (set by clause() in
 // task meta) in the runner process. A test that died outside clause()'s control
 // (vitest timeout, crash) is turned into a verdict here, by its clause's level.
+// A test left out by the selection (test-name pattern, file filter) never ran: it
+// is no verdict at all, so it is not recorded (a skip would read as "could not run").
 import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import { CLAUSES, type ClauseId } from '../lib/clauses.ts';
@@ -17,11 +19,12 @@ export class VerdictCollector implements Reporter {
     const file = relative(this.root, testCase.module.moduleId);
     const result = testCase.result();
     const meta = testCase.meta().chatgate;
+    if (!meta && result.state === 'skipped' && testCase.options.mode !== 'run') return;
     const rec: TestRecord = meta
       ? { ...meta, notes: [...(meta.notes ?? [])] }
       : fallbackRecord(testCase.name);
     rec.file = file;
-    rec.id = `${file.replace(/^suites\//, '').replace(/\.test\.ts$/, '')}/${rec.title}`;
+    rec.id = testId(file, rec.title);
     rec.durationMs = Math.round(testCase.diagnostic()?.duration ?? 0);
     if (result.state === 'failed' && rec.verdict !== 'fail') {
       // Failed in vitest's eyes but clause() did not judge it: a timeout or a crash.
@@ -40,6 +43,11 @@ export class VerdictCollector implements Reporter {
   onTestModuleEnd(mod: TestModule): void {
     for (const e of mod.errors()) this.moduleErrors.push(`${relative(this.root, mod.moduleId)}: ${redact(e.message)}`);
   }
+}
+
+/** Stable test id, as results.json and the expectations file name tests: "auth/AUTH-1 no key ...". */
+export function testId(file: string, title: string): string {
+  return `${file.replace(/^suites\//, '').replace(/\.test\.ts$/, '')}/${title}`;
 }
 
 function fallbackRecord(title: string): TestRecord {

@@ -2,7 +2,8 @@
 // Other tools read this shape: add fields, never rename or remove one.
 import type { Level } from './clauses.ts';
 
-export const VERDICTS = ['pass', 'fail', 'warn', 'info', 'skip', 'inconclusive'] as const;
+// flaky: failed, then passed when RETRY_FAILED reran it (fails the run only in strict mode).
+export const VERDICTS = ['pass', 'fail', 'warn', 'info', 'skip', 'inconclusive', 'flaky'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 export interface TestRecord {
@@ -25,6 +26,53 @@ export interface TestRecord {
   file?: string;
   /** Client-compatibility tests: the cell of the client x operation matrix this test fills. */
   matrix?: { client: string; operation: string };
+  /** Set when an entry of the EXPECTATIONS file names this test or its clause. */
+  expectation?: TestExpectation;
+  /** With RETRY_FAILED: the verdict of each attempt, first run first. */
+  attempts?: Array<{ verdict: Verdict; message?: string }>;
+}
+
+export interface TestExpectation {
+  /** The entry of the expectations file: a clause id or a test id. */
+  entry: string;
+  reason: string;
+  /** expected-fail: failed as the file says; unexpected-pass: the file says it fails, it passed; unconfirmed: neither (skip, inconclusive). */
+  outcome: 'expected-fail' | 'unexpected-pass' | 'unconfirmed';
+}
+
+/** How the run was asked to judge and what it selected (reports show it). */
+export interface RunMode {
+  strict: boolean;
+  /** CLAUSES as given. */
+  clauses?: string;
+  /** vitest's own filters passed through the runner: -t <pattern>, file name filters. */
+  testNamePattern?: string;
+  files?: string[];
+  /** RETRY_FAILED: how many times an unexpected failure is rerun. */
+  retryFailed: number;
+  /** EXPECTATIONS as given. */
+  expectations?: string;
+  updateExpectations: boolean;
+}
+
+export interface ExpectationsSummary {
+  file: string;
+  /** Tests that failed as the file says: they do not fail the run. */
+  expectedFail: number;
+  /** Entries the file says fail, whose clause or test passed: they fail the run unless updated. */
+  unexpectedPass: string[];
+  /** Entries whose tests neither failed nor passed (skip, inconclusive), or did not run (selection). */
+  unconfirmed: string[];
+  notRun: string[];
+  /** --update-expectations removed the unexpected passes from the file. */
+  updated: boolean;
+}
+
+/** Since the previous run against the same target (reports/runs/): tests whose verdict moved between pass/info and fail/warn. */
+export interface RunComparison {
+  previousStartedAt: string;
+  newlyFailing: Array<{ id: string; clause: string }>;
+  newlyPassing: Array<{ id: string; clause: string }>;
 }
 
 export interface Results {
@@ -37,12 +85,22 @@ export interface Results {
   exitCode: number;
   tests: TestRecord[];
   chatgate: { version: string; node: string; /** Peak resident memory of the runner process (tests run in its threads). */ maxRssMiB?: number };
+  mode?: RunMode;
+  expectations?: ExpectationsSummary;
+  /** Absent when no earlier run against this target is kept. */
+  comparison?: RunComparison;
 }
 
 export function summarise(tests: TestRecord[]): Record<Verdict, number> {
   const s = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const t of tests) s[t.verdict]++;
   return s;
+}
+
+/** Whether this test makes the run fail: an unexpected fail, or in strict mode an unexpected warn or flaky. */
+export function failsTheRun(t: TestRecord, strict: boolean): boolean {
+  if (t.expectation?.outcome === 'expected-fail') return false;
+  return t.verdict === 'fail' || (strict && (t.verdict === 'warn' || t.verdict === 'flaky'));
 }
 
 declare module '@vitest/runner' {

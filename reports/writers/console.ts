@@ -1,52 +1,99 @@
-// What a person reads in the terminal: one line per clause (its worst verdict over
-// its tests), then each failure h2spec-style (requirement, expected, seen) with a
-// curl line that reproduces it, then the totals.
-import { CLAUSES, SECTIONS, type ClauseId } from '../../lib/clauses.ts';
+// What a person reads in the terminal: one line per clause (its worst outcome over
+// its tests), the client x operation matrix when tests fill one, then each failure
+// h2spec-style (requirement, expected, seen) with a curl line that reproduces it,
+// then the totals, what changed since the previous run, and the verdict.
+import { SECTIONS } from '../../lib/clauses.ts';
 import type { Results, TestRecord, Verdict } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
+import { comparisonLine } from './history.ts';
+import {
+  LABEL, clauseRows, clientMatrix, failingTests, modeLine, oneLine, outcome, reasonOf, worst,
+  type ClauseOutcome, type ClauseRow,
+} from './outcomes.ts';
 
-/** Worst first: a clause shows the worst verdict among its tests. */
-export const SEVERITY: Verdict[] = ['fail', 'warn', 'inconclusive', 'skip', 'info', 'pass'];
+/** Worst first (verdicts only; reports refine them with expectations in outcomes.ts). */
+export const SEVERITY: Verdict[] = ['fail', 'flaky', 'warn', 'inconclusive', 'skip', 'info', 'pass'];
 
 export function clauseVerdict(tests: TestRecord[]): Verdict {
   return SEVERITY.find((v) => tests.some((t) => t.verdict === v)) ?? 'skip';
 }
 
 export function byClause(results: Results): Map<string, TestRecord[]> {
-  const map = new Map<string, TestRecord[]>();
-  for (const id of Object.keys(CLAUSES)) map.set(id, []);
-  for (const t of results.tests) map.set(t.clause, [...(map.get(t.clause) ?? []), t]);
-  return map;
+  return new Map(clauseRows(results).map((r) => [r.id, r.tests]));
 }
 
-const COLOR: Record<Verdict, string> = { fail: '31', warn: '33', inconclusive: '35', skip: '90', info: '36', pass: '32' };
+const COLOR: Record<ClauseOutcome, string> = {
+  fail: '31', 'unexpected-pass': '31', flaky: '33', warn: '33', 'expected-fail': '34', inconclusive: '35',
+  skip: '90', info: '36', pass: '32', 'no-test': '90', 'not-selected': '90',
+};
 
 export function renderConsole(results: Results, opts: { color?: boolean } = {}): string {
-  const paint = (v: Verdict, s: string) => (opts.color ? `\x1b[${COLOR[v]}m${s}\x1b[0m` : s);
-  const lines: string[] = [`chatgate: ${results.target}${results.strict ? ' (strict: SHOULD warnings fail the run)' : ''}`, ''];
+  const paint = (o: ClauseOutcome, s: string) => (opts.color ? `\x1b[${COLOR[o]}m${s}\x1b[0m` : s);
+  const lines: string[] = [`chatgate: ${results.target}`, `mode: ${modeLine(results)}`, ''];
+  const rows = clauseRows(results);
+  const selected = rows.filter((r) => r.outcome !== 'not-selected');
   let section = '';
-  for (const [id, tests] of byClause(results)) {
-    const def = CLAUSES[id as ClauseId];
-    if (def && def.section !== section) { section = def.section; lines.push(`${section}: ${SECTIONS[def.section]}`); }
-    if (tests.length === 0) { lines.push(`  ${paint('skip', 'NO TEST'.padEnd(12))} ${id.padEnd(9)} ${def?.requirement ?? ''}`); continue; }
-    const v = clauseVerdict(tests);
-    const bad = tests.filter((t) => t.verdict === v).length;
-    const count = tests.length > 1 ? ` (${v === 'pass' ? tests.length : `${bad}/${tests.length}`} tests)` : '';
-    const why = v === 'pass' ? '' : ` - ${tests.find((t) => t.verdict === v)?.message?.split('\n')[0]?.slice(0, 140) ?? ''}`;
-    lines.push(`  ${paint(v, v.toUpperCase().padEnd(12))} ${id.padEnd(9)} ${(def?.level ?? '').padEnd(6)} ${def?.requirement ?? ''}${count}${why}`);
+  for (const r of selected) {
+    if (r.section !== section) { section = r.section; lines.push(`${section}: ${SECTIONS[section as keyof typeof SECTIONS] ?? ''}`); }
+    lines.push(clauseLine(r, paint));
   }
-  const failing = results.tests.filter((t) => t.verdict === 'fail' || (results.strict && t.verdict === 'warn'));
-  if (failing.length) {
-    lines.push('', `Failures (${failing.length}):`);
-    for (const t of failing) {
-      lines.push('', `  ${paint('fail', `${t.verdict.toUpperCase()} ${t.title}`)}`, `    requirement: ${t.requirement}`);
+  if (selected.length < rows.length) lines.push(`(${rows.length - selected.length} clauses not selected)`);
+
+  const matrix = clientMatrix(results);
+  if (matrix) {
+    const width = Math.max(6, ...matrix.clients.map((c) => c.length));
+    const colW = matrix.operations.map((o) => Math.max(o.length, 15));
+    lines.push('', 'Client x operation:', `  ${''.padEnd(width)}  ${matrix.operations.map((o, i) => o.padEnd(colW[i]!)).join('  ')}`);
+    for (const c of matrix.clients) {
+      const cells = matrix.operations.map((o, i) => {
+        const w = worst(matrix.cell(c, o));
+        return w ? paint(w, LABEL[w].toUpperCase().padEnd(colW[i]!)) : '-'.padEnd(colW[i]!);
+      });
+      lines.push(`  ${c.padEnd(width)}  ${cells.join('  ')}`);
+    }
+  }
+
+  const failing = failingTests(results);
+  const shown = results.tests.filter((t) => failing.includes(t) && outcome(t) !== 'unexpected-pass');
+  if (shown.length) {
+    lines.push('', `Failures (${shown.length}):`);
+    for (const t of shown) {
+      lines.push('', `  ${paint(outcome(t), `${LABEL[outcome(t)].toUpperCase()} ${t.title}`)}`, `    requirement: ${t.requirement}`);
       if (t.expected) lines.push(`    expected:    ${t.expected}`, `    seen:        ${t.seen}`);
-      else if (t.message) lines.push(`    seen:        ${t.message.split('\n')[0]}`);
+      else if (t.message) lines.push(`    seen:        ${oneLine(t.message, 400)}`);
+      if (t.verdict === 'flaky') lines.push(`    attempts:    ${(t.attempts ?? []).map((a) => a.verdict).join(', ')}`);
       if (t.curl) lines.push(`    reproduce:   ${t.curl}`);
     }
   }
+  const unexpected = results.expectations?.unexpectedPass ?? [];
+  if (unexpected.length) {
+    const action = results.expectations!.updated ? `removed from ${results.expectations!.file} (--update-expectations)` : `remove them from ${results.expectations!.file}, or run with --update-expectations`;
+    lines.push('', `Unexpected passes (${unexpected.length}): ${unexpected.join(', ')} - listed as known failures but passed; ${action}`);
+  }
+
   const s = results.summary;
-  lines.push('', `${s.pass} passed, ${s.fail} failed, ${s.warn} warnings, ${s.info} info, ${s.inconclusive} inconclusive, ${s.skip} skipped (${results.tests.length} tests, ${(results.durationMs / 1000).toFixed(1)} s)`);
-  lines.push(results.exitCode === 0 ? 'verdict: PASS' : `verdict: FAIL (${failing.length} failing test${failing.length === 1 ? '' : 's'})`);
+  const expected = results.expectations?.expectedFail ?? 0;
+  lines.push('', `${s.pass} passed, ${s.fail} failed${expected ? ` (${expected} expected)` : ''}, ${s.flaky ?? 0} flaky, ${s.warn} warnings, ${s.info} info, ${s.inconclusive} inconclusive, ${s.skip} skipped (${results.tests.length} tests, ${(results.durationMs / 1000).toFixed(1)} s)`);
+  lines.push(comparisonLine(results.comparison));
+  lines.push(verdictLine(results));
   return redact(lines.join('\n'));
+}
+
+function clauseLine(r: ClauseRow, paint: (o: ClauseOutcome, s: string) => string): string {
+  const label = paint(r.outcome, LABEL[r.outcome].toUpperCase().padEnd(15));
+  if (r.tests.length === 0) return `  ${label} ${r.id.padEnd(9)} ${r.requirement}`;
+  const o = r.outcome as ReturnType<typeof outcome>;
+  const bad = r.counts[o] ?? 0;
+  const count = r.tests.length > 1 ? ` (${o === 'pass' ? r.tests.length : `${bad}/${r.tests.length}`} tests)` : '';
+  const first = r.tests.find((t) => outcome(t) === o)!;
+  const why = o === 'pass' ? '' : ` - ${oneLine(reasonOf(first), 140)}`;
+  return `  ${label} ${r.id.padEnd(9)} ${r.level.padEnd(6)} ${r.requirement}${count}${why}`;
+}
+
+export function verdictLine(results: Results): string {
+  if (results.exitCode === 0) return 'verdict: PASS';
+  const tests = failingTests(results).filter((t) => outcome(t) !== 'unexpected-pass').length;
+  const passes = results.expectations?.updated ? 0 : results.expectations?.unexpectedPass.length ?? 0;
+  const parts = [tests && `${tests} failing test${tests === 1 ? '' : 's'}`, passes && `${passes} unexpected pass${passes === 1 ? '' : 'es'}`].filter(Boolean);
+  return `verdict: FAIL (${parts.join(', ')})`;
 }

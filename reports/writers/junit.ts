@@ -1,11 +1,14 @@
 // reports/latest/junit.xml for CI dashboards: one testsuite per suite file.
-// JUnit knows only pass/fail/skip: fail -> <failure>; warn -> <failure> in strict
-// mode, otherwise a pass with the warning in <system-out>; skip and inconclusive ->
-// <skipped> (never counted as a pass); info -> a pass with the observation.
+// JUnit knows only pass/fail/skip: fail -> <failure>; warn and flaky -> <failure> in
+// strict mode, otherwise a pass with the warning in <system-out>; skip and
+// inconclusive -> <skipped> (never counted as a pass); info -> a pass with the
+// observation. A known failure (EXPECTATIONS) -> <skipped> "expected fail"; a known
+// failure that passed -> <failure type="unexpected-pass"> (unless the file was updated).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Results, TestRecord } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
+import { isFailing, outcome } from './outcomes.ts';
 
 const esc = (s: string) => redact(s)
   .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
@@ -20,13 +23,15 @@ function details(t: TestRecord): string {
   ].filter(Boolean).join('\n');
 }
 
-function testcase(t: TestRecord, strict: boolean): string {
+function testcase(t: TestRecord, results: Results): string {
   const head = `    <testcase classname="${esc(t.clause)}" name="${esc(t.title)}" time="${((t.durationMs ?? 0) / 1000).toFixed(3)}">`;
-  const failing = t.verdict === 'fail' || (strict && t.verdict === 'warn');
+  const o = outcome(t);
   let inner = '';
-  if (failing) inner = `\n      <failure type="${t.verdict}" message="${esc(t.message ?? t.verdict)}">${esc(details(t))}</failure>`;
+  if (o === 'unexpected-pass' && isFailing(o, results)) inner = `\n      <failure type="unexpected-pass" message="${esc(`passed, but ${t.expectation!.entry} is listed as a known failure: ${t.expectation!.reason}`)}"/>`;
+  else if (isFailing(o, results)) inner = `\n      <failure type="${t.verdict}" message="${esc(t.message ?? t.verdict)}">${esc(details(t))}</failure>`;
+  else if (o === 'expected-fail') inner = `\n      <skipped message="${esc(`expected fail (${t.expectation!.reason}): ${t.message ?? ''}`)}"/>`;
   else if (t.verdict === 'skip' || t.verdict === 'inconclusive') inner = `\n      <skipped message="${esc(`${t.verdict}: ${t.message ?? ''}`)}"/>`;
-  else if (t.verdict === 'warn' || t.verdict === 'info') inner = `\n      <system-out>${esc(`${t.verdict.toUpperCase()}: ${t.message ?? ''}`)}</system-out>`;
+  else if (t.verdict === 'warn' || t.verdict === 'info' || t.verdict === 'flaky') inner = `\n      <system-out>${esc(`${t.verdict.toUpperCase()}: ${t.message ?? ''}${t.verdict === 'flaky' ? ` (passed on attempt ${t.attempts?.length ?? 2})` : ''}`)}</system-out>`;
   return `${head}${inner}${inner ? '\n    ' : ''}</testcase>`;
 }
 
@@ -37,11 +42,11 @@ export function renderJunit(results: Results): string {
     byFile.set(key, [...(byFile.get(key) ?? []), t]);
   }
   const suites = [...byFile].map(([file, tests]) => {
-    const failures = tests.filter((t) => t.verdict === 'fail' || (results.strict && t.verdict === 'warn')).length;
-    const skipped = tests.filter((t) => t.verdict === 'skip' || t.verdict === 'inconclusive').length;
-    return `  <testsuite name="${esc(file)}" tests="${tests.length}" failures="${failures}" errors="0" skipped="${skipped}">\n${tests.map((t) => testcase(t, results.strict)).join('\n')}\n  </testsuite>`;
+    const failures = tests.filter((t) => isFailing(outcome(t), results)).length;
+    const skipped = tests.filter((t) => !isFailing(outcome(t), results) && ['skip', 'inconclusive', 'expected-fail'].includes(outcome(t))).length;
+    return `  <testsuite name="${esc(file)}" tests="${tests.length}" failures="${failures}" errors="0" skipped="${skipped}">\n${tests.map((t) => testcase(t, results)).join('\n')}\n  </testsuite>`;
   });
-  const failures = results.summary.fail + (results.strict ? results.summary.warn : 0);
+  const failures = results.tests.filter((t) => isFailing(outcome(t), results)).length;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="chatgate ${esc(results.target)}" tests="${results.tests.length}" failures="${failures}" time="${(results.durationMs / 1000).toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`;
 }
 

@@ -18,15 +18,23 @@ export interface SuiteRun {
   wallMs: number;
   /** Clause ids with at least one test of this verdict. */
   clauses(verdict: Results['tests'][number]['verdict']): string[];
+  /** A file of reports/latest/, '' when missing. */
+  report(name: string): string;
+  /** The test records of a clause. */
+  tests(clause: string): Results['tests'];
 }
 
-/** Env for a run: only what we pass plus PATH/HOME, so a developer's own TARGET_URL never leaks in. */
-export async function runSuite(env: Record<string, string | undefined>, opts: { killAfterMs?: number } = {}): Promise<SuiteRun> {
-  const reportsDir = mkdtempSync(join(tmpdir(), 'chatgate-selftest-reports-'));
+/**
+ * Env for a run: only what we pass plus PATH/HOME, so a developer's own TARGET_URL
+ * (or GITHUB_STEP_SUMMARY) never leaks in. `args` are npm test's arguments
+ * (--update-expectations, -t, file filters).
+ */
+export async function runSuite(env: Record<string, string | undefined>, opts: { killAfterMs?: number; args?: string[] } = {}): Promise<SuiteRun> {
+  const reportsDir = env.REPORTS_DIR ?? mkdtempSync(join(tmpdir(), 'chatgate-selftest-reports-'));
   const started = Date.now();
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts')], {
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts'), ...(opts.args ?? [])], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, REPORTS_DIR: reportsDir, ...env } as NodeJS.ProcessEnv,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, REPORTS_DIR: reportsDir } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -36,10 +44,15 @@ export async function runSuite(env: Record<string, string | undefined>, opts: { 
   const killer = opts.killAfterMs ? setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs) : undefined;
   const exitCode: number | null = await new Promise((r) => child.on('close', (code) => r(code)));
   clearTimeout(killer);
-  const file = join(reportsDir, 'latest/results.json');
-  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Results) : undefined;
+  const report = (name: string) => {
+    const file = join(reportsDir, 'latest', name);
+    return existsSync(file) ? readFileSync(file, 'utf8') : '';
+  };
+  const json = report('results.json');
+  const results = json ? (JSON.parse(json) as Results) : undefined;
   return {
-    exitCode, stdout, stderr, results, reportsDir, wallMs: Date.now() - started,
+    exitCode, stdout, stderr, results, reportsDir, wallMs: Date.now() - started, report,
     clauses: (verdict) => [...new Set((results?.tests ?? []).filter((t) => t.verdict === verdict).map((t) => t.clause))].sort(),
+    tests: (clause) => (results?.tests ?? []).filter((t) => t.clause === clause),
   };
 }

@@ -1,0 +1,149 @@
+// EXPECTATIONS=<file>: the known failures of a target (WPT expectation files,
+// Schemathesis --baseline). The file maps a clause id or a test id to the reason,
+// a ticket link:
+//
+//   # staging, 2026-11
+//   LIM-2: https://tracker.example/API-88 no Retry-After yet
+//   "resources/RES-CC-1 id is \"chatcmpl-\" followed by a suffix": https://tracker.example/API-91
+//
+// JSON is the same map. A known failure does not fail the run; a known failure
+// that passes ("unexpected pass") does, until --update-expectations removes it.
+// An id that names nothing is a configuration error, before any request.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import YAML from 'yaml';
+import { ConfigError } from './config.ts';
+import { isClauseId } from './clauses.ts';
+import type { ExpectationsSummary, TestExpectation, TestRecord } from './verdicts.ts';
+
+export interface ExpectationEntry {
+  /** A clause id (LIM-2) or a test id as results.json writes it (auth/AUTH-1 ...). */
+  id: string;
+  reason: string;
+}
+
+export interface ExpectationsFile {
+  path: string;
+  format: 'json' | 'yaml';
+  entries: ExpectationEntry[];
+}
+
+const VAR = 'EXPECTATIONS';
+
+/** Test ids hold the suite file before a slash; clause ids never do. */
+export const isTestId = (id: string): boolean => id.includes('/');
+
+export function loadExpectations(path: string): ExpectationsFile {
+  let text: string;
+  try { text = readFileSync(path, 'utf8'); } catch (err) {
+    throw new ConfigError(VAR, `cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give the path of a JSON or YAML file`);
+  }
+  const format = extname(path).toLowerCase() === '.json' ? 'json' : 'yaml';
+  let doc: unknown;
+  try {
+    doc = format === 'json' ? JSON.parse(text) : YAML.parse(text);
+  } catch (err) {
+    throw new ConfigError(VAR, `${path} is not valid ${format.toUpperCase()}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (doc === null || doc === undefined) return { path, format, entries: [] };
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new ConfigError(VAR, `${path} must map clause or test ids to reasons, e.g. "LIM-2: https://tracker.example/API-88"`);
+  }
+  const entries: ExpectationEntry[] = [];
+  const noReason: string[] = [];
+  const unknown: string[] = [];
+  for (const [id, reason] of Object.entries(doc as Record<string, unknown>)) {
+    if (typeof reason !== 'string' || reason.trim() === '') noReason.push(id);
+    else if (!isTestId(id) && !isClauseId(id)) unknown.push(id);
+    else entries.push({ id, reason: reason.trim() });
+  }
+  if (noReason.length) throw new ConfigError(VAR, `${path}: ${quoted(noReason)} ${noReason.length === 1 ? 'has' : 'have'} no reason; give each known failure its ticket link as a string`);
+  if (unknown.length) throw new ConfigError(VAR, `${path}: ${quoted(unknown)} ${unknown.length === 1 ? 'is' : 'are'} no clause id; use a clause id (LIM-2) or a test id from results.json (auth/AUTH-1 ...)`);
+  return { path, format, entries };
+}
+
+/**
+ * The suite file a test id names: ids are "<file under suites/ without .test.ts>/<title>"
+ * and titles start with a clause id (titles may hold slashes too: "POST /brains/{id}/chat").
+ */
+export function suiteFileOf(id: string): string | undefined {
+  for (let i = id.indexOf('/'); i > 0; i = id.indexOf('/', i + 1)) {
+    if (isClauseId(id.slice(i + 1).split(' ')[0]!)) return `suites/${id.slice(0, i)}.test.ts`;
+  }
+  return undefined;
+}
+
+/** Test ids must name a test of the suite (known only after vitest collected the files). */
+export function checkTestIds(file: ExpectationsFile, known: Set<string>): void {
+  const unknown = file.entries.filter((e) => isTestId(e.id) && !known.has(e.id)).map((e) => e.id);
+  if (unknown.length) throw new ConfigError(VAR, `${file.path}: ${quoted(unknown)} ${unknown.length === 1 ? 'is' : 'are'} no test of the suite; copy test ids from results.json`);
+}
+
+/** Whether an entry names this test (itself or its clause): such a failure is known and is not retried. */
+export function isNamed(file: ExpectationsFile | undefined, t: Pick<TestRecord, 'id' | 'clause'>): boolean {
+  return !!file?.entries.some((e) => e.id === t.id || e.id === t.clause);
+}
+
+const failed = (t: TestRecord) => t.verdict === 'fail' || t.verdict === 'warn' || t.verdict === 'flaky';
+const passed = (t: TestRecord) => t.verdict === 'pass' || t.verdict === 'info';
+
+/**
+ * Marks each test an entry names with the entry's outcome and sums them up. A test
+ * entry judges that test; a clause entry judges the clause: it fails when any of
+ * its tests fails (those are the expected failures), passes when none fails and one passes.
+ */
+export function applyExpectations(file: ExpectationsFile, tests: TestRecord[]): ExpectationsSummary {
+  const summary: ExpectationsSummary = { file: file.path, expectedFail: 0, unexpectedPass: [], unconfirmed: [], notRun: [], updated: false };
+  const mark = (t: TestRecord, e: ExpectationEntry, outcome: TestExpectation['outcome']) => {
+    t.expectation = { entry: e.id, reason: e.reason, outcome };
+    if (outcome === 'expected-fail') summary.expectedFail++;
+  };
+  // Test entries first: they are more precise than an entry for their clause.
+  const ordered = [...file.entries.filter((e) => isTestId(e.id)), ...file.entries.filter((e) => !isTestId(e.id))];
+  for (const e of ordered) {
+    const named = tests.filter((t) => (isTestId(e.id) ? t.id === e.id : t.clause === e.id) && !t.expectation);
+    if (named.length === 0) { summary.notRun.push(e.id); continue; }
+    if (named.some(failed)) {
+      for (const t of named.filter(failed)) mark(t, e, 'expected-fail');
+    } else if (named.some(passed)) {
+      for (const t of named.filter(passed)) mark(t, e, 'unexpected-pass');
+      summary.unexpectedPass.push(e.id);
+    } else {
+      for (const t of named) mark(t, e, 'unconfirmed');
+      summary.unconfirmed.push(e.id);
+    }
+  }
+  return summary;
+}
+
+/** --update-expectations: drops the entries that now pass, keeping the rest of the file (YAML comments too). */
+export function removeEntries(file: ExpectationsFile, ids: string[]): void {
+  if (ids.length === 0) return;
+  const text = readFileSync(file.path, 'utf8');
+  if (file.format === 'json') {
+    const doc = JSON.parse(text) as Record<string, unknown>;
+    for (const id of ids) delete doc[id];
+    writeFileSync(file.path, JSON.stringify(doc, null, 2) + '\n');
+  } else {
+    const doc = YAML.parseDocument(text);
+    const map = doc.contents;
+    if (YAML.isMap(map)) {
+      // A comment above an entry belongs to it in the YAML tree; one above a removed entry
+      // (the file's heading, above the first) moves to the entry that follows.
+      const keep = map.items.filter((p) => !ids.includes(String(YAML.isScalar(p.key) ? p.key.value : p.key)));
+      let carried: string | undefined;
+      for (const p of map.items) {
+        const key = p.key as YAML.Scalar;
+        if (!keep.includes(p)) { carried = [carried, key.commentBefore].filter(Boolean).join('\n') || undefined; continue; }
+        if (carried) { key.commentBefore = [carried, key.commentBefore].filter(Boolean).join('\n'); carried = undefined; }
+      }
+      if (carried) doc.comment = [doc.comment, carried].filter(Boolean).join('\n');
+      map.items = keep;
+    }
+    writeFileSync(file.path, doc.toString());
+  }
+}
+
+function quoted(ids: string[]): string {
+  return ids.map((id) => JSON.stringify(id)).join(', ');
+}
