@@ -12,7 +12,7 @@ export default defineConfig({
     // Tests are independent requests: run them concurrently within and across files,
     // so a remote target's latency is not paid serially.
     sequence: { concurrent: true },
-    maxConcurrency: 16,
+    maxConcurrency: 8,
     fileParallelism: true,
     maxWorkers: 4,
     pool: 'threads',

@@ -7,11 +7,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 let run: SuiteRun;
+/** openai 7 needs Node >= 22: on Node 20 its cells are skipped with that reason, as issue 4 asks. */
+const nodeTooOld = (t: { verdict: string; message?: string }) => t.verdict === 'skip' && /^openai 7 requires Node >= 22/.test(t.message ?? '');
 
 describe('npm test against the embedded reference server', () => {
-  it('exits 0 with no fail, no warn and no skip', async () => {
+  it('exits 0 with no fail, no warn and no skip (but a client major this Node cannot run)', async () => {
     run = await runSuite({});
-    const bad = run.results?.tests.filter((t) => ['fail', 'warn', 'skip'].includes(t.verdict)).map((t) => `${t.verdict} ${t.title}: ${t.message}`);
+    const bad = run.results?.tests
+      .filter((t) => ['fail', 'warn', 'skip'].includes(t.verdict) && !nodeTooOld(t))
+      .map((t) => `${t.verdict} ${t.title}: ${t.message}`);
     expect(bad, run.stderr).toEqual([]);
     expect(run.exitCode).toBe(0);
   }, 180_000);
@@ -33,7 +37,7 @@ describe('npm test against the embedded reference server', () => {
     const r = run.results!;
     expect(r.target).toMatch(/^embedded reference server http:\/\/127\.0\.0\.1:\d+\/v1/);
     expect(Object.keys(r.summary).sort()).toEqual(['fail', 'flaky', 'inconclusive', 'info', 'pass', 'skip', 'warn']);
-    expect(r.summary.pass + r.summary.info + r.summary.inconclusive).toBe(r.tests.length);
+    expect(r.summary.pass + r.summary.info + r.summary.inconclusive + r.tests.filter(nodeTooOld).length).toBe(r.tests.length);
     for (const t of r.tests) {
       expect(t.title.startsWith(`${t.clause} `), t.title).toBe(true);
       expect(t).toHaveProperty('id');

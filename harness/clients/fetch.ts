@@ -1,0 +1,146 @@
+// The fetch every client library gets (openai `fetch`, Vercel `fetch`, LangChain
+// `configuration.fetch`). It keeps our raw client's guarantees for SDK traffic and
+// records what crossed the wire, so a test can count requests (did the client retry
+// a 400?) and know the server's own error.message independently of the client.
+// No dependency on the run's configuration: unit tests build it with any deadline.
+import { fetch as undiciFetch } from 'undici';
+import { DEFAULT_MAX_BODY_BYTES, formatBytes, retryDelayMs } from '../../lib/http-client.ts';
+import { toCurl } from '../../lib/curl.ts';
+
+/**
+ * fetch with the same guarantees as our raw client: no redirects followed (the key can
+ * never reach another origin), one deadline over headers and body, a size cap on the
+ * body. The SDKs themselves would read a never-ending or huge body forever.
+ *
+ * It sends with the undici package's fetch, the HTTP stack of our raw client, not
+ * Node's built-in fetch: importing the undici package (lib/http-client.ts does)
+ * installs its dispatcher globally, and Node 20's built-in fetch on that newer
+ * dispatcher refuses the content-length header openai 4 sets ("invalid
+ * content-length header"), a failure of our process, never of the target.
+ */
+export function makeGuardedFetch(timeoutMs: number, maxBodyBytes = DEFAULT_MAX_BODY_BYTES): typeof fetch {
+  return async (url, init) => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    const res = await undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'error', signal });
+    const meta = { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers };
+    if (!res.body) return new Response(null, meta);
+    let seen = 0;
+    const capped = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > maxBodyBytes) controller.error(new Error(`body exceeded ${formatBytes(maxBodyBytes)}`));
+        else controller.enqueue(chunk);
+      },
+    }));
+    return new Response(capped, meta);
+  };
+}
+
+export interface WireRequest {
+  method: string;
+  url: string;
+  body?: string;
+  status?: number;
+  transportError?: string;
+  /** error.message of an error body (status >= 400), when the body has one. */
+  serverMessage?: string;
+}
+
+export interface WireOptions {
+  timeoutMs: number;
+  /**
+   * Wait and re-send on 429 (retry-after-ms / Retry-After honoured, at most 3 retries and
+   * 30 s, as the raw client does; docs/RUNNER.md), so a run that meets throttling
+   * judges the client, not the throttle. Off where the 429 itself is the subject.
+   */
+  retry429: boolean;
+  /** Called with each request's outcome as it arrives: a response (before the client reads it) or a transport failure. */
+  onOutcome?: (r: WireRequest) => void;
+}
+
+/** One client call's view of the wire: a fetch to hand to the client, and what it sent. */
+export class Wire {
+  readonly requests: WireRequest[] = [];
+  /** 429s this wrapper waited out and re-sent (hidden from the client). */
+  throttled = 0;
+  private readonly guarded: typeof fetch;
+
+  constructor(private readonly opts: WireOptions) {
+    this.guarded = makeGuardedFetch(opts.timeoutMs);
+  }
+
+  readonly fetch: typeof fetch = async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const body = typeof init?.body === 'string' ? init.body : undefined;
+    let waited = 0;
+    for (let attempt = 0; ; attempt++) {
+      const rec: WireRequest = { method: init?.method ?? 'GET', url, body };
+      this.requests.push(rec);
+      let res: Response;
+      try {
+        res = await this.guarded(input, init);
+      } catch (err) {
+        rec.transportError = describeCause(err);
+        this.opts.onOutcome?.(rec);
+        throw err;
+      }
+      rec.status = res.status;
+      if (res.status >= 400) rec.serverMessage = await errorMessageOf(res.clone());
+      this.opts.onOutcome?.(rec);
+      // Only a body we can send again (the SDKs send JSON strings) is re-sent.
+      const resendable = init?.body === undefined || body !== undefined;
+      if (res.status === 429 && this.opts.retry429 && resendable && attempt < 3) {
+        const wait = retryDelayMs(Object.fromEntries(res.headers), attempt);
+        if (waited + wait <= 30_000) {
+          await res.body?.cancel().catch(() => {});
+          this.throttled++;
+          waited += wait;
+          await new Promise((r) => setTimeout(r, wait));
+          continue;
+        }
+      }
+      return res;
+    }
+  };
+
+  /** Requests sent after the first response with a 4xx other than 429 (the client retried it). */
+  retriesAfterClientError(): WireRequest[] {
+    const i = this.requests.findIndex((r) => r.status !== undefined && r.status >= 400 && r.status < 500 && r.status !== 429);
+    return i === -1 ? [] : this.requests.slice(i + 1);
+  }
+
+  /** error.message the server sent with `status` (the last such response). */
+  serverMessage(status: number): string | undefined {
+    return this.requests.filter((r) => r.status === status).at(-1)?.serverMessage;
+  }
+
+  statuses(): string {
+    return this.requests.map((r) => r.status ?? `no response (${r.transportError})`).join(', ');
+  }
+
+  /** curl for the last request the client sent, key masked. */
+  curl(): string | undefined {
+    const r = this.requests.at(-1);
+    if (!r) return undefined;
+    const headers: Record<string, string> = { Authorization: 'Bearer ***' };
+    if (r.body !== undefined) headers['Content-Type'] = 'application/json';
+    return toCurl({ method: r.method, url: r.url, headers, body: r.body, stream: r.body !== undefined && /"stream"\s*:\s*true/.test(r.body) });
+  }
+}
+
+async function errorMessageOf(res: Response): Promise<string | undefined> {
+  try {
+    const body = JSON.parse(await res.text()) as { error?: { message?: unknown } };
+    return typeof body?.error?.message === 'string' ? body.error.message : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** fetch's own message is a bare "fetch failed"; the cause says what happened. */
+export function describeCause(err: unknown): string {
+  const e = err as Error & { cause?: unknown };
+  const cause = e?.cause instanceof Error ? `: ${e.cause.message}` : '';
+  return `${e?.name ?? 'Error'}: ${e?.message ?? String(err)}${cause}`;
+}

@@ -1,0 +1,224 @@
+// The client-compatibility tests (SVC-4, SVC-4b): one clause test per cell of the
+// client x operation matrix, each a call made the way the client's users make it,
+// against the target of this run. suites/clients/<client>.test.ts calls
+// clientSuite(); the 429 cells live in suites/limits.test.ts (rateLimitCell) because
+// they must not overlap the rate-limit probe on the same key.
+//
+// Every cell's record carries `matrix: { client, operation }`; the client's own words
+// (its error class and message, or what it returned) are in `observations` on a pass
+// and in `message` otherwise.
+import { describe } from 'vitest';
+import { clause, type ClauseContext } from '../clause-test.ts';
+import { brainId, config, keys, models } from '../target.ts';
+import { describeCause, Wire, type WireRequest } from './fetch.ts';
+import { usageText, type Driver, type Reply, type Setup } from './driver.ts';
+import { clauseFor, clientById, operationsOf, unavailable, type ClientEntry, type ErrorStatus, type Operation } from './registry.ts';
+
+const loaded = new Map<string, Promise<Driver>>();
+
+/** The client's driver, or a skip saying why it cannot run here (Node too old, package missing). */
+async function driverFor(t: ClauseContext, entry: ClientEntry): Promise<Driver> {
+  const why = unavailable(entry);
+  if (why) t.skip(why);
+  let p = loaded.get(entry.id);
+  if (!p) loaded.set(entry.id, p = entry.load());
+  try {
+    return await p;
+  } catch (err) {
+    t.skip(`${entry.id} could not be loaded (${describeCause(err)}); npm ci installs it`);
+  }
+}
+
+function setup(wire: Wire, apiKey: string, maxRetries: number | undefined): Setup {
+  return { baseURL: config.targetUrl!, apiKey, fetch: wire.fetch, timeoutMs: config.timeoutMs, maxRetries };
+}
+
+/** What the report shows of a call: its curl (if the cell fails), throttling met on the way. */
+function account(t: ClauseContext, ...wires: Wire[]): void {
+  const curl = wires.at(-1)?.curl();
+  if (curl) t.reproduce(curl);
+  const throttled = wires.reduce((n, w) => n + w.throttled, 0);
+  if (throttled) t.note(`rate-limited on the way: ${throttled} x 429, retried after the advertised wait`);
+}
+
+function raisedText(d: Driver, err: unknown, wire?: Wire): string {
+  const e = d.describe(err);
+  const transport = wire?.requests.at(-1)?.transportError;
+  return `${e.kind}${e.status ? ` (HTTP ${e.status})` : ''}: ${e.message}${transport && !e.message.includes(transport) ? ` [wire: ${transport}]` : ''}`;
+}
+
+/** Runs one call that should succeed; a raised error fails the cell with the client's own words. */
+async function succeeds<T>(t: ClauseContext, d: Driver, wire: Wire, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    t.fail(`${what} to succeed`, raisedText(d, err, wire));
+  } finally {
+    account(t, wire);
+  }
+}
+
+function describeReply(r: Reply): string {
+  return [`${r.text.length} characters`, `finish reason ${JSON.stringify(r.finishReason ?? null)}`, usageText(r.usage), ...(r.remarks ?? [])].join(', ');
+}
+
+function checkText(t: ClauseContext, r: Reply, what: string): void {
+  const seen = typeof r.text !== 'string' ? `${r.text === undefined ? 'no text' : `${typeof r.text} ${JSON.stringify(r.text).slice(0, 160)}`} (the client raised no error)`
+    : `"" (the client raised no error${r.remarks?.length ? `; ${r.remarks.join('; ')}` : ''})`;
+  t.check(typeof r.text === 'string' && r.text.length > 0, what, seen);
+}
+
+const isClientError = (r: WireRequest) => r.status !== undefined && r.status >= 400 && r.status < 500;
+
+const wire = () => new Wire({ timeoutMs: config.timeoutMs, retry429: true });
+const mainKey = () => config.apiKey!;
+
+/** Judges an error call: the class/tag for the status, the server's message carried, no retry of a 4xx. */
+function judgeError(t: ClauseContext, entry: ClientEntry, d: Driver, w: Wire, status: ErrorStatus, outcome: { ok: true } | { ok: false; err: unknown }): void {
+  const expected = entry.raises[status];
+  if (outcome.ok) t.fail(`${expected} for HTTP ${status}`, `the call succeeded (HTTP ${w.statuses()})`);
+  const err = (outcome as { err: unknown }).err;
+  const text = raisedText(d, err, w);
+  const lost = w.requests.find((r) => !isClientError(r));
+  if (lost) {
+    const what = lost.transportError ? `no response (${lost.transportError})`
+      : lost.status! < 400 ? `HTTP ${lost.status} (the request was accepted)` : `HTTP ${lost.status}${lost.serverMessage ? ` (${lost.serverMessage})` : ''}`;
+    t.fail(`${expected} for HTTP ${status}`, `${what} on the wire, where the call was cut short (the client raised ${text})`);
+  }
+  t.check(d.raisedFor(err, status), `${expected} for HTTP ${status}`, `${text} (HTTP ${w.statuses()} on the wire)`);
+  const server = w.serverMessage(status);
+  t.check(server !== undefined, `an HTTP ${status} error body whose error.message the client can carry`, `no error.message in the body; the client raised ${text}`);
+  t.check(d.describe(err).message.includes(server!), `the server's error.message ${JSON.stringify(server)} in the client's error`, text);
+  if (status !== 429) {
+    t.check(w.retriesAfterClientError().length === 0, `one request (no retry of HTTP ${status})`, `${w.requests.length} requests: HTTP ${w.statuses()}`);
+  }
+  t.observe(text);
+}
+
+async function errorCell(t: ClauseContext, entry: ClientEntry, status: Exclude<ErrorStatus, 429>, apiKey: string, call: (d: Driver, s: Setup) => Promise<unknown>): Promise<void> {
+  const d = await driverFor(t, entry);
+  // Anything but a 4xx (a 2xx, a 5xx, no response) decides the cell at once, and the
+  // client might retry it with back-off (LangChain: 6 times, about a minute): cut it short.
+  const cut = new AbortController();
+  const w = new Wire({ timeoutMs: config.timeoutMs, retry429: true, onOutcome: (r) => { if (!isClientError(r)) cut.abort(); } });
+  // The client's default retry policy, as its users run it: the cell checks it does not retry this 4xx.
+  let outcome: { ok: true } | { ok: false; err: unknown };
+  try { await call(d, { ...setup(w, apiKey, undefined), signal: cut.signal }); outcome = { ok: true }; } catch (err) { outcome = { ok: false, err }; }
+  account(t, w);
+  judgeError(t, entry, d, w, status, outcome);
+}
+
+const TITLES: Record<Exclude<Operation, 'error-429'>, (e: ClientEntry) => string> = {
+  models: (e) => `${e.calls.models} lists the configured models`,
+  completion: (e) => `${e.calls.completion} returns the reply text`,
+  stream: (e) => `${e.calls.stream} assembles the streamed reply, with finish reason "stop" (and usage where the client reports it)`,
+  brain: (e) => `${e.calls.completion} with model "brain:<uuid>" returns a reply`,
+  'error-400': (e) => `an invalid request (model null) raises ${e.raises[400]} carrying the server's message, without retries`,
+  'error-401': (e) => `an unknown key raises ${e.raises[401]} carrying the server's message, without retries`,
+  'error-403': (e) => `a key without brains:invoke on a brain raises ${e.raises[403]} carrying the server's message, without retries`,
+};
+
+const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: ClientEntry) => Promise<void>> = {
+  async models(t, entry) {
+    const d = await driverFor(t, entry);
+    const w = wire();
+    const ids = await succeeds(t, d, w, entry.calls.models!, () => d.listModels!(setup(w, mainKey(), 0)));
+    for (const m of models) t.check(ids.includes(m), `"${m}" in ${entry.calls.models}`, JSON.stringify(ids).slice(0, 200));
+    t.observe(`${ids.length} models: ${ids.join(', ')}`.slice(0, 300));
+  },
+
+  async completion(t, entry) {
+    const d = await driverFor(t, entry);
+    const w = wire();
+    const r = await succeeds(t, d, w, entry.calls.completion, () => d.complete(setup(w, mainKey(), 0), models[0]!));
+    checkText(t, r, 'the reply text');
+    t.observe(describeReply(r));
+  },
+
+  async stream(t, entry) {
+    const d = await driverFor(t, entry);
+    const first = wire();
+    let r: Reply;
+    try {
+      r = await d.stream(setup(first, mainKey(), 0), models[0]!, { usage: true });
+      account(t, first);
+    } catch (err) {
+      account(t, first);
+      // CHAT-8 lets a target refuse stream_options with 400; where asking for usage is the
+      // user's choice, the stream itself must still work without it.
+      if (!d.usageOptIn || d.describe(err).status !== 400) t.fail(`${entry.calls.stream} to succeed`, raisedText(d, err, first));
+      t.note(`asking for stream usage was refused with ${raisedText(d, err, first)}; streamed without it (LangChain asks on every stream)`);
+      const second = wire();
+      r = await succeeds(t, d, second, entry.calls.stream, () => d.stream(setup(second, mainKey(), 0), models[0]!, { usage: false }));
+    }
+    checkText(t, r, 'the streamed reply text');
+    t.check(r.finishReason === 'stop', 'finish reason "stop"', `${JSON.stringify(r.finishReason ?? null)} (${describeReply(r)})`);
+    t.observe(describeReply(r));
+  },
+
+  async brain(t, entry) {
+    if (!brainId) t.skip('BRAIN_ID is not set');
+    const d = await driverFor(t, entry);
+    const w = wire();
+    const r = await succeeds(t, d, w, `${entry.calls.completion} with a brain`, () => d.complete(setup(w, mainKey(), 0), `brain:${brainId}`));
+    checkText(t, r, 'the brain\'s reply text');
+    t.observe(describeReply(r));
+  },
+
+  'error-400': (t, entry) => errorCell(t, entry, 400, mainKey(), (d, s) => d.invalid(s, models[0]!)),
+  'error-401': (t, entry) => errorCell(t, entry, 401, (keys.unknown as { key: string }).key, (d, s) => d.complete(s, models[0]!)),
+  async 'error-403'(t, entry) {
+    if (!config.limitedApiKey) t.skip('LIMITED_API_KEY is not set');
+    if (!brainId) t.skip('BRAIN_ID is not set');
+    await errorCell(t, entry, 403, config.limitedApiKey!, (d, s) => d.complete(s, `brain:${brainId}`));
+  },
+};
+
+/** Registers the matrix cells of one client (all but error-429, which suites/limits.test.ts owns). */
+export function clientSuite(id: string): void {
+  const entry = clientById(id);
+  const clauseId = clauseFor(entry);
+  describe(`${clauseId}: ${entry.id}`, () => {
+    for (const op of operationsOf(entry)) {
+      if (op === 'error-429') continue;
+      clause(clauseId, `${entry.id} ${op}: ${TITLES[op](entry)}`, (t) => CELLS[op](t, entry), {
+        matrix: { client: entry.id, operation: op },
+        // A refused usage request is followed by a second stream.
+        requests: op === 'stream' ? 2 : 1,
+      });
+    }
+  });
+}
+
+export function rateLimitTitle(entry: ClientEntry): string {
+  return `${entry.id} error-429: past the rate limit the client raises ${entry.raises[429]} carrying the server's message`;
+}
+
+/**
+ * The error-429 cell: bursts of 10 calls (client retries off, so the 429 reaches the
+ * caller) on RATE_LIMIT_API_KEY until one is throttled, at most `max` calls. Run only
+ * after the LIM probe is over, and only when the probe met a 429 at all
+ * (suites/limits.test.ts sees to both).
+ */
+export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, max: number): Promise<void> {
+  const d = await driverFor(t, entry);
+  const key = config.rateLimitApiKey ?? config.apiKey!;
+  let sent = 0;
+  while (sent < max) {
+    const n = Math.min(10, max - sent);
+    sent += n;
+    const wires = Array.from({ length: n }, () => new Wire({ timeoutMs: config.timeoutMs, retry429: false }));
+    const results = await Promise.allSettled(wires.map((w) => d.complete(setup(w, key, 0), models[0]!)));
+    const i = results.findIndex((r, j) => r.status === 'rejected' && wires[j]!.requests.some((q) => q.status === 429));
+    if (i !== -1) {
+      account(t, wires[i]!);
+      judgeError(t, entry, d, wires[i]!, 429, { ok: false, err: (results[i] as PromiseRejectedResult).reason });
+      t.observe(`first 429 within ${sent} calls through ${entry.id}`);
+      return;
+    }
+    // A burst without a single response will not find the limit either (LIM-1 judges the target).
+    const silent = wires.map((w) => w.requests.at(-1)).filter((r) => r?.transportError);
+    if (silent.length === n) t.inconclusive(`no 429: ${n} calls through ${entry.id} got no response (${silent[0]!.transportError})`);
+  }
+  t.inconclusive(`no 429 within ${max} calls through ${entry.id}`);
+}

@@ -1,0 +1,107 @@
+// The fetch the client libraries get: it must keep the raw client's guarantees (no
+// redirect followed, one deadline, a body cap) and count what crossed the wire
+// truthfully, since the error cells judge "no retry of a 4xx" by that count.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { makeGuardedFetch, Wire } from '../../harness/clients/fetch.ts';
+
+let server: http.Server;
+let base: string;
+const hits = new Map<string, number>();
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const path = req.url ?? '/';
+    const n = (hits.get(path) ?? 0) + 1;
+    hits.set(path, n);
+    const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    };
+    if (path === '/bad') return json(400, { error: { message: 'model must be a string', type: 'invalid_request_error', code: 'invalid_type' } });
+    if (path === '/flat') return json(401, { message: 'no wrapper' });
+    // Throttled on the first request only, with a short advertised wait.
+    if (path === '/throttled') return n === 1 ? json(429, { error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limited' } }, { 'retry-after-ms': '50' }) : json(200, { ok: true });
+    if (path === '/redirect') { res.writeHead(302, { location: 'http://example.invalid/steal' }); return res.end(); }
+    if (path === '/big') { res.writeHead(200, { 'content-type': 'text/plain' }); return res.end('x'.repeat(64 * 1024)); }
+    if (path === '/hang') { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.write('data: {}\n\n'); return; }
+    json(200, { ok: true });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+describe('Wire', () => {
+  it('records each request with its status and the error body\'s error.message', async () => {
+    const w = new Wire({ timeoutMs: 2000, retry429: true });
+    const res = await w.fetch(`${base}/bad`, { method: 'POST', body: '{"model":null}' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { message: 'model must be a string' } }); // the client still reads the body
+    expect(w.requests).toHaveLength(1);
+    expect(w.serverMessage(400)).toBe('model must be a string');
+    expect(w.retriesAfterClientError()).toEqual([]);
+  });
+
+  it('leaves serverMessage undefined when the body has no error wrapper', async () => {
+    const w = new Wire({ timeoutMs: 2000, retry429: true });
+    await w.fetch(`${base}/flat`);
+    expect(w.serverMessage(401)).toBeUndefined();
+  });
+
+  it('sees a second request after a 400 as a retry', async () => {
+    const w = new Wire({ timeoutMs: 2000, retry429: true });
+    await w.fetch(`${base}/bad`, { method: 'POST', body: '{}' });
+    await w.fetch(`${base}/bad`, { method: 'POST', body: '{}' });
+    expect(w.retriesAfterClientError()).toHaveLength(1);
+    expect(w.statuses()).toBe('400, 400');
+  });
+
+  it('waits out a 429 (retry-after-ms) and re-sends when asked to, counting it as throttling', async () => {
+    hits.delete('/throttled');
+    const w = new Wire({ timeoutMs: 2000, retry429: true });
+    const res = await w.fetch(`${base}/throttled`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(200);
+    expect(w.throttled).toBe(1);
+    expect(w.statuses()).toBe('429, 200');
+  });
+
+  it('hands the 429 to the client when the 429 is the subject', async () => {
+    hits.delete('/throttled');
+    const w = new Wire({ timeoutMs: 2000, retry429: false });
+    const res = await w.fetch(`${base}/throttled`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(429);
+    expect(w.serverMessage(429)).toBe('slow down');
+  });
+
+  it('builds a curl of the last request with the key masked', async () => {
+    const w = new Wire({ timeoutMs: 2000, retry429: true });
+    await w.fetch(`${base}/ok`, { method: 'POST', body: '{"stream":true}', headers: { authorization: 'Bearer sk-secret-never-shown-123' } });
+    const curl = w.curl()!;
+    expect(curl).toContain('Authorization: Bearer ***');
+    expect(curl).not.toContain('sk-secret');
+    expect(curl).toContain(' -N ');
+  });
+});
+
+describe('guarded fetch', () => {
+  it('never follows a redirect', async () => {
+    await expect(makeGuardedFetch(2000)(`${base}/redirect`)).rejects.toThrow();
+  });
+
+  it('cuts off a body over the cap', async () => {
+    const res = await makeGuardedFetch(2000, 1024)(`${base}/big`);
+    await expect(res.text()).rejects.toThrow(/exceeded 1\.0 KiB/);
+  });
+
+  it('ends a response that never finishes at the deadline', async () => {
+    const started = Date.now();
+    const res = await makeGuardedFetch(300)(`${base}/hang`);
+    await expect(res.text()).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});

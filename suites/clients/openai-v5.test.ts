@@ -1,0 +1,4 @@
+// Client matrix (SVC-4 / SVC-4b): openai@5. Its own file, so its library loads (or fails to) on its own; docs/CLIENTS.md.
+import { clientSuite } from '../../harness/clients/suite.ts';
+
+clientSuite('openai@5');
