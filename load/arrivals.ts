@@ -1,0 +1,29 @@
+// Open-loop arrival schedules: when each request is due, independent of how fast the
+// target answers (that independence is what keeps coordinated omission out of the
+// figures). Constant = evenly spaced; Poisson = exponential gaps with the same mean,
+// like independent users, from a seeded generator so a run can be repeated exactly.
+
+export type ArrivalKind = 'constant' | 'poisson';
+
+/** mulberry32: small, fast, good enough for jittering arrivals (not for secrets). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Yields arrival offsets in ms from the start, for `ratePerS` until `durationMs`. */
+export function* arrivals(kind: ArrivalKind, ratePerS: number, durationMs: number, seed = 1): Generator<number> {
+  const meanGapMs = 1000 / ratePerS;
+  const random = seededRandom(seed);
+  let t = kind === 'constant' ? 0 : -Math.log(1 - random()) * meanGapMs;
+  while (t < durationMs) {
+    yield t;
+    t += kind === 'constant' ? meanGapMs : -Math.log(1 - random()) * meanGapMs;
+  }
+}

@@ -1,0 +1,194 @@
+// The streaming (and plain-request) load driver: sends lean requests on an undici
+// Pool either open-loop (each request at its scheduled time, whatever the target is
+// doing: constant or Poisson arrivals) or closed-loop (a fixed number of requests in
+// flight, each one sent when the previous finished). One timer drives the schedule
+// and one sweeps time limits; requests own no timers or promises, which is what lets
+// one core hold thousands of streams.
+import { Pool } from 'undici';
+import { arrivals, type ArrivalKind } from './arrivals.ts';
+import { send, type LeanCall, type LeanRequest, type Outcome } from './lean-client.ts';
+import type { StopToken } from './stop.ts';
+
+export type DriveMode =
+  | { kind: 'rate'; rate: number; arrival: ArrivalKind; seed: number }
+  | { kind: 'concurrency'; concurrency: number; rampUpMs: number };
+
+export interface DrivePlan {
+  mode: DriveMode;
+  durationMs: number;
+  maxRequests?: number;
+  /** Open loop: arrivals while this many are in flight are not sent (and counted). */
+  maxInFlight: number;
+  timeoutMs: number;
+  /** Builds request number `seq`, due at `intendedAt` (performance.now() ms). */
+  makeRequest(seq: number, intendedAt: number): LeanRequest;
+  onSent(req: LeanRequest, lagMs: number): void;
+  onNotSent(intendedAt: number): void;
+  onOutcome(o: Outcome): void;
+}
+
+export interface DriveResult {
+  startedAt: number;
+  sendingEndedAt: number;
+  endedAt: number;
+  sent: number;
+  /** Requests still in flight when the drain time ran out (stopped runs only). */
+  abortedInFlight: number;
+  stoppedEarly: boolean;
+  peakInFlight: number;
+}
+
+export function createPool(origin: string, connections: number, timeoutMs: number): Pool {
+  return new Pool(origin, {
+    connections,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+    // The driver's sweep enforces the whole-request limit; these are backstops.
+    headersTimeout: timeoutMs + 2_000,
+    bodyTimeout: timeoutMs + 2_000,
+    connect: { timeout: Math.min(10_000, timeoutMs) },
+  });
+}
+
+export class Driver {
+  private readonly inFlight = new Set<LeanCall>();
+  private seq = 0;
+  private sending = false;
+  private peak = 0;
+  private onIdle: (() => void) | undefined;
+
+  constructor(private readonly pool: Pool, private readonly plan: DrivePlan, private readonly stop: StopToken) {}
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Sends for the planned duration (or count), then waits for the requests in flight:
+   * up to their time limit normally, up to `drainMs` once the stop token fired; the
+   * rest are aborted and reported as such.
+   */
+  async run(drainMs: number): Promise<DriveResult> {
+    const { plan } = this;
+    const startedAt = performance.now();
+    // Time limits are coarse (seconds): a sweep four times a second is plenty and
+    // keeps walking thousands of streams off the hot path.
+    const sweep = setInterval(() => this.expire(), 250);
+    this.sending = true;
+    let sendingEndedAt = startedAt;
+    try {
+      await new Promise<void>((resolve) => {
+        const finish = () => {
+          if (!this.sending) return;
+          this.sending = false;
+          sendingEndedAt = performance.now();
+          clearTimeout(endTimer);
+          this.stop.off(finish);
+          resolve();
+        };
+        const endTimer = setTimeout(finish, plan.durationMs);
+        this.stop.on(finish);
+        if (plan.mode.kind === 'rate') this.openLoop(startedAt, plan.mode, finish);
+        else this.closedLoop(startedAt, plan.mode, finish);
+      });
+      await this.drain(this.stop.stopped ? drainMs : plan.timeoutMs + 1_000, drainMs);
+    } finally {
+      clearInterval(sweep);
+    }
+    const abortedInFlight = this.inFlight.size;
+    for (const call of [...this.inFlight]) call.cancel('aborted');
+    return {
+      startedAt, sendingEndedAt, endedAt: performance.now(), sent: this.seq,
+      abortedInFlight, stoppedEarly: this.stop.stopped, peakInFlight: this.peak,
+    };
+  }
+
+  private countReached(): boolean {
+    return this.plan.maxRequests !== undefined && this.seq >= this.plan.maxRequests;
+  }
+
+  private openLoop(startedAt: number, mode: Extract<DriveMode, { kind: 'rate' }>, finish: () => void): void {
+    const schedule = arrivals(mode.arrival, mode.rate, this.plan.durationMs, mode.seed);
+    let next = schedule.next();
+    const tick = () => {
+      if (!this.sending) return;
+      const now = performance.now();
+      // Send everything that is due, each with its own intended time: a late timer
+      // sends a small batch, and the lateness is measured, not lost.
+      while (!next.done && startedAt + next.value <= now && !this.countReached()) {
+        const intendedAt = startedAt + next.value;
+        if (this.inFlight.size >= this.plan.maxInFlight) this.plan.onNotSent(intendedAt);
+        else this.dispatch(intendedAt, now);
+        next = schedule.next();
+      }
+      if (next.done || this.countReached()) return finish();
+      setTimeout(tick, Math.max(0, startedAt + next.value - performance.now()));
+    };
+    tick();
+  }
+
+  private closedLoop(startedAt: number, mode: Extract<DriveMode, { kind: 'concurrency' }>, finish: () => void): void {
+    const n = mode.concurrency;
+    const dueAt = (i: number) => startedAt + (n <= 1 ? 0 : (i * mode.rampUpMs) / n);
+    const worker = () => {
+      if (!this.sending) return;
+      if (this.countReached()) return finish();
+      const now = performance.now();
+      this.dispatch(now, now, worker);
+    };
+    // Stagger the first requests over the ramp-up so connection setup does not land
+    // in one burst and the streams do not all tick in phase.
+    let started = 0;
+    const startDue = () => {
+      const now = performance.now();
+      while (started < n && this.sending && dueAt(started) <= now) {
+        started++;
+        worker();
+      }
+      if (started < n && this.sending) setTimeout(startDue, Math.max(1, dueAt(started) - now));
+    };
+    startDue();
+  }
+
+  private dispatch(intendedAt: number, now: number, then?: () => void): void {
+    const req = this.plan.makeRequest(this.seq++, intendedAt);
+    this.plan.onSent(req, now - intendedAt);
+    const call = send(this.pool, req, (o) => {
+      this.inFlight.delete(call);
+      this.plan.onOutcome(o);
+      if (this.inFlight.size === 0) this.onIdle?.();
+      // Closed loop: the next request goes out from a fresh tick, not inside undici's callback.
+      if (then) setImmediate(then);
+    });
+    call.deadline = call.outcome.sentAt + this.plan.timeoutMs;
+    this.inFlight.add(call);
+    if (this.inFlight.size > this.peak) this.peak = this.inFlight.size;
+  }
+
+  private expire(): void {
+    const now = performance.now();
+    for (const call of this.inFlight) if (now > call.deadline) call.cancel('timeout');
+  }
+
+  /** Resolves when nothing is in flight or `limitMs` passed; a stop shortens the wait to `drainMs`. */
+  private drain(limitMs: number, drainMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(timer);
+        this.onIdle = undefined;
+        this.stop.off(onStop);
+        resolve();
+      };
+      const onStop = () => {
+        clearTimeout(timer);
+        timer = setTimeout(done, drainMs);
+      };
+      if (this.inFlight.size === 0) return done();
+      timer = setTimeout(done, limitMs);
+      this.stop.on(onStop);
+      this.onIdle = done;
+    });
+  }
+}

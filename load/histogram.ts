@@ -1,0 +1,130 @@
+// Latency histograms: HdrHistogram (hdr-histogram-js) rather than sample arrays, so
+// memory stays fixed however many values a run records, percentiles are exact to 3
+// significant digits, and runs can be merged and stored (base64) for later analysis.
+// Values go in as milliseconds and are kept as microseconds.
+import * as hdr from 'hdr-histogram-js';
+
+export interface LatencySummary {
+  count: number;
+  min_ms: number;
+  mean_ms: number;
+  p50_ms: number;
+  p90_ms: number;
+  p95_ms: number;
+  p99_ms: number;
+  p999_ms: number;
+  max_ms: number;
+}
+
+/** Percentile plot points: x = percentile (0-100), y = latency (ms). */
+export interface PercentilePlot { percentile: number[]; value_ms: number[] }
+/** Bar histogram: bucket lower edges (ms) and counts. */
+export interface BucketPlot { bucket_ms: number[]; count: number[] }
+
+/** Percentile ticks for plots: dense near the tail, the way HdrHistogram plots are read. */
+const PLOT_PERCENTILES = [
+  0, 5, 10, 20, 30, 40, 50, 60, 70, 75, 80, 85, 90, 92.5, 95, 96, 97, 97.5, 98, 98.5, 99, 99.25, 99.5, 99.75,
+  99.9, 99.95, 99.99, 99.999, 100,
+];
+
+type Internal = hdr.Histogram & {
+  recordedValuesIterator: { reset(): void; hasNext(): boolean; next(): { valueIteratedTo: number; countAtValueIteratedTo: number } };
+};
+
+export class LatencyHistogram {
+  readonly h: hdr.Histogram;
+
+  /** @param digits 3 for run totals; 2 for the per-second buckets of a timeline (1/8 of the memory). */
+  constructor(digits: 2 | 3 = 3) {
+    this.h = hdr.build({
+      bitBucketSize: 32,
+      autoResize: true,
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 60_000_000,
+      numberOfSignificantValueDigits: digits,
+      useWebAssembly: false,
+    });
+  }
+
+  static decode(base64: string): LatencyHistogram {
+    const out = new LatencyHistogram();
+    out.h.add(hdr.decodeFromCompressedBase64(base64, 32, false));
+    return out;
+  }
+
+  record(ms: number): void {
+    this.h.recordValue(toUs(ms));
+  }
+
+  /**
+   * Records a latency and, when it exceeds the interval at which requests were due,
+   * the samples the sender failed to take while it waited (coordinated-omission
+   * correction, as wrk2 and HdrHistogram do it).
+   */
+  recordCorrected(ms: number, expectedIntervalMs: number): void {
+    this.h.recordValueWithExpectedInterval(toUs(ms), Math.max(1, Math.round(expectedIntervalMs * 1000)));
+  }
+
+  add(other: LatencyHistogram): void {
+    this.h.add(other.h);
+  }
+
+  get count(): number {
+    return this.h.totalCount;
+  }
+
+  percentileMs(p: number): number {
+    return this.h.totalCount === 0 ? 0 : round3(this.h.getValueAtPercentile(p) / 1000);
+  }
+
+  summary(): LatencySummary {
+    const h = this.h;
+    if (h.totalCount === 0) {
+      return { count: 0, min_ms: 0, mean_ms: 0, p50_ms: 0, p90_ms: 0, p95_ms: 0, p99_ms: 0, p999_ms: 0, max_ms: 0 };
+    }
+    return {
+      count: h.totalCount,
+      min_ms: round3(h.minNonZeroValue / 1000),
+      mean_ms: round3(h.mean / 1000),
+      p50_ms: this.percentileMs(50),
+      p90_ms: this.percentileMs(90),
+      p95_ms: this.percentileMs(95),
+      p99_ms: this.percentileMs(99),
+      p999_ms: this.percentileMs(99.9),
+      max_ms: round3(h.maxValue / 1000),
+    };
+  }
+
+  percentilePlot(): PercentilePlot {
+    if (this.count === 0) return { percentile: [], value_ms: [] };
+    return { percentile: [...PLOT_PERCENTILES], value_ms: PLOT_PERCENTILES.map((p) => this.percentileMs(p)) };
+  }
+
+  /** Equal-width buckets from 0 to the 99.9th percentile (the rest piles into the last bucket). */
+  bucketPlot(buckets = 50): BucketPlot {
+    if (this.count === 0) return { bucket_ms: [], count: [] };
+    const top = Math.max(this.percentileMs(99.9), 0.001);
+    const width = top / buckets;
+    const counts = new Array<number>(buckets).fill(0);
+    const it = (this.h as Internal).recordedValuesIterator;
+    it.reset();
+    while (it.hasNext()) {
+      const v = it.next();
+      const i = Math.min(buckets - 1, Math.floor(v.valueIteratedTo / 1000 / width));
+      counts[i]! += v.countAtValueIteratedTo;
+    }
+    return { bucket_ms: counts.map((_, i) => round3(i * width)), count: counts };
+  }
+
+  encode(): string {
+    return hdr.encodeIntoCompressedBase64(this.h);
+  }
+}
+
+function toUs(ms: number): number {
+  return ms > 0.001 ? Math.round(ms * 1000) : 1;
+}
+
+export function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}

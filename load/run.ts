@@ -1,0 +1,238 @@
+// `npm run load`: options and configuration (exit 2 on a bad one, before anything is
+// sent), safety checks and the plan, the target (TARGET_URL or the embedded reference
+// in a child process), the scenario under a stop token that Ctrl-C fires, then the
+// reports, the baseline comparison and the exit code.
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Pool } from 'undici';
+import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
+import { redact } from '../lib/redact.ts';
+import { validate } from '../lib/schema-validator.ts';
+import { DEFECTS } from '../reference/defects.ts';
+import { VARIANTS } from '../reference/variants.ts';
+import { helpText, parseArgs, UsageError, OPTION_SPECS, type LoadOptions, type Scenario } from './options.ts';
+import { checkCaps, checkRemote, isLoopbackHost, planFor } from './safety.ts';
+import { embeddedTarget, referenceOptionsFor, remoteTarget, type LoadTarget } from './target.ts';
+import { StopToken } from './stop.ts';
+import { Progress } from './progress.ts';
+import { Findings, findingsFail } from './findings.ts';
+import { CpuMeter } from './driver-cpu.ts';
+import { createPool } from './driver.ts';
+import { buildSummary, writeSummary, type LoadSummary } from './summary.ts';
+import { writeHtmlReport } from './report-html.ts';
+import { compareMetrics, formatComparison, loadBaseline, parseThresholds, type BaselineFile, type Threshold } from './baseline.ts';
+import type { MetricName } from './metric-names.ts';
+import type { ScenarioContext, ScenarioResult } from './scenarios/context.ts';
+import { runThroughput } from './scenarios/throughput.ts';
+import { runStream } from './scenarios/stream.ts';
+import { runSweep } from './scenarios/sweep.ts';
+import { runRateLimit } from './scenarios/rate-limit.ts';
+import { renderConsoleSummary } from './console.ts';
+import { warmUp } from './warmup.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The target did not answer the warm-up at all: a configuration problem (exit 2), not a finding. */
+export class TargetUnreachable extends Error {}
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+const SCENARIO_RUNNERS: Record<Scenario, (ctx: ScenarioContext) => Promise<ScenarioResult>> = {
+  throughput: runThroughput,
+  stream: runStream,
+  sweep: runSweep,
+  'rate-limit': runRateLimit,
+};
+
+export interface RunSpec {
+  scenario: Scenario;
+  options: LoadOptions;
+  config: Config;
+  target: LoadTarget;
+  stop: StopToken;
+  /** Directory for summary.json and report.html; undefined = write nothing. */
+  outDir?: string;
+  baseline?: BaselineFile;
+  thresholds?: Map<MetricName, Threshold>;
+  log?: (line: string) => void;
+}
+
+export interface RunOutcome {
+  summary: LoadSummary;
+  exitCode: number;
+  summaryPath?: string;
+  htmlPath?: string;
+}
+
+/** Runs one scenario against a resolved target and writes its reports (tests call this directly). */
+export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
+  const { options, target, stop } = spec;
+  const log = spec.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const findings = new Findings();
+  const progress = new Progress(!options.quiet);
+  let pool: Pool | undefined;
+  const ctx: ScenarioContext = {
+    scenario: spec.scenario,
+    options,
+    target,
+    timeoutMs: options.timeoutMs ?? spec.config.timeoutMs,
+    stop,
+    progress,
+    findings,
+    pool: () => (pool ??= createPool(target.origin, options.capConcurrency, options.timeoutMs ?? spec.config.timeoutMs)),
+  };
+  // ajv compiles the schemas on first use (tens of ms): not in the middle of the run.
+  for (const name of ['chat-completion', 'chat-completion-chunk', 'error'] as const) validate(name, {});
+  if (options.warmup > 0) {
+    const w = await warmUp(ctx, spec.scenario === 'stream' || spec.scenario === 'sweep', options.warmup);
+    if (w.answered === 0 && !stop.stopped) {
+      await pool?.destroy().catch(() => {});
+      throw new TargetUnreachable(`${target.baseUrl} answered none of ${w.sent} warm-up requests (${w.firstFailure ?? 'no answer'})`);
+    }
+  }
+  const startedAt = new Date();
+  const meter = new CpuMeter();
+  const refCpu0 = target.reference ? await target.reference.cpu().catch(() => undefined) : undefined;
+  let result: ScenarioResult;
+  try {
+    result = await SCENARIO_RUNNERS[spec.scenario](ctx);
+  } finally {
+    progress.stop();
+    await pool?.destroy().catch(() => {});
+  }
+  const driver = meter.stop();
+  const refCpu1 = target.reference && refCpu0 ? await target.reference.cpu().catch(() => undefined) : undefined;
+  const partial = stop.stopped && stop.reason === 'interrupted';
+  const summary = buildSummary({
+    scenario: spec.scenario,
+    options,
+    target,
+    startedAt,
+    finishedAt: new Date(),
+    partial,
+    result: partial ? { ...result, stopReason: 'interrupted' } : result,
+    driver,
+    referenceCpuS: refCpu0 && refCpu1 ? Math.round((refCpu1.user_s + refCpu1.system_s - refCpu0.user_s - refCpu0.system_s) * 1000) / 1000 : null,
+    findings: findings.list(),
+  });
+  let regressions = 0;
+  if (spec.baseline) {
+    if (partial) log('baseline: not compared (partial run)');
+    else {
+      summary.baseline = compareMetrics(summary.metrics, spec.baseline, spec.thresholds ?? new Map());
+      regressions = summary.baseline.regressions;
+    }
+  }
+  let summaryPath: string | undefined;
+  let htmlPath: string | undefined;
+  if (spec.outDir) {
+    summaryPath = writeSummary(spec.outDir, summary);
+    htmlPath = writeHtmlReport(spec.outDir, summary);
+  }
+  log(redact(renderConsoleSummary(summary)));
+  if (summary.baseline) log(redact(formatComparison(summary.baseline)));
+  if (summaryPath) log(`reports: ${summaryPath}\n         ${htmlPath}`);
+  const failing = findingsFail(summary.findings, spec.config.strict);
+  const exitCode = partial ? EXIT.interrupted : regressions > 0 || failing ? EXIT.failed : EXIT.ok;
+  return { summary, exitCode, summaryPath, htmlPath };
+}
+
+/** Everything from argv to exit code. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const fail = (message: string): number => {
+    process.stderr.write(`chatgate load: ${redact(message)}\n`);
+    return EXIT.usage;
+  };
+  let parsed;
+  let config: Config;
+  let plan;
+  let baseline: BaselineFile | undefined;
+  let thresholds: Map<MetricName, Threshold>;
+  try {
+    parsed = parseArgs(argv, env);
+    if (parsed.help) {
+      process.stdout.write(`${helpText()}\n`);
+      return EXIT.ok;
+    }
+    config = loadConfig(env);
+    checkCombinations(parsed.scenario, parsed.options, parsed.given, config);
+    plan = planFor(parsed.scenario, parsed.options);
+    checkCaps(parsed.scenario, parsed.options, plan);
+    if (config.targetUrl) checkRemote(config.targetUrl, parsed.options.allowRemote);
+    thresholds = parseThresholds(parsed.options.thresholds);
+    if (parsed.options.baseline) baseline = loadBaseline(parsed.options.baseline, parsed.scenario);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ConfigError) return fail(e.message);
+    throw e;
+  }
+  const { scenario, options } = parsed;
+  const where = config.targetUrl ?? 'the embedded reference server (127.0.0.1, started now)';
+  const remote = config.targetUrl !== undefined && !isLoopbackHost(new URL(config.targetUrl).hostname);
+  if (remote || options.dryRun || !options.quiet) {
+    const out = remote || options.dryRun ? process.stdout : process.stderr;
+    out.write(`chatgate load: ${scenario} against ${redact(where)}\n${plan.lines.map((l) => `  plan: ${l}`).join('\n')}\n`);
+  }
+  if (options.dryRun) return EXIT.ok;
+
+  let target: LoadTarget;
+  try {
+    target = config.targetUrl ? remoteTarget(config) : await embeddedTarget(referenceOptionsFor(options));
+  } catch (e) {
+    return fail(`could not start the embedded reference server: ${(e as Error).message}`);
+  }
+  if (options.brainShare > 0 && !target.brainId) {
+    await target.close();
+    return fail('BRAIN_ID: --brain-share needs the id of a brain API_KEY may invoke; export BRAIN_ID=<uuid>');
+  }
+  const stop = new StopToken();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) {
+      process.stderr.write('\nchatgate load: second Ctrl-C, exiting without a report\n');
+      process.exit(EXIT.interrupted);
+    }
+    process.stderr.write(`\nchatgate load: stopping (waiting up to ${options.drain} s for requests in flight; Ctrl-C again to quit at once)\n`);
+    stop.trigger('interrupted');
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  try {
+    const outDir = resolve(options.out ?? join(env.REPORTS_DIR || join(ROOT, 'reports'), 'load', new Date().toISOString().replace(/[:.]/g, '-')));
+    const outcome = await executeRun({ scenario, options, config, target, stop, outDir, baseline, thresholds });
+    return outcome.exitCode;
+  } catch (e) {
+    if (e instanceof TargetUnreachable) return fail(`TARGET_URL: ${e.message}; check the address and that the service is up`);
+    throw e;
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+    await target.close();
+  }
+}
+
+/** Option combinations that cannot mean what the user wants: exit 2 with the fix. */
+function checkCombinations(scenario: Scenario, o: LoadOptions, given: Set<keyof LoadOptions>, config: Config): void {
+  if (config.targetUrl) {
+    const embeddedOnly = OPTION_SPECS.filter((s) => s.embeddedOnly && given.has(s.key));
+    if (embeddedOnly.length) {
+      const s = embeddedOnly[0]!;
+      throw new UsageError(`${s.flag} (${s.env}) configures the embedded reference server, but TARGET_URL is set; unset it or drop the option`);
+    }
+  } else {
+    if (o.refDefect && !(o.refDefect in DEFECTS)) throw new UsageError(`REFERENCE_DEFECT / --ref-defect: "${o.refDefect}" is not a defect of the reference server; npm run reference -- --list shows them`);
+    for (const v of o.refVariants) if (!(v in VARIANTS)) throw new UsageError(`REFERENCE_VARIANTS / --ref-variant: "${v}" is not a variant of the reference server; npm run reference -- --list shows them`);
+  }
+  if (scenario === 'stream' && o.rate !== undefined && o.concurrency !== undefined && given.has('rate') && given.has('concurrency')) {
+    throw new UsageError('--rate and --concurrency exclude each other: open loop at a rate, or a fixed number of streams');
+  }
+  if (scenario === 'sweep' && o.sweepBy === 'rate' && given.has('concurrency')) {
+    throw new UsageError('--concurrency sets the first sweep step only with --sweep-by concurrency; use --sweep-start for rates');
+  }
+  if (o.brainShare > 0 && config.targetUrl && !config.brainId) {
+    throw new UsageError('BRAIN_ID: --brain-share needs the id of a brain API_KEY may invoke; export BRAIN_ID=<uuid>');
+  }
+  if (scenario === 'throughput' && o.rate !== undefined && o.rate < 1 && o.rateEngine === 'autocannon') {
+    throw new UsageError(`--rate ${o.rate}: autocannon sends whole requests per second; use at least 1, or --rate-engine open-loop`);
+  }
+}

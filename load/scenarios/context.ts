@@ -1,0 +1,35 @@
+// What every scenario gets (options, target, stop token, progress, findings, one
+// shared connection pool) and gives back (its recorder, its own section of the
+// summary, its metrics).
+import type { Pool } from 'undici';
+import type { LoadOptions, Scenario } from '../options.ts';
+import type { LoadTarget } from '../target.ts';
+import type { StopToken } from '../stop.ts';
+import type { Progress } from '../progress.ts';
+import type { Findings } from '../findings.ts';
+import type { Recorder } from '../recorder.ts';
+import type { MetricName } from '../metric-names.ts';
+
+export interface ScenarioContext {
+  scenario: Scenario;
+  options: LoadOptions;
+  target: LoadTarget;
+  timeoutMs: number;
+  stop: StopToken;
+  progress: Progress;
+  findings: Findings;
+  /** One keep-alive pool per run (created on first use, closed by the runner). */
+  pool(): Pool;
+}
+
+export interface ScenarioResult {
+  /** Why sending ended: completed, interrupted, slo-broken, shedding-dominates, no-429, ... */
+  stopReason: string;
+  /** The run-wide recorder (counts, histograms, timeline). */
+  recorder: Recorder;
+  /** The scenario's own summary section (sweep steps, rate-limit phases, ...). */
+  details: Record<string, unknown>;
+  metrics: Partial<Record<MetricName, number | null>>;
+  /** Extra series for the report (sweep curve, rate-limit timeline). */
+  plots?: Record<string, unknown>;
+}

@@ -1,0 +1,82 @@
+// Runs one phase of lean-client load (a stream run, a sweep step, a ramp step) with
+// the live progress line, feeding every outcome to the given recorders.
+import type { Pool } from 'undici';
+import { Driver, type DriveMode, type DriveResult } from '../driver.ts';
+import { requestFactory, type FactorySpec } from '../request-factory.ts';
+import { send, type Outcome } from '../lean-client.ts';
+import type { Recorder } from '../recorder.ts';
+import type { ScenarioContext } from './context.ts';
+import type { StopToken } from '../stop.ts';
+
+export interface PhaseSpec {
+  label: string;
+  mode: DriveMode;
+  durationMs: number;
+  maxRequests?: number;
+  request: Omit<FactorySpec, 'target' | 'options'>;
+  recorders: Recorder[];
+  /** Sequence numbers continue across phases (sampling, prompts). */
+  seqOffset?: number;
+  onOutcome?: (o: Outcome) => void;
+  /** Progress shows this recorder's figures (default the first). */
+  progressFrom?: Recorder;
+  /** Stops this phase only (default: the run's token). */
+  stop?: StopToken;
+  /** Connection pool (default: the run's shared one). */
+  pool?: Pool;
+  /** Total seconds to show in the progress line. */
+  totalS?: number;
+  quietProgress?: boolean;
+}
+
+export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise<DriveResult> {
+  const make = requestFactory({ ...spec.request, target: ctx.target, options: ctx.options });
+  const offset = spec.seqOffset ?? 0;
+  const driver = new Driver(spec.pool ?? ctx.pool(), {
+    mode: spec.mode,
+    durationMs: spec.durationMs,
+    maxRequests: spec.maxRequests,
+    maxInFlight: ctx.options.capConcurrency,
+    timeoutMs: ctx.timeoutMs,
+    makeRequest: (seq, intendedAt) => make(seq + offset, intendedAt),
+    onSent: (req, lag) => { for (const r of spec.recorders) r.recordSent(req.route, req.intendedAt, lag); },
+    onNotSent: (at) => { for (const r of spec.recorders) r.recordNotSent(at); },
+    onOutcome: (o) => {
+      for (const r of spec.recorders) r.recordOutcome(o);
+      spec.onOutcome?.(o);
+    },
+  }, spec.stop ?? ctx.stop);
+  const shown = spec.progressFrom ?? spec.recorders[0]!;
+  const started = performance.now();
+  if (!spec.quietProgress) {
+    ctx.progress.start(() => ({
+      phase: spec.label,
+      elapsedS: (performance.now() - started) / 1000,
+      totalS: spec.totalS ?? spec.durationMs / 1000,
+      sent: shown.sent,
+      ok: shown.ok,
+      errors: Math.max(0, shown.sent + shown.notSent - shown.ok - driver.inFlightCount - shown.aborted),
+      inFlight: driver.inFlightCount,
+      metric: shown.stream ? 'ttft' : 'latency',
+      p50Ms: (shown.stream ? shown.ttft : shown.latency).percentileMs(50),
+      p95Ms: (shown.stream ? shown.ttft : shown.latency).percentileMs(95),
+    }));
+  }
+  try {
+    return await driver.run(ctx.options.drain * 1000);
+  } finally {
+    if (!spec.quietProgress) ctx.progress.stop();
+  }
+}
+
+/** One request, awaited (the rate-limit probes): bounded by the request time limit. */
+export function requestOnce(ctx: ScenarioContext, spec: Omit<FactorySpec, 'target' | 'options'>, seq: number): Promise<Outcome> {
+  const make = requestFactory({ ...spec, target: ctx.target, options: ctx.options });
+  return new Promise((resolve) => {
+    const call = send(ctx.pool(), make(seq, performance.now()), (o) => {
+      clearTimeout(timer);
+      resolve(o);
+    });
+    const timer = setTimeout(() => call.cancel('timeout'), ctx.timeoutMs);
+  });
+}

@@ -1,0 +1,154 @@
+// Every scenario runs against the reference and writes the reports: summary.json with
+// its stable fields and units, report.html self-contained with uPlot charts; the brain
+// mix reaches both brain routes; a fast wrong answer (bad body, stream without
+// [DONE]) is a failure, not a success; a target without usage is counted in
+// characters, clearly labelled, never in chunks.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../lib/config.ts';
+import { startReferenceServer, type ReferenceOptions } from '../../reference/server.ts';
+import { parseArgs, type Scenario } from '../../load/options.ts';
+import { executeRun, type RunOutcome } from '../../load/run.ts';
+import { startReferenceProcess, type EmbeddedReference } from '../../load/reference-process.ts';
+import { referenceTarget, type LoadTarget } from '../../load/target.ts';
+import { StopToken } from '../../load/stop.ts';
+import { METRICS } from '../../load/metric-names.ts';
+
+const SUMMARY_FIELDS = ['format', 'format_version', 'scenario', 'partial', 'stop_reason', 'started_at', 'finished_at', 'duration_s', 'target', 'options', 'driver', 'counts', 'status_codes', 'failures', 'failure_examples', 'latencies', 'output', 'routes', 'body_checks', 'error_answers', 'findings', 'details', 'metrics', 'timeline', 'plots', 'hdr_us', 'baseline'];
+
+function run(target: LoadTarget, scenario: Scenario, flags: string[], outDir?: string): Promise<RunOutcome> {
+  const { options } = parseArgs([scenario, '--quiet', '--warmup', '2', ...flags], {});
+  return executeRun({ scenario, options, config: loadConfig({}), target, stop: new StopToken(), outDir, log: () => {} });
+}
+
+async function withReference(opts: ReferenceOptions, scenario: Scenario, flags: string[]): Promise<RunOutcome> {
+  const ref = await startReferenceServer({ latency: { jsonMs: 3, ttftMs: 20, itlMs: 5 }, replyWords: 8, ...opts });
+  try {
+    return await run(referenceTarget(ref), scenario, flags);
+  } finally {
+    await ref.close();
+  }
+}
+
+describe('scenarios against the embedded reference (child process)', () => {
+  let ref: EmbeddedReference;
+  let target: LoadTarget;
+  const out = mkdtempSync(join(tmpdir(), 'chatgate-load-'));
+  beforeAll(async () => {
+    ref = await startReferenceProcess({ latency: { jsonMs: 5, ttftMs: 60, itlMs: 10 }, replyWords: 12 });
+    target = { ...referenceTarget(ref), reference: ref };
+  });
+  afterAll(() => ref?.close());
+
+  it('throughput (autocannon, closed loop) with a brain mix: figures, routes, reports', async () => {
+    const dir = join(out, 'throughput');
+    const o = await run(target, 'throughput', ['--connections', '4', '--duration', '2', '--brain-share', '0.2'], dir);
+    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    expect(Object.keys(s)).toEqual(SUMMARY_FIELDS);
+    expect(s).toMatchObject({ format: 'chatgate-load-summary', format_version: 1, scenario: 'throughput', partial: false, stop_reason: 'completed' });
+    expect(s.status_codes).toEqual({ 200: s.counts.ok });
+    expect(s.counts.ok).toBeGreaterThan(50);
+    expect(s.details.mode).toMatchObject({ kind: 'connections', engine: 'autocannon', connections: 4 });
+    expect(s.body_checks.checked).toBeGreaterThanOrEqual(20);
+    expect(s.body_checks.invalid).toBe(0);
+    expect(Object.keys(s.routes).sort()).toEqual(['brain-model', 'brain-route', 'chat']);
+    expect(s.routes['brain-route'].ok).toBeGreaterThan(0);
+    expect(s.routes['brain-model'].ok).toBeGreaterThan(0);
+    expect(s.latencies.latency_ms.p50_ms).toBeGreaterThan(4);
+    expect(s.timeline.length).toBeGreaterThanOrEqual(2);
+    expect(s.plots.percentiles.latency_ms.value_ms.length).toBeGreaterThan(10);
+    expect(typeof s.hdr_us.latency).toBe('string');
+    expect(s.target.reference_cpu_s).toBeGreaterThan(0);
+    for (const name of Object.keys(s.metrics)) expect(Object.keys(METRICS), name).toContain(name);
+    expect(s.metrics.ok_rps).toBeGreaterThan(20);
+    expect(o.exitCode).toBe(0);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('uPlot');
+    expect(html).toContain('<script type="application/json" id="data">');
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!127\.0\.0\.1|github\.com\/leeoniya)/);
+    expect(html).toContain('Throughput and status codes per second');
+    for (const key of Object.values(ref.keys)) {
+      expect(html).not.toContain(key);
+      expect(JSON.stringify(s)).not.toContain(key);
+    }
+  });
+
+  it('throughput at a fixed rate: open loop by default, autocannon on request', async () => {
+    const [open, ac] = await Promise.all([
+      run(target, 'throughput', ['--rate', '40', '--connections', '4', '--duration', '2']),
+      run(target, 'throughput', ['--rate', '40', '--connections', '4', '--duration', '2', '--rate-engine', 'autocannon']),
+    ]);
+    expect(open.summary.details.mode).toMatchObject({ kind: 'rate', engine: 'open-loop', rate_rps: 40, arrival: 'constant' });
+    expect(open.summary.counts.sent).toBe(80);
+    expect(open.summary.counts.ok).toBe(80);
+    expect(ac.summary.details.mode).toMatchObject({ kind: 'rate', engine: 'autocannon', co_correction: true, expected_interval_ms: 100 });
+    expect(ac.summary.counts.ok).toBeGreaterThan(50);
+    for (const o of [open, ac]) expect((o.summary.details as { latency_uncorrected_ms: { count: number } }).latency_uncorrected_ms.count).toBeGreaterThan(0);
+  });
+
+  it('stream with half the requests through the brain: TTFT, ITL, E2E, usage tokens, reports', async () => {
+    const dir = join(out, 'stream');
+    const o = await run(target, 'stream', ['--rate', '20', '--arrival', 'constant', '--duration', '2', '--brain-share', '0.5'], dir);
+    const s = o.summary;
+    expect(s.counts).toMatchObject({ sent: 40, ok: 40, failed: 0 });
+    expect(Object.keys(s.routes).sort()).toEqual(['brain-model', 'brain-route', 'chat']);
+    expect(s.routes.chat).toMatchObject({ sent: 20, ok: 20 });
+    for (const k of ['ttft_ms', 'first_event_ms', 'itl_ms', 'tpot_ms', 'e2e_ms']) expect(s.latencies[k]!.count, k).toBeGreaterThan(0);
+    expect(s.output).toMatchObject({ tokens_source: 'usage', output_tokens_total: 40 * 12 });
+    expect(s.metrics.output_tokens_per_s).toBeGreaterThan(0);
+    expect(s.metrics.ttft_p50_ms).toBeGreaterThan(60);
+    expect(s.driver.cpu_cores).toBeGreaterThan(0);
+    expect(s.details).toMatchObject({ mode: { kind: 'rate', rate_rps: 20, arrival: 'constant' } });
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('percentile-charts');
+    expect(html).toContain('"ttft_ms"');
+  });
+
+  it('stream at a fixed concurrency holds that many streams', async () => {
+    const o = await run(target, 'stream', ['--concurrency', '8', '--duration', '1.5', '--ramp-up', '0.2']);
+    expect(o.summary.details).toMatchObject({ mode: { kind: 'concurrency', concurrency: 8 }, peak_concurrent_streams: 8 });
+    expect(o.summary.counts.ok).toBeGreaterThan(16);
+  });
+
+  it('sweep: steps, goodput, the highest step meeting the SLO, the curve', async () => {
+    const dir = join(out, 'sweep');
+    const o = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-factor', '2', '--sweep-steps', '3', '--step-duration', '1', '--slo-ttft-p95-ms', '2000'], dir);
+    const d = o.summary.details as { steps: Array<{ offered: number; slo_met: boolean; goodput_rps: number }>; max_meeting_slo: number };
+    expect(d.steps.map((s) => s.offered)).toEqual([5, 10, 20]);
+    expect(d.steps.every((s) => s.slo_met && s.goodput_rps > 0)).toBe(true);
+    expect(d.max_meeting_slo).toBe(20);
+    expect(o.summary.metrics).toMatchObject({ max_rate_meeting_slo_rps: 20 });
+    expect(o.summary.stop_reason).toBe('completed');
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('Sweep: achieved rate and goodput vs offered');
+  });
+});
+
+describe('judging answers under load', () => {
+  it.concurrent('a 2xx body that breaks the schema is a failure, not throughput (RES-CC-1)', async () => {
+    const o = await withReference({ defect: 'cc-id-no-prefix' }, 'throughput', ['--connections', '2', '--duration', '1', '--sample-every', '1']);
+    expect(o.summary.failures.bad_body).toBe(o.summary.body_checks.invalid);
+    expect(o.summary.body_checks.invalid).toBeGreaterThan(10);
+    expect(o.summary.counts.ok).toBe(0);
+    expect(o.summary.findings[0]).toMatchObject({ clause: 'RES-CC-1', level: 'MUST', message: '2xx body breaks RES-CC-1 (a fast wrong answer is not a success)' });
+    expect(o.exitCode).toBe(1);
+  });
+
+  it.concurrent('a stream without [DONE] is incomplete (EV-6)', async () => {
+    const o = await withReference({ defect: 'stream-no-done' }, 'stream', ['--rate', '20', '--duration', '1']);
+    expect(o.summary.failures.incomplete_stream).toBe(o.summary.counts.sent);
+    expect(o.summary.findings.map((f) => f.clause)).toContain('EV-6');
+    expect(o.exitCode).toBe(1);
+  });
+
+  it.concurrent('without usage from the target, output is counted in characters and says so', async () => {
+    const o = await withReference({ variants: ['no-usage-chunk'] }, 'stream', ['--rate', '20', '--duration', '1']);
+    expect(o.summary.output).toMatchObject({ tokens_source: 'characters', output_tokens_total: 0, output_tokens_per_s: null });
+    expect((o.summary.output as { output_chars_total: number }).output_chars_total).toBeGreaterThan(0);
+    expect((o.summary.output as { note: string }).note).toMatch(/counted in characters, not tokens\. Chunks are never counted as tokens/);
+    expect(o.summary.metrics.output_tokens_per_s).toBeNull();
+    expect(o.summary.latencies.tpot_ms!.count).toBe(0);
+    expect(o.exitCode).toBe(0);
+  });
+});
