@@ -5,17 +5,7 @@
 
 export type ArrivalKind = 'constant' | 'poisson';
 
-/** mulberry32: small, fast, good enough for jittering arrivals (not for secrets). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../lib/seeded-random.ts';
 
 /** Yields arrival offsets in ms from the start, for `ratePerS` until `durationMs`. */
 export function* arrivals(kind: ArrivalKind, ratePerS: number, durationMs: number, seed = 1): Generator<number> {

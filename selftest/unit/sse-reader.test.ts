@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { createParser } from 'eventsource-parser';
 import { SseReader, parseSse, OTHER_FIELDS, type SseEvent } from '../../lib/sse-reader.ts';
+import { seededRandom } from '../../lib/seeded-random.ts';
 
 const encoder = new TextEncoder();
 const utf8 = (s: string): Uint8Array => encoder.encode(s);
@@ -31,17 +32,7 @@ function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
 }
 const byteAtATime = (bytes: Uint8Array): Uint8Array[] => Array.from(bytes, (_, i) => bytes.subarray(i, i + 1));
 
-/** mulberry32: small seeded PRNG so the random splits are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = seededRandom;
 function randomSplit(bytes: Uint8Array, rand: () => number): Uint8Array[] {
   // Mix of tiny and network-sized pieces, including empty ones.
   const count = Math.floor(rand() * Math.min(12, bytes.length + 1));
