@@ -3,9 +3,9 @@
 // figures). Constant = evenly spaced; Poisson = exponential gaps with the same mean,
 // like independent users, from a seeded generator so a run can be repeated exactly.
 
-export type ArrivalKind = 'constant' | 'poisson';
-
 import { seededRandom } from '../lib/seeded-random.ts';
+
+export type ArrivalKind = 'constant' | 'poisson';
 
 /** Yields arrival offsets in ms from the start, for `ratePerS` until `durationMs`. */
 export function* arrivals(kind: ArrivalKind, ratePerS: number, durationMs: number, seed = 1): Generator<number> {
