@@ -131,5 +131,6 @@ export function completionBody(ctx: RequestContext, plan: ReplyPlan): Record<str
     body.system_fingerprint = 'fp_reference';
     body.x_reference_trace = randomSuffix(12);
   }
+  if (ctx.defect('cc-not-a-completion')) return { reply: choices.map((c) => (c as { message?: { content?: unknown } }).message?.content).join('') };
   return body;
 }

@@ -27,6 +27,7 @@ export function listedModels(ctx: RequestContext): string[] {
 }
 
 export async function handleListModels(ctx: RequestContext): Promise<void> {
+  if (ctx.defect('models-404')) throw notFound('Unknown path /models.', 'not_found');
   const data = listedModels(ctx).map((id) => entry(ctx, id));
   let body: unknown;
   if (ctx.defect('models-bare-array')) body = data;
