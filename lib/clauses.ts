@@ -36,6 +36,7 @@ export const CLAUSES = {
   'SVC-5': c('MUST', 'SVC', 'stream: true is supported.'),
   'SVC-6': c('MUST', 'SVC', 'There are no image or video generation endpoints.'),
   'SVC-7': c('INFO', 'SVC', 'Whether a CORS preflight from an arbitrary browser origin is allowed to send Authorization (keys belong on backends).'),
+  'SVC-8': c('SHOULD', 'SVC', 'A connection the server leaves open (no Connection: close) after a response, streamed or not, accepts the next request at once.'),
 
   'RES-CC-1': c('MUST', 'RES', 'A chat completion id is a string "chatcmpl-" plus a non-empty suffix.'),
   'RES-CC-2': c('MUST', 'RES', 'A chat completion has object "chat.completion".'),
