@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
 import { addSecret, redact } from '../lib/redact.ts';
+import { preflight } from '../lib/preflight.ts';
+import { bypassProxyFor } from '../lib/proxy.ts';
 import { failsTheRun, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
 import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/selection.ts';
 import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, suiteFileOf, type ExpectationsFile } from '../lib/expectations.ts';
@@ -104,6 +106,13 @@ async function main(): Promise<number> {
   addSecret(config.apiKey, 'API_KEY');
   addSecret(config.limitedApiKey, 'LIMITED_API_KEY');
   addSecret(config.rateLimitApiKey, 'RATE_LIMIT_API_KEY');
+  // Staging (issue 12): one request before any test; no HTTP answer at all is exit 2, no report, no history.
+  if (config.targetUrl) {
+    const pre = await preflight({ targetUrl: config.targetUrl, apiKey: config.apiKey!, timeoutMs: config.timeoutMs })
+      .catch((err) => (err instanceof ConfigError ? configError(err.message) : Promise.reject(err)));
+    for (const w of pre.warnings) process.stderr.write(`chatgate: warning: ${redact(w)}\n`);
+    if (pre.unreachable) configError(`${pre.unreachable.variable}: ${pre.unreachable.message}`);
+  }
 
   const startedAt = new Date().toISOString();
   const started = performance.now();
@@ -123,6 +132,7 @@ async function main(): Promise<number> {
     }
     const ref = await startReferenceServer(options);
     stopReference = () => ref.close();
+    bypassProxyFor(new URL(ref.url).hostname); // our own loopback server: never through a proxy (issue 12)
     for (const [k, v] of Object.entries(ref.keys)) addSecret(v, k);
     Object.assign(process.env, {
       TARGET_URL: ref.url, API_KEY: ref.keys.main, LIMITED_API_KEY: ref.keys.limited,

@@ -1,6 +1,7 @@
 // Builds a curl command that reproduces one request (Schemathesis-style), with the
 // credential masked: the reader pastes their own key in place of ***.
 import { maskAuthorization, redact } from './redact.ts';
+import { proxyFor } from './proxy.ts';
 
 export interface CurlInput {
   method: string;
@@ -18,6 +19,10 @@ export function toCurl(req: CurlInput): string {
   const parts = ['curl', '-sS', '-i', '--compressed'];
   if (req.stream) parts.push('-N');
   if (req.method !== 'GET' || req.body !== undefined) parts.push('-X', req.method);
+  // The run went through a proxy (lib/proxy.ts): so does the reproduction, through a CONNECT
+  // tunnel as undici does (curl forwards plain http:// unless told --proxytunnel). Credentials masked.
+  const proxy = safeProxyFor(req.url);
+  if (proxy) parts.push('--proxy', quote(proxy.shown), ...(req.url.startsWith('http:') ? ['--proxytunnel'] : []));
   parts.push(quote(req.url));
   for (const [name, value] of Object.entries(req.headers)) {
     const lower = name.toLowerCase();
@@ -30,4 +35,12 @@ export function toCurl(req: CurlInput): string {
     parts.push('--data-raw', quote(body));
   }
   return redact(parts.join(' '));
+}
+
+function safeProxyFor(url: string): ReturnType<typeof proxyFor> {
+  try {
+    return proxyFor(url);
+  } catch {
+    return undefined; // a malformed proxy variable stops the run before any request (lib/preflight.ts)
+  }
 }

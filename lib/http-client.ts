@@ -6,10 +6,11 @@
 // - one deadline covers headers plus the whole body or stream.
 // HTTP-level trouble never throws: it comes back as `exchange.error`, so a test can
 // turn it into a verdict that says what happened.
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { toCurl } from './curl.ts';
+import { createDispatcher } from './proxy.ts';
 import { knownSecrets, redact } from './redact.ts';
 import { SseReader, type SseEvent, type SseProblem, type SseStats } from './sse-reader.ts';
 
@@ -90,7 +91,8 @@ export class HttpClient {
   private readonly dispatcher: Dispatcher;
   constructor(readonly options: ClientOptions) {
     this.base = new URL(options.baseUrl.replace(/\/+$/, '') + '/');
-    this.dispatcher = new Agent({
+    // A plain Agent, or undici's ProxyAgent when HTTPS_PROXY/HTTP_PROXY apply to the target (lib/proxy.ts).
+    this.dispatcher = createDispatcher(this.base, {
       // Our own deadline (AbortSignal) covers headers and body together; these are backstops.
       headersTimeout: options.timeoutMs + 1_000,
       bodyTimeout: options.timeoutMs + 1_000,

@@ -304,12 +304,23 @@ function flatten(h: Record<string, string | string[] | undefined>): Record<strin
   return out;
 }
 
+/**
+ * Through a forward proxy (HTTPS_PROXY/HTTP_PROXY, lib/proxy.ts) every request goes on
+ * the proxy's agent instead of the pool it is handed (a Pool connects to its origin
+ * directly). Set by load/target.ts for a remote target a proxy applies to.
+ */
+let viaProxy: { dispatcher: Dispatcher; origin: string } | undefined;
+export function sendThroughProxy(route: { dispatcher: Dispatcher; origin: string } | undefined): void {
+  viaProxy = route;
+}
+
 /** Sends one request on the dispatcher; the call reports its outcome through onDone. */
 export function send(dispatcher: Dispatcher, req: LeanRequest, onDone: (o: Outcome) => void): LeanCall {
   const call = new LeanCall(req, onDone);
   call.outcome.sentAt = performance.now();
   try {
-    dispatcher.dispatch({ path: req.path, method: 'POST', headers: req.headers, body: req.body }, call);
+    if (viaProxy) viaProxy.dispatcher.dispatch({ origin: viaProxy.origin, path: req.path, method: 'POST', headers: req.headers, body: req.body }, call);
+    else dispatcher.dispatch({ path: req.path, method: 'POST', headers: req.headers, body: req.body }, call);
   } catch (err) {
     // A closed pool or a header undici refuses: reported like any other failure.
     call.onResponseError(undefined, err as Error);

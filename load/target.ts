@@ -6,6 +6,8 @@
 // throttled key is another one, else LIMITED_API_KEY).
 import type { Config } from '../lib/config.ts';
 import { addSecret } from '../lib/redact.ts';
+import { createDispatcher, proxyFor, type ProxyChoice } from '../lib/proxy.ts';
+import { sendThroughProxy } from './lean-client.ts';
 import type { ReferenceOptions } from '../reference/server.ts';
 import type { LoadOptions } from './options.ts';
 import { startReferenceProcess, type EmbeddedReference } from './reference-process.ts';
@@ -28,6 +30,8 @@ export interface LoadTarget {
   brainId?: string;
   models: string[];
   reference?: EmbeddedReference;
+  /** The forward proxy the requests go through (HTTPS_PROXY/HTTP_PROXY, lib/proxy.ts), if any. */
+  proxy?: ProxyChoice;
   close(): Promise<void>;
 }
 
@@ -60,6 +64,13 @@ export function remoteTarget(config: Config): LoadTarget {
   const main = config.apiKey!;
   const throttled = config.rateLimitApiKey ?? main;
   const bystander = throttled !== main ? main : config.limitedApiKey;
+  // Behind a forward proxy the lean client sends on undici's ProxyAgent (autocannon cannot: load/run.ts refuses it).
+  const proxy = proxyFor(url);
+  const proxied = proxy && createDispatcher(url, {
+    headersTimeout: config.timeoutMs + 2_000, bodyTimeout: config.timeoutMs + 2_000,
+    keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000,
+  });
+  sendThroughProxy(proxied ? { dispatcher: proxied, origin: url.origin } : undefined);
   return {
     baseUrl,
     origin: url.origin,
@@ -74,7 +85,11 @@ export function remoteTarget(config: Config): LoadTarget {
     },
     brainId: config.brainId,
     models: config.models,
-    close: async () => {},
+    ...(proxy ? { proxy } : {}),
+    close: async () => {
+      sendThroughProxy(undefined);
+      await proxied?.destroy().catch(() => {});
+    },
   };
 }
 

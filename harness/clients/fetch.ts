@@ -6,6 +6,7 @@
 import { fetch as undiciFetch } from 'undici';
 import { DEFAULT_MAX_BODY_BYTES, formatBytes, retryDelayMs } from '../../lib/http-client.ts';
 import { toCurl } from '../../lib/curl.ts';
+import { sharedProxyDispatcher } from '../../lib/proxy.ts';
 
 /**
  * fetch with the same guarantees as our raw client: no redirects followed (the key can
@@ -22,7 +23,10 @@ export function makeGuardedFetch(timeoutMs: number, maxBodyBytes = DEFAULT_MAX_B
   return async (url, init) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    const res = await undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'error', signal });
+    // Through HTTPS_PROXY/HTTP_PROXY when they apply to the URL (lib/proxy.ts), as the raw client; else the global dispatcher.
+    const href = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
+    const dispatcher = sharedProxyDispatcher(href);
+    const res = await undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'error', signal, ...(dispatcher ? { dispatcher } : {}) });
     const meta = { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers };
     if (!res.body) return new Response(null, meta);
     let seen = 0;

@@ -106,10 +106,12 @@ describe('npm run load: refusals before any request', () => {
     expect(requests).toBe(before);
   });
 
-  it('stops at the warm-up when the target answers nothing (exit 2)', async () => {
+  it('stops before the run when the target answers nothing (exit 2)', async () => {
     const r = await load(['stream', '--duration', '2', '--out', join(out, 'unreachable')], { TARGET_URL: closedUrl, API_KEY: KEY });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/chatgate load: TARGET_URL: .* answered none of 5 warm-up requests \(refused: connection refused\)/);
+    // The preflight (lib/preflight.ts) names the cause before the warm-up starts.
+    expect(r.stderr).toMatch(/chatgate load: TARGET_URL: .* cannot be reached: the connection to .* was refused \(ECONNREFUSED\)/);
+    expect(existsSync(join(out, 'unreachable'))).toBe(false);
   });
 });
 
