@@ -61,8 +61,9 @@ export interface Daemon {
  * nginx on 127.0.0.1 terminating TLS (HTTP/2 offered by ALPN, gzip on, proxy_buffering
  * on, as a staging ingress is often set up) and proxying to `upstream` (http://127.0.0.1:PORT).
  * The access log records protocol, status, gzip ratio and content type per request.
+ * `onlyFrom`: answer 403 to connections from any other address (a target reachable only through the proxy).
  */
-export async function startNginx(opts: { upstream: string; cert: string; key: string }): Promise<Daemon> {
+export async function startNginx(opts: { upstream: string; cert: string; key: string; onlyFrom?: string }): Promise<Daemon> {
   const bin = which('nginx', ['/usr/sbin/nginx', '/usr/bin/nginx']);
   const dir = mkdtempSync(join(tmpdir(), 'chatgate-nginx-'));
   for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d), { mode: 0o777 });
@@ -90,6 +91,7 @@ http {
   server {
     listen 127.0.0.1:${port} ssl http2;
     server_name localhost;
+    ${opts.onlyFrom ? `allow ${opts.onlyFrom}; deny all;` : ''}
     ssl_certificate ${opts.cert};
     ssl_certificate_key ${opts.key};
     location / {
@@ -114,8 +116,8 @@ http {
   };
 }
 
-/** tinyproxy on 127.0.0.1 (Debian's forward proxy), logging every request at Info level; `auth` requires Basic credentials. */
-export async function startTinyproxy(opts: { auth?: { user: string; password: string } } = {}): Promise<Daemon> {
+/** tinyproxy on 127.0.0.1 (Debian's forward proxy), logging every request at Info level; `auth` requires Basic credentials; `bind` is its outgoing address. */
+export async function startTinyproxy(opts: { auth?: { user: string; password: string }; bind?: string } = {}): Promise<Daemon> {
   const bin = which('tinyproxy', ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy']);
   const dir = mkdtempSync(join(tmpdir(), 'chatgate-tinyproxy-'));
   const port = await freePort();
@@ -123,7 +125,9 @@ export async function startTinyproxy(opts: { auth?: { user: string; password: st
   // No ConnectPort line: CONNECT to any port (the tests' servers use random ones).
   writeFileSync(join(dir, 'tinyproxy.conf'), [
     `Port ${port}`, 'Listen 127.0.0.1', 'Timeout 120', `LogFile "${logFile}"`, 'LogLevel Info', 'MaxClients 200',
-    ...(opts.auth ? [`BasicAuth ${opts.auth.user} ${opts.auth.password}`] : []), '',
+    ...(opts.auth ? [`BasicAuth ${opts.auth.user} ${opts.auth.password}`] : []),
+    // Outgoing connections from this address (127.0.0.2 is loopback too): a target that accepts only it is reachable only through the proxy.
+    ...(opts.bind ? [`Bind ${opts.bind}`] : []), '',
   ].join('\n'));
   let stderr = '';
   const child = spawn(bin, ['-d', '-c', join(dir, 'tinyproxy.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
