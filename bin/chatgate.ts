@@ -45,6 +45,8 @@ const HELP = `Usage: npm test [-- [--update-expectations] [-t <pattern>] [file f
   EXPECTATIONS          JSON or YAML file of known failures: clause or test id -> reason (ticket link)
   REPORTS_DIR           where reports go (reports)
   GITHUB_STEP_SUMMARY   set by GitHub Actions: summary.md is appended to it
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY  forward proxy for the target (lower case too, read as curl does)
+  NODE_EXTRA_CA_CERTS   PEM file of a private CA the target's certificate comes from
 
   --update-expectations remove known failures that now pass from the EXPECTATIONS file
   -t <pattern>          vitest's test-name filter (a regex on "<describe> <title>")

@@ -63,11 +63,11 @@ export interface Daemon {
  * The access log records protocol, status, gzip ratio and content type per request.
  * `onlyFrom`: answer 403 to connections from any other address (a target reachable only through the proxy).
  */
-export async function startNginx(opts: { upstream: string; cert: string; key: string; onlyFrom?: string }): Promise<Daemon> {
+export async function startNginx(opts: { upstream: string; cert: string; key: string; onlyFrom?: string; port?: number }): Promise<Daemon> {
   const bin = which('nginx', ['/usr/sbin/nginx', '/usr/bin/nginx']);
   const dir = mkdtempSync(join(tmpdir(), 'chatgate-nginx-'));
   for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d), { mode: 0o777 });
-  const port = await freePort();
+  const port = opts.port ?? await freePort();
   const root = process.getuid?.() === 0;
   writeFileSync(join(dir, 'nginx.conf'), `
 ${root ? 'user root;' : ''}
@@ -117,10 +117,10 @@ http {
 }
 
 /** tinyproxy on 127.0.0.1 (Debian's forward proxy), logging every request at Info level; `auth` requires Basic credentials; `bind` is its outgoing address. */
-export async function startTinyproxy(opts: { auth?: { user: string; password: string }; bind?: string } = {}): Promise<Daemon> {
+export async function startTinyproxy(opts: { auth?: { user: string; password: string }; bind?: string; port?: number } = {}): Promise<Daemon> {
   const bin = which('tinyproxy', ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy']);
   const dir = mkdtempSync(join(tmpdir(), 'chatgate-tinyproxy-'));
-  const port = await freePort();
+  const port = opts.port ?? await freePort();
   const logFile = join(dir, 'tinyproxy.log');
   // No ConnectPort line: CONNECT to any port (the tests' servers use random ones).
   writeFileSync(join(dir, 'tinyproxy.conf'), [
