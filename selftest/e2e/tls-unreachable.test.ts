@@ -74,7 +74,8 @@ function expectOneLine(run: SuiteRun, variable: string, cause: RegExp): string {
 
 const target = (origin: string) => ({ TARGET_URL: `${origin}/v1`, API_KEY: KEY });
 
-describe('a target the run cannot reach: one line, exit 2, nothing written', () => {
+// Concurrent (vitest runs up to 5 at once): each is a short child process that fails before any test.
+describe.concurrent('a target the run cannot reach: one line, exit 2, nothing written', () => {
   const cases: Array<[string, () => Record<string, string>, string, RegExp]> = [
     ['connection refused', () => target(`http://127.0.0.1:${ports.closed}`), 'TARGET_URL', /was refused \(ECONNREFUSED\); check the address and port/],
     ['unknown host (.invalid)', () => target('https://chatgate-staging.invalid'), 'TARGET_URL', /host chatgate-staging\.invalid is not found \(DNS ENOTFOUND\)/],
