@@ -59,7 +59,8 @@ export async function preflight(input: PreflightInput): Promise<PreflightResult>
   try {
     const res = await request(`${input.targetUrl.replace(/\/+$/, '')}/models`, {
       method: 'GET',
-      headers: { authorization: `Bearer ${input.apiKey}`, accept: 'application/json', 'user-agent': 'chatgate' },
+      // Named in the User-Agent, so a server's log (and a test fixture) can tell it from the tests' requests.
+      headers: { authorization: `Bearer ${input.apiKey}`, accept: 'application/json', 'user-agent': 'chatgate-preflight' },
       dispatcher,
       signal: deadline.signal,
     });
