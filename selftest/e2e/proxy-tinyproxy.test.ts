@@ -12,7 +12,7 @@
 // - no credentials: the proxy's 407 is the exit-2 line; the load harness goes through
 //   the proxy as well; curl reproductions carry --proxy (password masked) and work.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,7 @@ afterAll(async () => {
   await nginx?.close();
   await proxy?.close();
   await ref?.close();
+  if (certs) rmSync(certs.dir, { recursive: true, force: true });
 });
 
 const tunnels = (log: string, host: string) => (log.match(new RegExp(`Request \\(file descriptor \\d+\\): CONNECT ${host.replace(/\./g, '\\.')} HTTP/1\\.1`, 'g')) ?? []).length;

@@ -5,7 +5,7 @@
 // run passes, streams included; without it the run stops before any test with the
 // exit-2 line of the preflight (lib/preflight.ts).
 import { connect as h2connect } from 'node:http2';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSuite } from '../support/run-suite.ts';
 import { referenceTarget, type RunningTarget } from '../support/targets.ts';
@@ -26,6 +26,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await nginx?.close();
   await ref?.close();
+  if (certs) rmSync(certs.dir, { recursive: true, force: true });
 });
 
 describe('the reference behind nginx (TLS with a private CA, HTTP/2, gzip, proxy_buffering)', () => {

@@ -8,7 +8,7 @@
 // The legal counterparts: the same TLS server with its CA trusted, and any HTTP
 // answer even a 503, let the run go on. The load harness shares the check.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
@@ -54,6 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of held) s.destroy();
   await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+  if (certs) rmSync(certs.dir, { recursive: true, force: true });
 });
 
 function expectNothingWritten(run: SuiteRun): void {

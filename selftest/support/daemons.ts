@@ -5,7 +5,7 @@
 // configuration and log; never a system service. bash .ci/run installs nginx and
 // tinyproxy when missing.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,7 +112,7 @@ http {
   return {
     port, dir,
     log: () => (existsSync(join(dir, 'access.log')) ? readFileSync(join(dir, 'access.log'), 'utf8') : ''),
-    close: () => stop(child, 'SIGTERM'),
+    close: async () => { await stop(child, 'SIGTERM'); rmSync(dir, { recursive: true, force: true }); },
   };
 }
 
@@ -134,7 +134,7 @@ export async function startTinyproxy(opts: { auth?: { user: string; password: st
   child.stderr!.on('data', (d) => { stderr += d; });
   const log = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
   await listening(port, child, 'tinyproxy', () => stderr + log());
-  return { port, dir, log, close: () => stop(child, 'SIGTERM') };
+  return { port, dir, log, close: async () => { await stop(child, 'SIGTERM'); rmSync(dir, { recursive: true, force: true }); } };
 }
 
 export interface Wiretap {
