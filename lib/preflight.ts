@@ -67,7 +67,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightResult>
     await res.body.dump().catch(() => {});
     return { status: res.statusCode, proxy, warnings };
   } catch (err) {
-    const unreachable = explain(err, { target, proxy, timeoutMs: input.timeoutMs, connectMs, timedOut: deadline.signal.aborted });
+    const unreachable = explain(err, { target, proxy, timeoutMs: input.timeoutMs, connectMs, timedOut: deadline.signal.aborted, extraCa: env.NODE_EXTRA_CA_CERTS?.trim() || undefined });
     unreachable.message = redact(unreachable.message.replace(/\s*\n\s*/g, ' '));
     return { unreachable, proxy, warnings };
   } finally {
@@ -97,7 +97,11 @@ function hostPort(u: URL): string {
   return `${u.hostname}:${u.port || (u.protocol === 'https:' ? 443 : 80)}`;
 }
 
-interface Context { target: URL; proxy?: ProxyChoice; timeoutMs: number; connectMs: number; timedOut: boolean }
+interface Context {
+  target: URL; proxy?: ProxyChoice; timeoutMs: number; connectMs: number; timedOut: boolean;
+  /** NODE_EXTRA_CA_CERTS as this process started with it. */
+  extraCa?: string;
+}
 
 /** The cause and the fix for a request that got no HTTP answer. */
 export function explain(err: unknown, ctx: Context): Unreachable {
@@ -131,7 +135,9 @@ export function explain(err: unknown, ctx: Context): Unreachable {
   const proxyTls = has('UND_ERR_PRX_TLS');
   const untrusted = has(...UNTRUSTED);
   if (untrusted) {
-    const fix = 'if it is issued by a private CA, set NODE_EXTRA_CA_CERTS=/path/to/ca.pem (the CA certificate, PEM) and run again';
+    const fix = ctx.extraCa
+      ? `NODE_EXTRA_CA_CERTS=${ctx.extraCa} is set but does not hold the CA that issued it (or could not be read: see Node's warning); point it at the issuing CA's certificate (PEM)`
+      : 'if it is issued by a private CA, set NODE_EXTRA_CA_CERTS=/path/to/ca.pem (the CA certificate, PEM) and run again';
     if (proxy && proxyTls) return viaProxy(`TLS: the proxy's certificate is not signed by a CA Node trusts (${untrusted})`, fix, untrusted);
     return unreachable(`TLS: the certificate of ${target.hostname} is not signed by a CA Node trusts (${untrusted})`, fix, untrusted);
   }

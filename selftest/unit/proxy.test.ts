@@ -113,6 +113,11 @@ describe('preflight causes that need no server', () => {
     expect(explain(err, ctx)).toMatchObject({ variable: 'HTTPS_PROXY', code: 'ENOTFOUND' });
     expect(explain(err, { ...ctx, proxy: undefined })).toMatchObject({ variable: 'TARGET_URL', code: 'ENOTFOUND' });
   });
+  it('an untrusted chain while NODE_EXTRA_CA_CERTS is already set: says that file is not the issuing CA', () => {
+    const err = Object.assign(new Error('unable to verify the first certificate'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    expect(explain(err, { ...ctx, proxy: undefined }).message).toMatch(/set NODE_EXTRA_CA_CERTS=\/path\/to\/ca\.pem/);
+    expect(explain(err, { ...ctx, proxy: undefined, extraCa: '/etc/other-ca.pem' }).message).toMatch(/NODE_EXTRA_CA_CERTS=\/etc\/other-ca\.pem is set but does not hold the CA that issued it/);
+  });
   it('an address that is not TLS at all: the handshake error suggests http://', () => {
     const err = Object.assign(new Error('write EPROTO ... wrong version number'), { code: 'EPROTO' });
     expect(explain(err, { ...ctx, proxy: undefined }).message).toMatch(/TLS handshake with staging\.example\.com:443 failed \(EPROTO\); .*needs http:\/\//);
