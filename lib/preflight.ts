@@ -129,7 +129,8 @@ export function explain(err: unknown, ctx: Context): Unreachable {
   }
   if (has('UND_ERR_CONNECT_TIMEOUT')) {
     if (proxy) return viaProxy(`no connection within ${ctx.connectMs} ms (timeout)`, `check the proxy address, or set NO_PROXY=${target.hostname} to go direct`, 'UND_ERR_CONNECT_TIMEOUT');
-    return unreachable(`no connection to ${where} within ${ctx.connectMs} ms (timeout)`, 'check the address, the port and any firewall; behind a proxy set HTTPS_PROXY', 'UND_ERR_CONNECT_TIMEOUT');
+    const handshake = target.protocol === 'https:' ? ', TLS handshake included' : '';
+    return unreachable(`no connection to ${where} within ${ctx.connectMs} ms${handshake} (timeout)`, 'check the address, the port and any firewall; behind a proxy set HTTPS_PROXY', 'UND_ERR_CONNECT_TIMEOUT');
   }
   // A TLS problem with the proxy's own certificate (https:// proxy URL).
   const proxyTls = has('UND_ERR_PRX_TLS');
