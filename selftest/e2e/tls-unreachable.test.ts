@@ -79,7 +79,7 @@ const target = (origin: string) => ({ TARGET_URL: `${origin}/v1`, API_KEY: KEY }
 describe.concurrent('a target the run cannot reach: one line, exit 2, nothing written', () => {
   const cases: Array<[string, () => Record<string, string>, string, RegExp]> = [
     ['connection refused', () => target(`http://127.0.0.1:${ports.closed}`), 'TARGET_URL', /was refused \(ECONNREFUSED\); check the address and port/],
-    ['unknown host (.invalid)', () => target('https://chatgate-staging.invalid'), 'TARGET_URL', /host chatgate-staging\.invalid is not found \(DNS ENOTFOUND\)/],
+    ['unknown host (.invalid)', () => target('https://chatgate-staging.invalid'), 'TARGET_URL', /host chatgate-staging\.invalid is not found \(DNS ENOTFOUND\)|the DNS lookup of chatgate-staging\.invalid got no answer \(EAI_AGAIN\)/],
     ['no answer within TIMEOUT_MS', () => ({ ...target(`http://127.0.0.1:${ports.silent}`), TIMEOUT_MS: '1000' }), 'TARGET_URL', /no HTTP answer within 1000 ms \(timeout\); .*raise TIMEOUT_MS/],
     ['a self-signed certificate', () => target(`https://localhost:${ports.selfSigned}`), 'TARGET_URL', /not signed by a CA Node trusts \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\); .*set NODE_EXTRA_CA_CERTS=\/path\/to\/ca\.pem/],
     ['a private CA that is not trusted', () => target(`https://localhost:${ports.localhost}`), 'TARGET_URL', /not signed by a CA Node trusts \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN)\); .*NODE_EXTRA_CA_CERTS=/],
