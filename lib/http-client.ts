@@ -86,12 +86,25 @@ export interface Exchange {
   curl: string;
   /** The request went out on a connection that had already carried a response (undefined: not known). */
   reusedConnection?: boolean;
+  /** That connection: reused or new, idle since its previous response, and the Keep-Alive timeout that response advertised. */
+  connection?: { reused: boolean; idleMs?: number; keepAliveTimeoutMs?: number };
   /**
    * The first attempt went out on a reused connection and failed before any byte of
    * response (the server had closed it): this exchange is the one re-send, on a new
-   * connection. Evidence for SVC-8; the clause under test is judged on this answer.
+   * connection. Evidence for SVC-8 (lib/connection-reuse.ts); the clause under test is judged on this answer.
    */
-  reuseRetry?: { error: string };
+  reuseRetry?: ReuseRetry;
+}
+
+export interface ReuseRetry {
+  /** What the first attempt met (e.g. "connection reset before any response"). */
+  error: string;
+  /** seq of the failed first attempt (not logged: it got no answer). */
+  firstSeq: number;
+  /** How long the reused connection had been idle since its previous response. */
+  idleMs?: number;
+  /** The Keep-Alive timeout that previous response advertised. */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface ClientOptions {
@@ -106,22 +119,36 @@ export interface ClientOptions {
 
 let seqCounter = 0;
 
-// Which of our requests went out on a connection that had already carried one
-// (undici's diagnostics channels: the request object, then the socket it is written on).
+// Which of our requests went out on a connection that had already carried one, and
+// how long that connection had been idle (undici's diagnostics channels: the request
+// object, then the socket it is written on).
 let tagging: number | undefined;
 const seqOfRequest = new WeakMap<object, number>();
-const usesOfSocket = new WeakMap<object, number>();
-const reusedBySeq = new Map<number, boolean>();
+interface SocketUse { uses: number; lastEndAt?: number; keepAliveMs?: number }
+const socketUse = new WeakMap<object, SocketUse>();
+const sentOn = new Map<number, { socket: object; reused: boolean; idleMs?: number; keepAliveMs?: number }>();
 diagnostics.subscribe('undici:request:create', (msg) => {
   if (tagging !== undefined) seqOfRequest.set((msg as { request: object }).request, tagging);
 });
 diagnostics.subscribe('undici:client:sendHeaders', (msg) => {
   const { request: req, socket } = msg as { request: object; socket: object };
-  const uses = usesOfSocket.get(socket) ?? 0;
-  usesOfSocket.set(socket, uses + 1);
+  const use = socketUse.get(socket) ?? { uses: 0 };
+  socketUse.set(socket, use);
   const seq = seqOfRequest.get(req);
-  if (seq !== undefined) reusedBySeq.set(seq, uses > 0);
+  if (seq !== undefined) {
+    sentOn.set(seq, {
+      socket, reused: use.uses > 0, keepAliveMs: use.keepAliveMs,
+      idleMs: use.lastEndAt === undefined ? undefined : Math.round(performance.now() - use.lastEndAt),
+    });
+  }
+  use.uses++;
 });
+
+/** Keep-Alive: timeout=N (seconds) of a response, in ms. */
+function keepAliveTimeoutMs(headers: Record<string, string>): number | undefined {
+  const m = /(?:^|[,;\s])timeout=(\d+)/i.exec(headers['keep-alive'] ?? '');
+  return m ? Number(m[1]) * 1000 : undefined;
+}
 
 export class HttpClient {
   readonly base: URL;
@@ -172,7 +199,10 @@ export class HttpClient {
     const fresh = this.newDispatcher();
     try {
       const again = await this.once(spec, fresh);
-      again.reuseRetry = { error: `${ex.error.message} on a reused connection (request #${ex.seq}); sent again on a new connection` };
+      again.reuseRetry = {
+        error: ex.error.message, firstSeq: ex.seq,
+        idleMs: ex.connection?.idleMs, keepAliveTimeoutMs: ex.connection?.keepAliveTimeoutMs,
+      };
       return again;
     } finally {
       await fresh.destroy().catch(() => {});
@@ -197,6 +227,9 @@ export class HttpClient {
       bodyTimeout: this.options.timeoutMs + 1_000,
       connect: { timeout: Math.min(this.options.timeoutMs, 10_000) },
       keepAliveTimeout: 30_000,
+      // undici would itself drop a connection whose advertised Keep-Alive timeout is under
+      // 2 s; the probe sends at once, so it keeps the connection as long as the server says.
+      keepAliveTimeoutThreshold: 100,
       pipelining: 1,
     });
   }
@@ -311,9 +344,14 @@ export class HttpClient {
       clearTimeout(deadline);
       clearTimeout(closeAfterDone);
       ex.durationMs = ms();
-      const reused = reusedBySeq.get(ex.seq);
-      reusedBySeq.delete(ex.seq);
-      if (reused !== undefined) ex.reusedConnection = reused;
+      const on = sentOn.get(ex.seq);
+      sentOn.delete(ex.seq);
+      if (on) {
+        ex.reusedConnection = on.reused;
+        ex.connection = { reused: on.reused, idleMs: on.idleMs, keepAliveTimeoutMs: on.keepAliveMs };
+        const use = socketUse.get(on.socket);
+        if (use) { use.lastEndAt = performance.now(); use.keepAliveMs = keepAliveTimeoutMs(ex.headers); }
+      }
     }
     ex.text = pieces.join('');
     if (ex.mediaType && /json/.test(ex.mediaType) || (!spec.stream && ex.text.trim().startsWith('{'))) {
