@@ -4,7 +4,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import type { Exchange } from '../lib/http-client.ts';
+import type { Exchange, ReuseRetry } from '../lib/http-client.ts';
 import { errorBodyProblems, errorFields } from '../lib/error-body.ts';
 import { redact, redactDeep } from '../lib/redact.ts';
 
@@ -24,12 +24,15 @@ export interface ExchangeSummary {
   keyEchoes: string[];
   curl: string;
   bodyExcerpt?: string;
+  /** Sent again on a new connection after the reused one failed before any response (SVC-8 evidence, lib/connection-reuse.ts). */
+  reuseRetry?: ReuseRetry;
 }
 
 export function summarise(ex: Exchange, test?: string): ExchangeSummary {
   const s: ExchangeSummary = {
     seq: ex.seq, test, method: ex.request.method, url: ex.request.url, status: ex.status,
     transportError: ex.error?.message, keyEchoes: ex.keyEchoes, curl: ex.curl,
+    ...(ex.reuseRetry ? { reuseRetry: ex.reuseRetry } : {}),
   };
   if (ex.status !== undefined && ex.status >= 400) {
     s.errorBodyProblems = errorBodyProblems(ex);

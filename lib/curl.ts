@@ -1,6 +1,6 @@
 // Builds a curl command that reproduces one request (Schemathesis-style), with the
 // credential masked: the reader pastes their own key in place of ***.
-import { maskAuthorization, redact } from './redact.ts';
+import { isCredentialHeader, maskAuthorization, redact, redactUrl } from './redact.ts';
 import { proxyFor } from './proxy.ts';
 
 export interface CurlInput {
@@ -23,11 +23,11 @@ export function toCurl(req: CurlInput): string {
   // tunnel as undici does (curl forwards plain http:// unless told --proxytunnel). Credentials masked.
   const proxy = safeProxyFor(req.url);
   if (proxy) parts.push('--proxy', quote(proxy.shown), ...(req.url.startsWith('http:') ? ['--proxytunnel'] : []));
-  parts.push(quote(req.url));
+  parts.push(quote(redactUrl(req.url)));
   for (const [name, value] of Object.entries(req.headers)) {
     const lower = name.toLowerCase();
     if (lower === 'content-length' || lower === 'accept-encoding' || lower === 'user-agent') continue;
-    const shown = lower === 'authorization' ? maskAuthorization(value) : value;
+    const shown = lower === 'authorization' ? maskAuthorization(value) : isCredentialHeader(lower) ? '***' : value;
     parts.push('-H', quote(`${name}: ${shown}`));
   }
   if (req.body !== undefined) {

@@ -6,13 +6,19 @@
 // - one deadline covers headers plus the whole body or stream.
 // HTTP-level trouble never throws: it comes back as `exchange.error`, so a test can
 // turn it into a verdict that says what happened.
-import { request, type Dispatcher } from 'undici';
+import { Client, request, type Dispatcher } from 'undici';
+import diagnostics from 'node:diagnostics_channel';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { toCurl } from './curl.ts';
-import { createDispatcher } from './proxy.ts';
-import { knownSecrets, redact } from './redact.ts';
+import { createDispatcher, proxyFor } from './proxy.ts';
+import { isCredentialHeader, knownSecrets, maskAuthorization, redact, redactUrl } from './redact.ts';
 import { SseReader, type SseEvent, type SseProblem, type SseStats } from './sse-reader.ts';
+import { DEFAULT_429_BUDGET, with429BackOff } from './back-off.ts';
+import { retryDelayMs } from './retry-hints.ts';
+
+// Re-exported: the 429 wait is read by lib/retry-hints.ts, the one parser of retry hints.
+export { retryDelayMs };
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** How long a stream may stay open after [DONE] before it counts as never closing. */
@@ -32,10 +38,17 @@ export interface RequestSpec {
   /** Raw body text (invalid JSON tests); wins over `json`. */
   body?: string;
   headers?: Record<string, string>;
+  /** Query parameters (AUTH-1 offers the key as ?api_key=); the URL shown in reports masks credential parameters. */
+  query?: Record<string, string>;
   /** Read the answer as a stream of server-sent events (the SDKs decide this from the request, so do we). */
   stream?: boolean;
   /** Wait and retry on 429 (Retry-After honoured). Default true; off for rate-limit and 429 checks. */
   retryOn429?: boolean;
+  /**
+   * Send on this dispatcher instead of the client's pool (SVC-8's one-connection probe).
+   * Such a request is never re-sent after a reset: the probe judges exactly that.
+   */
+  connection?: Dispatcher;
 }
 
 export type TransportErrorKind =
@@ -72,6 +85,27 @@ export interface Exchange {
   /** Names of known secrets seen in the response headers or body (AUTH-9). */
   keyEchoes: string[];
   curl: string;
+  /** The request went out on a connection that had already carried a response (undefined: not known). */
+  reusedConnection?: boolean;
+  /** That connection: reused or new, idle since its previous response, and the Keep-Alive timeout that response advertised. */
+  connection?: { reused: boolean; idleMs?: number; keepAliveTimeoutMs?: number };
+  /**
+   * The first attempt went out on a reused connection and failed before any byte of
+   * response (the server had closed it): this exchange is the one re-send, on a new
+   * connection. Evidence for SVC-8 (lib/connection-reuse.ts); the clause under test is judged on this answer.
+   */
+  reuseRetry?: ReuseRetry;
+}
+
+export interface ReuseRetry {
+  /** What the first attempt met (e.g. "connection reset before any response"). */
+  error: string;
+  /** seq of the failed first attempt (not logged: it got no answer). */
+  firstSeq: number;
+  /** How long the reused connection had been idle since its previous response. */
+  idleMs?: number;
+  /** The Keep-Alive timeout that previous response advertised. */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface ClientOptions {
@@ -86,53 +120,131 @@ export interface ClientOptions {
 
 let seqCounter = 0;
 
+// Which of our requests went out on a connection that had already carried one, and
+// how long that connection had been idle (undici's diagnostics channels: the request
+// object, then the socket it is written on).
+let tagging: number | undefined;
+const seqOfRequest = new WeakMap<object, number>();
+interface SocketUse { uses: number; lastEndAt?: number; keepAliveMs?: number }
+const socketUse = new WeakMap<object, SocketUse>();
+const sentOn = new Map<number, { socket: object; reused: boolean; idleMs?: number; keepAliveMs?: number }>();
+diagnostics.subscribe('undici:request:create', (msg) => {
+  if (tagging !== undefined) seqOfRequest.set((msg as { request: object }).request, tagging);
+});
+diagnostics.subscribe('undici:client:sendHeaders', (msg) => {
+  const { request: req, socket } = msg as { request: object; socket: object };
+  const use = socketUse.get(socket) ?? { uses: 0 };
+  socketUse.set(socket, use);
+  const seq = seqOfRequest.get(req);
+  if (seq !== undefined) {
+    sentOn.set(seq, {
+      socket, reused: use.uses > 0, keepAliveMs: use.keepAliveMs,
+      idleMs: use.lastEndAt === undefined ? undefined : Math.round(performance.now() - use.lastEndAt),
+    });
+  }
+  use.uses++;
+});
+
+/** Keep-Alive: timeout=N (seconds) of a response, in ms. */
+function keepAliveTimeoutMs(headers: Record<string, string>): number | undefined {
+  const m = /(?:^|[,;\s])timeout=(\d+)/i.exec(headers['keep-alive'] ?? '');
+  return m ? Number(m[1]) * 1000 : undefined;
+}
+
 export class HttpClient {
   readonly base: URL;
   private readonly dispatcher: Dispatcher;
   constructor(readonly options: ClientOptions) {
     this.base = new URL(options.baseUrl.replace(/\/+$/, '') + '/');
-    // A plain Agent, or undici's ProxyAgent when HTTPS_PROXY/HTTP_PROXY apply to the target (lib/proxy.ts).
-    this.dispatcher = createDispatcher(this.base, {
-      // Our own deadline (AbortSignal) covers headers and body together; these are backstops.
-      headersTimeout: options.timeoutMs + 1_000,
-      bodyTimeout: options.timeoutMs + 1_000,
-      connect: { timeout: Math.min(options.timeoutMs, 10_000) },
-      keepAliveTimeout: 4_000,
-    });
+    this.dispatcher = this.newDispatcher();
   }
 
   async close(): Promise<void> {
     await this.dispatcher.destroy();
   }
 
-  urlFor(path: RequestSpec['path']): string {
+  urlFor(path: RequestSpec['path'], query?: Record<string, string>): string {
     const url = typeof path === 'string'
       ? new URL(this.base.pathname.replace(/\/$/, '') + path, this.base.origin)
       : new URL(path.root, this.base.origin);
+    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.append(k, v);
     // Credentials only ever go to the configured origin.
     if (url.origin !== this.base.origin) throw new Error(`refusing to send a request to another origin: ${url.origin}`);
     return url.toString();
   }
 
   async send(spec: RequestSpec): Promise<Exchange> {
-    const budget = this.options.retry429 ?? { maxRetries: 3, maxTotalWaitMs: 30_000 };
-    const retries: Exchange['retries'] = [];
-    let waited = 0;
-    for (;;) {
-      const ex = await this.once(spec);
-      ex.retries = [...retries];
-      if (ex.status !== 429 || spec.retryOn429 === false || retries.length >= budget.maxRetries) return ex;
-      const wait = retryDelayMs(ex.headers, retries.length);
-      if (waited + wait > budget.maxTotalWaitMs) return ex;
-      this.options.onExchange?.(ex); // the throttled answer is still an answer the run saw
-      retries.push({ status: 429, waitedMs: wait });
-      waited += wait;
-      await new Promise((r) => setTimeout(r, wait));
+    return with429BackOff(
+      async (retries) => {
+        const ex = await this.onceOrAgain(spec);
+        ex.retries = retries;
+        return ex;
+      },
+      (ex) => ({ status: ex.status, headers: ex.headers }),
+      {
+        budget: this.options.retry429 ?? DEFAULT_429_BUDGET,
+        enabled: spec.retryOn429 !== false,
+        onRetry: (ex) => this.options.onExchange?.(ex), // the throttled answer is still an answer the run saw
+      },
+    );
+  }
+
+  /**
+   * One exchange; when it failed on a reused connection before any byte of response
+   * (the server closed a keep-alive connection as we sent), sends it once more on a new
+   * connection, as the pooling clients do, and records that on the exchange.
+   */
+  private async onceOrAgain(spec: RequestSpec): Promise<Exchange> {
+    const ex = await this.once(spec, spec.connection ?? this.dispatcher);
+    if (spec.connection || ex.status !== undefined || ex.error?.kind !== 'reset' || ex.reusedConnection !== true || ex.wireBytes > 0) return ex;
+    const fresh = this.newDispatcher();
+    try {
+      const again = await this.once(spec, fresh);
+      again.reuseRetry = {
+        error: ex.error.message, firstSeq: ex.seq,
+        idleMs: ex.connection?.idleMs, keepAliveTimeoutMs: ex.connection?.keepAliveTimeoutMs,
+      };
+      return again;
+    } finally {
+      await fresh.destroy().catch(() => {});
     }
   }
 
-  private async once(spec: RequestSpec): Promise<Exchange> {
-    const url = this.urlFor(spec.path);
+  /**
+   * A dispatcher with this client's settings (connections to the target's origin only):
+   * a plain Agent, or undici's ProxyAgent when HTTPS_PROXY/HTTP_PROXY apply (lib/proxy.ts).
+   */
+  newDispatcher(): Dispatcher {
+    return createDispatcher(this.base, {
+      // Our own deadline (AbortSignal) covers headers and body together; these are backstops.
+      headersTimeout: this.options.timeoutMs + 1_000,
+      bodyTimeout: this.options.timeoutMs + 1_000,
+      connect: { timeout: Math.min(this.options.timeoutMs, 10_000) },
+      keepAliveTimeout: 4_000,
+    });
+  }
+
+  /** Requests to the target go through a forward proxy (HTTPS_PROXY/HTTP_PROXY, not bypassed by NO_PROXY). */
+  get viaProxy(): boolean {
+    return proxyFor(this.base) !== undefined;
+  }
+
+  /** One connection to the target's origin, with this client's settings: SVC-8 counts its connects and disconnects. */
+  singleConnection(): Client {
+    return new Client(this.base.origin, {
+      headersTimeout: this.options.timeoutMs + 1_000,
+      bodyTimeout: this.options.timeoutMs + 1_000,
+      connect: { timeout: Math.min(this.options.timeoutMs, 10_000) },
+      keepAliveTimeout: 30_000,
+      // undici would itself drop a connection whose advertised Keep-Alive timeout is under
+      // 2 s; the probe sends at once, so it keeps the connection as long as the server says.
+      keepAliveTimeoutThreshold: 100,
+      pipelining: 1,
+    });
+  }
+
+  private async once(spec: RequestSpec, dispatcher: Dispatcher): Promise<Exchange> {
+    const url = this.urlFor(spec.path, spec.query);
     const headers: Record<string, string> = {
       accept: spec.stream ? 'text/event-stream' : 'application/json',
       'accept-encoding': 'gzip, deflate, br',
@@ -147,7 +259,7 @@ export class HttpClient {
     }
     const ex: Exchange = {
       seq: ++seqCounter,
-      request: { method: spec.method, url, headers: redactHeaders(headers), body: body === undefined ? undefined : redact(body) },
+      request: { method: spec.method, url: redactUrl(url), headers: redactHeaders(headers), body: body === undefined ? undefined : redact(body) },
       headers: {},
       durationMs: 0,
       wireBytes: 0,
@@ -165,13 +277,22 @@ export class HttpClient {
     const pieces: string[] = [];
     let textBytes = 0;
     try {
-      const res = await request(url, {
-        method: spec.method as Dispatcher.HttpMethod,
-        headers,
-        body,
-        dispatcher: this.dispatcher,
-        signal: abort.signal,
-      });
+      // undici creates its request object synchronously inside request(): tag it with
+      // our seq so the socket it is written on can tell whether it was reused.
+      tagging = ex.seq;
+      let pending: ReturnType<typeof request>;
+      try {
+        pending = request(url, {
+          method: spec.method as Dispatcher.HttpMethod,
+          headers,
+          body,
+          dispatcher,
+          signal: abort.signal,
+        });
+      } finally {
+        tagging = undefined;
+      }
+      const res = await pending;
       phase = 'body';
       // After an abort (cap, deadline) undici may emit the abort error once more, when
       // nothing listens any longer; it is already accounted for in ex.error.
@@ -232,6 +353,14 @@ export class HttpClient {
       clearTimeout(deadline);
       clearTimeout(closeAfterDone);
       ex.durationMs = ms();
+      const on = sentOn.get(ex.seq);
+      sentOn.delete(ex.seq);
+      if (on) {
+        ex.reusedConnection = on.reused;
+        ex.connection = { reused: on.reused, idleMs: on.idleMs, keepAliveTimeoutMs: on.keepAliveMs };
+        const use = socketUse.get(on.socket);
+        if (use) { use.lastEndAt = performance.now(); use.keepAliveMs = keepAliveTimeoutMs(ex.headers); }
+      }
     }
     ex.text = pieces.join('');
     if (ex.mediaType && /json/.test(ex.mediaType) || (!spec.stream && ex.text.trim().startsWith('{'))) {
@@ -280,27 +409,15 @@ function flattenHeaders(h: Record<string, string | string[] | undefined>): Recor
 
 function redactHeaders(h: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) out[k] = k.toLowerCase() === 'authorization' ? v.replace(/^(\S+\s+).+$/, '$1***') : redact(v);
+  for (const [k, v] of Object.entries(h)) {
+    out[k] = k.toLowerCase() === 'authorization' ? maskAuthorization(v) : isCredentialHeader(k) ? '***' : redact(v);
+  }
   return out;
 }
 
 function findEchoes(ex: Exchange): string[] {
   const hay = [JSON.stringify(ex.headers), ex.text ?? ''];
   return knownSecrets().filter((s) => hay.some((h) => h.includes(s.value))).map((s) => s.label);
-}
-
-/** Delay before retrying a 429: retry-after-ms, then Retry-After (seconds or HTTP date), else backoff. */
-export function retryDelayMs(headers: Record<string, string>, attempt: number): number {
-  const ms = Number(headers['retry-after-ms']);
-  if (Number.isFinite(ms) && ms >= 0) return Math.min(ms, 60_000);
-  const ra = headers['retry-after'];
-  if (ra !== undefined) {
-    const secs = Number(ra);
-    if (Number.isFinite(secs) && secs >= 0) return Math.min(secs * 1000, 60_000);
-    const date = Date.parse(ra);
-    if (!Number.isNaN(date)) return Math.max(0, Math.min(date - Date.now(), 60_000));
-  }
-  return 1000 * 2 ** attempt;
 }
 
 export function formatBytes(n: number): string {

@@ -4,10 +4,47 @@
 
 // value -> label (the variable it came from, e.g. API_KEY): reports name the key, never show it.
 const secrets = new Map<string, string>();
+// Near misses of a key (AUTH-2 sends them): almost the key, so masked like it, but not keys (no AUTH-9 echo).
+const nearMisses = new Set<string>();
+// Every masked value, longest first, so a key inside a longer near miss never leaves a tail.
+let masked: string[] = [];
 
-/** Registers a secret. Very short strings are ignored: masking them would mangle ordinary text. */
+/** Registers a secret, and its near misses. Very short strings are ignored: masking them would mangle ordinary text. */
 export function addSecret(value: string | undefined, label = 'secret'): void {
-  if (value && value.length >= 8 && !secrets.has(value)) secrets.set(value, label);
+  if (!value || value.length < 8 || secrets.has(value)) return;
+  secrets.set(value, label);
+  for (const m of nearMissKeys(value)) nearMisses.add(m.value);
+  masked = [...new Set([...secrets.keys(), ...nearMisses])].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The valid key with its last character changed, with characters appended, and
+ * upper-cased (when that differs): a server comparing keys by prefix, or without
+ * case, accepts them (AUTH-2).
+ */
+export function nearMissKeys(key: string): Array<{ what: string; value: string }> {
+  const last = key.slice(-1);
+  const changed = /[0-8]/.test(last) ? String(Number(last) + 1) : last === '9' ? '0'
+    : /[a-yA-Y]/.test(last) ? String.fromCharCode(last.charCodeAt(0) + 1) : /[zZ]/.test(last) ? 'a' : 'x';
+  const out = [
+    { what: 'the valid key with its last character changed', value: key.slice(0, -1) + changed },
+    { what: 'the valid key with characters appended', value: `${key}0a` },
+  ];
+  if (key.toUpperCase() !== key) out.push({ what: 'the valid key upper-cased', value: key.toUpperCase() });
+  return out;
+}
+
+/** Header names that carry a credential: their value is never shown, whatever it holds. */
+export function isCredentialHeader(name: string): boolean {
+  return /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie)$/i.test(name);
+}
+
+/** Query parameters that carry a credential (?api_key=, ?key=): masked in every URL shown. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1) return redact(url);
+  const masks = url.slice(q + 1).replace(/(^|&)((?:api[_-]?key|key|access_token|token)=)[^&#]*/gi, '$1$2***');
+  return redact(url.slice(0, q + 1) + masks);
 }
 
 export function knownSecrets(): Array<{ value: string; label: string }> {
@@ -16,7 +53,7 @@ export function knownSecrets(): Array<{ value: string; label: string }> {
 
 export function redact(text: string): string {
   let out = text;
-  for (const s of secrets.keys()) {
+  for (const s of masked) {
     if (out.includes(s)) out = out.split(s).join('***');
   }
   return out;

@@ -3,6 +3,7 @@
 // and consistent with each other, since a client honours whichever it reads first
 // (openai-node: retry-after-ms, then Retry-After; LangChain: Retry-After only).
 import { describe, validate } from '../lib/schema-validator.ts';
+import { MAX_HONOURED_WAIT_MS, parseResetDuration, readRetryHints } from '../lib/retry-hints.ts';
 
 /** Problems with an error answer's body; empty when it is a proper error body. */
 export function errorBodyProblems(headers: Record<string, string>, body: string): string[] {
@@ -25,39 +26,21 @@ export function errorBodyProblems(headers: Record<string, string>, body: string)
 export interface RetryHint {
   /** The wait a client would honour, ms (undefined: the answer gives none). */
   waitMs?: number;
-  source?: 'retry-after-ms' | 'retry-after' | 'x-ratelimit-reset-requests';
+  source?: string;
   problems: string[];
 }
 
-/** Longest wait the common clients honour (openai-node, Vercel ai, LangChain). */
-export const MAX_HONOURED_WAIT_MS = 60_000;
+export { MAX_HONOURED_WAIT_MS, parseResetDuration };
 
 export function checkRetryHeaders(h: Record<string, string>, now = Date.now()): RetryHint {
-  const problems: string[] = [];
-  const raMsRaw = h['retry-after-ms'];
-  const raRaw = h['retry-after'];
+  // Presence and parsing: lib/retry-hints.ts, the parser the suite and the k6 scripts use too.
+  const read = readRetryHints(h, now);
+  const problems = [...read.problems];
+  const waitOf = (name: string) => read.hints.find((x) => x.header === name)?.waitMs;
+  const raMs = waitOf('retry-after-ms');
+  const ra = waitOf('retry-after');
+  const reset = waitOf('x-ratelimit-reset-requests');
   const resetRaw = h['x-ratelimit-reset-requests'];
-  let raMs: number | undefined;
-  let ra: number | undefined;
-  let reset: number | undefined;
-
-  if (raMsRaw !== undefined) {
-    const n = Number(raMsRaw.trim());
-    if (raMsRaw.trim() === '' || !Number.isFinite(n) || n < 0) problems.push(`retry-after-ms "${raMsRaw}" is not a non-negative number of milliseconds`);
-    else raMs = n;
-  }
-  if (raRaw !== undefined) {
-    const t = raRaw.trim();
-    if (/^\d+$/.test(t)) ra = Number(t) * 1000;
-    else if (!Number.isNaN(Date.parse(t)) && /[a-z]/i.test(t)) ra = Math.max(0, Date.parse(t) - now);
-    else problems.push(`Retry-After "${raRaw}" is neither whole seconds nor an HTTP date`);
-  }
-  if (resetRaw !== undefined) {
-    reset = parseResetDuration(resetRaw);
-    if (reset === undefined) problems.push(`x-ratelimit-reset-requests "${resetRaw}" is not a duration such as 1s, 120ms or 6m0s`);
-  }
-  const anyHint = raMsRaw !== undefined || raRaw !== undefined || Object.keys(h).some((k) => k.startsWith('x-ratelimit-reset'));
-  if (!anyHint) problems.push('429 without Retry-After, retry-after-ms or x-ratelimit-reset-* headers');
 
   // Retry-After is whole seconds, so it may round retry-after-ms up by up to a second.
   if (raMs !== undefined && ra !== undefined && (ra < raMs - 50 || ra > raMs + 1050)) {
@@ -80,19 +63,9 @@ export function checkRetryHeaders(h: Record<string, string>, now = Date.now()): 
   }
 
   const hint: RetryHint = { problems };
-  if (raMs !== undefined) Object.assign(hint, { waitMs: raMs, source: 'retry-after-ms' });
-  else if (ra !== undefined) Object.assign(hint, { waitMs: ra, source: 'retry-after' });
-  else if (reset !== undefined) Object.assign(hint, { waitMs: reset, source: 'x-ratelimit-reset-requests' });
+  if (read.waitMs !== undefined) Object.assign(hint, { waitMs: read.waitMs, source: read.source });
   if (hint.waitMs !== undefined && hint.waitMs > MAX_HONOURED_WAIT_MS) {
     problems.push(`advised wait ${Math.round(hint.waitMs / 1000)} s is beyond the 60 s clients honour`);
   }
   return hint;
-}
-
-/** OpenAI's reset durations: "1s", "120ms", "6m0s", "1h2m3.5s". */
-export function parseResetDuration(raw: string): number | undefined {
-  const m = /^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?$/.exec(raw.trim());
-  if (!m || raw.trim() === '') return undefined;
-  const [, h, min, s, ms] = m;
-  return Number(h ?? 0) * 3_600_000 + Number(min ?? 0) * 60_000 + Number(s ?? 0) * 1000 + Number(ms ?? 0);
 }

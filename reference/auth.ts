@@ -8,22 +8,34 @@ import { ApiError, forbidden, notFound, unauthorized } from './errors.ts';
 export type AuthResult = { ok: true; key: KeyRecord } | { ok: false; error: ApiError };
 
 const BEARER = /^bearer ([^\s]+)$/i;
+// auth-lenient-bearer (legal): RFC 9110 §11.4 allows 1*SP between scheme and credentials.
+const BEARER_LENIENT = /^bearer +([^\s]+)$/i;
 const EMPTY_BEARER = /^bearer\s*$/i;
 
 export function authenticate(ctx: RequestContext): AuthResult {
   const { keys } = ctx.state;
   const header = ctx.req.headers.authorization;
   const pass = (key: KeyRecord): AuthResult => ({ ok: true, key });
-  const fail = (message: string): AuthResult => ({ ok: false, error: unauthorized(message) });
+  const fail = (message: string): AuthResult => {
+    const error = unauthorized(message);
+    // auth-lenient-bearer: the challenge RFC 9110 §11.6.1 asks a 401 to carry.
+    if (ctx.variant('auth-lenient-bearer')) error.headers['WWW-Authenticate'] = 'Bearer realm="reference"';
+    return { ok: false, error };
+  };
 
   if (header === undefined || header === '') {
     if (ctx.defect('auth-none-required')) return pass(keys.main);
+    const elsewhere = keyOfferedElsewhere(ctx);
+    if (elsewhere) {
+      const key = keys.byValue.get(elsewhere);
+      if (key) return pass(key);
+    }
     return fail('You didn\'t provide an API key. Send it in the Authorization header as "Bearer <API_KEY>".');
   }
 
-  const m = BEARER.exec(header);
+  const m = (ctx.variant('auth-lenient-bearer') ? BEARER_LENIENT : BEARER).exec(header);
   if (m) {
-    const key = keys.byValue.get(m[1]!);
+    const key = keys.byValue.get(m[1]!) ?? nearMissLookup(ctx, m[1]!, keys.byValue);
     if (key) return pass(key);
     if (ctx.defect('auth-any-key')) return pass(keys.main);
     return fail(`Incorrect API key provided: ${maskKey(m[1]!)}.`);
@@ -38,7 +50,34 @@ export function authenticate(ctx: RequestContext): AuthResult {
     const key = lenientLookup(header, keys.byValue);
     if (key) return pass(key);
   }
+  if (ctx.defect('auth-key-scheme-accepted')) {
+    const k = /^(?:key|api-key|apikey) (\S+)$/i.exec(header);
+    const key = k ? keys.byValue.get(k[1]!) : undefined;
+    if (key) return pass(key);
+  }
   return fail('Malformed Authorization header. Send the key as "Bearer <API_KEY>".');
+}
+
+/** auth-key-in-header-accepted / auth-key-in-query-accepted: the key offered where the spec does not look. */
+function keyOfferedElsewhere(ctx: RequestContext): string | undefined {
+  if (ctx.defect('auth-key-in-header-accepted')) {
+    const h = ctx.req.headers['x-api-key'] ?? ctx.req.headers['api-key'];
+    if (typeof h === 'string' && h !== '') return h;
+  }
+  if (ctx.defect('auth-key-in-query-accepted')) {
+    const q = new URLSearchParams((ctx.req.url ?? '').split('?')[1] ?? '');
+    return q.get('api_key') ?? q.get('key') ?? undefined;
+  }
+  return undefined;
+}
+
+/** auth-key-prefix-compare / auth-key-case-insensitive: the classic comparison bugs AUTH-2's near misses find. */
+function nearMissLookup(ctx: RequestContext, presented: string, byValue: Map<string, KeyRecord>): KeyRecord | undefined {
+  for (const [value, rec] of byValue) {
+    if (ctx.defect('auth-key-prefix-compare') && presented.slice(0, 32) === value.slice(0, 32)) return rec;
+    if (ctx.defect('auth-key-case-insensitive') && presented.toLowerCase() === value.toLowerCase()) return rec;
+  }
+  return undefined;
 }
 
 /** auth-wrong-scheme-accepted: finds a known key after any scheme, bare, or inside Basic credentials. */

@@ -118,6 +118,7 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
     await sendBody(ctx, 200, 'text/plain', JSON.stringify(body));
     return;
   }
-  await sendJson(ctx, 200, body);
+  // brain-route-201 (legal): any 2xx answers the brain route.
+  await sendJson(ctx, target.brain && ctx.path.includes('/brains/') && ctx.variant('brain-route-201') ? 201 : 200, body);
 }
 

@@ -144,6 +144,17 @@ const CATALOG = {
   // --- overload -------------------------------------------------------------------
   'overload-503-no-body': { clauses: ['ERR-4', 'ERR-1'], description: 'Every 5th chat request (and overload) is answered 503 with an empty body.' },
   'overload-500': { clauses: ['ERR-2'], description: 'Overload (and every 5th chat request) is answered 500 instead of 503.' },
+
+  // --- issue 10: probes -----------------------------------------------------------
+  'auth-key-in-header-accepted': { clauses: ['AUTH-1'], description: 'Without an Authorization header, a valid key in x-api-key or api-key is accepted.' },
+  'auth-key-in-query-accepted': { clauses: ['AUTH-1'], description: 'Without an Authorization header, a valid key in ?api_key= or ?key= is accepted.' },
+  'auth-key-scheme-accepted': { clauses: ['AUTH-3'], description: 'A valid key under the schemes Key, Api-Key or ApiKey is accepted (Basic and Token are still refused).' },
+  'auth-key-prefix-compare': { clauses: ['AUTH-2'], description: 'Keys are compared on their first 32 characters only: the key with its last character changed, or with characters appended, is accepted.' },
+  'auth-key-case-insensitive': { clauses: ['AUTH-2'], description: 'Keys are compared without case: the upper-cased key is accepted.' },
+  'retry-after-unparseable': { clauses: ['LIM-2'], description: '429 answers carry "Retry-After: soon" (retry-after-ms and x-ratelimit-reset-requests stay valid).' },
+  'close-after-stream': { clauses: ['SVC-8'], description: 'After every stream the socket is closed without Connection: close (half-close once the response is sent).' },
+  'models-no-list': { clauses: ['SVC-2', 'MOD-1'], description: 'GET /models answers 200 {"object": "list"} with no data array.' },
+  'error-code-numeric': { clauses: ['ERR-1'], description: 'error.code is a number (the HTTP status) in every error body.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;

@@ -32,6 +32,7 @@ export async function handleListModels(ctx: RequestContext): Promise<void> {
   let body: unknown;
   if (ctx.defect('models-bare-array')) body = data;
   else if (ctx.defect('models-object-missing')) body = { data };
+  else if (ctx.defect('models-no-list')) body = { object: 'list' };
   else {
     const list: Record<string, unknown> = { object: 'list', data };
     if (ctx.variant('extra-fields')) list.x_reference_total = data.length;

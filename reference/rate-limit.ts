@@ -1,6 +1,7 @@
 // Fixed-window request limits per key, and the headers that advertise them
 // (OpenAI's x-ratelimit-* plus Retry-After / retry-after-ms on a 429).
 import type { KeyRecord, KeyName } from './keys.ts';
+import type { RequestContext } from './context.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -35,15 +36,39 @@ export class FixedWindowLimiter {
   }
 }
 
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
-  const h: Record<string, string> = {
-    'x-ratelimit-limit-requests': String(d.limit),
-    'x-ratelimit-remaining-requests': String(d.remaining),
-    'x-ratelimit-reset-requests': `${d.resetMs}ms`,
-  };
+/** How a 429 advises its wait: all hints (default), or one legal form alone, or the retry-after-unparseable defect. */
+export type HintStyle = 'all' | 'http-date' | 'reset-only' | 'ms-only' | 'unparseable';
+
+export function hintStyle(ctx: RequestContext): HintStyle {
+  if (ctx.defect('retry-after-unparseable')) return 'unparseable';
+  if (ctx.variant('retry-after-http-date')) return 'http-date';
+  if (ctx.variant('ratelimit-reset-only')) return 'reset-only';
+  if (ctx.variant('retry-after-ms-only')) return 'ms-only';
+  return 'all';
+}
+
+/** Go's time.Duration text, as OpenAI writes x-ratelimit-reset-*: "850ms", "1.5s", "1m0.5s", "1h0m0s". */
+export function goDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const sec = Math.round(ms % 60_000) / 1000;
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${sec}s`;
+}
+
+export function rateLimitHeaders(d: RateDecision, style: HintStyle = 'all', now = Date.now()): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (style === 'all' || style === 'unparseable' || style === 'reset-only') {
+    h['x-ratelimit-limit-requests'] = String(d.limit);
+    h['x-ratelimit-remaining-requests'] = String(d.remaining);
+    h['x-ratelimit-reset-requests'] = style === 'reset-only' ? goDuration(d.resetMs) : `${d.resetMs}ms`;
+  }
   if (!d.allowed) {
-    h['Retry-After'] = String(Math.max(1, Math.ceil(d.resetMs / 1000)));
-    h['retry-after-ms'] = String(d.resetMs);
+    if (style === 'all') h['Retry-After'] = String(Math.max(1, Math.ceil(d.resetMs / 1000)));
+    if (style === 'unparseable') h['Retry-After'] = 'soon';
+    // An HTTP-date has whole seconds: the next second boundary after the window ends.
+    if (style === 'http-date') h['Retry-After'] = new Date(Math.ceil((now + d.resetMs) / 1000) * 1000).toUTCString();
+    if (style === 'all' || style === 'unparseable' || style === 'ms-only') h['retry-after-ms'] = String(d.resetMs);
   }
   return h;
 }

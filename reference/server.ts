@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { resolveOptions, type ReferenceOptions } from './options.ts';
 import { createKeyRing } from './keys.ts';
 import { createBrain } from './brains.ts';
-import { FixedWindowLimiter, rateLimitHeaders } from './rate-limit.ts';
+import { FixedWindowLimiter, hintStyle, rateLimitHeaders } from './rate-limit.ts';
 import type { ServerState } from './state.ts';
 import { ClientGone, RequestContext } from './context.ts';
 import { ApiError, overloaded, serverError, writeError } from './errors.ts';
@@ -46,6 +46,8 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
 
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => onRequest(state, req, res));
+  // keep-alive-timeout (legal): node advertises "Keep-Alive: timeout=1" and closes idle connections after it.
+  if (resolved.variants.has('keep-alive-timeout')) server.keepAliveTimeout = 1000;
   server.on('connection', (socket) => {
     // Small SSE writes must leave at once (split-writes, latency measurements).
     socket.setNoDelay(true);
@@ -136,13 +138,13 @@ async function handle(ctx: RequestContext): Promise<void> {
       'rate_limit_exceeded',
       `Rate limit reached for this API key: ${decision.limit} requests per ${auth.key.limit.windowMs} ms. Retry after the advertised wait.`,
       null,
-      noHeaders ? {} : rateLimitHeaders(decision),
+      noHeaders ? {} : rateLimitHeaders(decision, hintStyle(ctx)),
     );
     if (ctx.defect('ratelimit-429-plain-text')) err.withForm('text');
     if (ctx.defect('ratelimit-429-no-body')) err.withForm('empty');
     throw err;
   }
-  if (!noHeaders) Object.assign(ctx.extraHeaders, rateLimitHeaders(decision));
+  if (!noHeaders) Object.assign(ctx.extraHeaders, rateLimitHeaders(decision, hintStyle(ctx)));
 
   await dispatch(ctx, match);
 }

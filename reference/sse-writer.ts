@@ -102,10 +102,16 @@ export class SseWriter {
 
   end(): Promise<void> {
     const { res } = this.ctx;
+    const socket = res.socket; // node detaches it from res before our 'finish' listener runs
     return new Promise((resolve) => {
       if (res.destroyed) return resolve();
       res.once('close', () => resolve());
-      res.once('finish', () => resolve());
+      res.once('finish', () => {
+        // close-after-stream: the socket is closed once the response is sent, with no
+        // Connection: close to warn the client (the next request on it fails or reconnects).
+        if (this.ctx.defect('close-after-stream')) socket?.end();
+        resolve();
+      });
       this.sink.end();
     });
   }

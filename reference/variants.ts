@@ -32,6 +32,14 @@ const CATALOG = {
   'slow-json': { description: '300 ms before non-stream chat replies.' },
   'tight-rate-limit': { description: 'The main key is limited to 25 requests per 1000 ms window, so a run meets 429s and must honour Retry-After.' },
   'split-writes': { description: 'Every SSE event is written in 2-3 socket writes with small delays, with CRLF line ends split between CR and LF.' },
+
+  // --- issue 10: probes -----------------------------------------------------------
+  'auth-lenient-bearer': { description: 'The Bearer scheme in any case with one or more spaces before the key (RFC 9110 §11.1, §11.4), and 401s carry WWW-Authenticate: Bearer.' },
+  'retry-after-http-date': { description: '429 answers advise their wait only as Retry-After with an HTTP-date (IMF-fixdate, RFC 9110 §10.2.3); no retry-after-ms, no x-ratelimit-*.' },
+  'ratelimit-reset-only': { description: '429 answers advise their wait only by x-ratelimit-reset-requests, as a Go-style duration ("1s", "1m0.5s").' },
+  'retry-after-ms-only': { description: '429 answers advise their wait only by retry-after-ms.' },
+  'brain-route-201': { description: 'POST /brains/{id}/chat answers 201 Created with the chat completion (any 2xx is legal).' },
+  'keep-alive-timeout': { description: 'Keep-Alive: timeout=1 on every response; idle connections are closed after 1 s, as advertised.' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;

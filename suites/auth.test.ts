@@ -2,6 +2,7 @@
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import type { AuthSpec, RequestSpec } from '../lib/http-client.ts';
+import { nearMissKeys } from '../lib/redact.ts';
 import { brainChat, brainId, chat, chatBody, config, keys, send, UNKNOWN_BRAIN, HELLO } from '../harness/target.ts';
 
 /** The three endpoints of the spec; the brain route works with any uuid because auth comes first. */
@@ -17,22 +18,51 @@ describe('AUTH: missing, unknown and malformed keys', () => {
       t.errorBody(await send(spec), 401);
     });
   }
+  const key = config.apiKey!;
+  // The spec takes the key from one place only, "Authorization: Bearer <key>". A valid key
+  // offered anywhere else (other headers, the query string) is no key at all: AUTH-1.
+  const elsewhere: Array<[string, Partial<RequestSpec>]> = [
+    ['in an x-api-key header', { headers: { 'x-api-key': key } }],
+    ['in an api-key header', { headers: { 'api-key': key } }],
+    ['as query parameter api_key', { query: { api_key: key } }],
+    ['as query parameter key', { query: { key } }],
+  ];
+  for (const [what, extra] of elsewhere) {
+    for (const [name, spec] of endpoints('none')) {
+      clause('AUTH-1', `the valid key only ${what} (no Authorization) on ${name} gets 401 with an error body`, async (t) => {
+        t.errorBody(await send({ ...spec, ...extra }), 401);
+      });
+    }
+  }
   for (const [name, spec] of endpoints(keys.unknown)) {
     clause('AUTH-2', `an unknown key on ${name} gets 401 with an error body`, async (t) => {
       t.errorBody(await send(spec), 401);
     });
   }
-  const key = config.apiKey!;
+  // Near misses find prefix and case-insensitive comparisons (lib/redact.ts masks them like the key).
+  for (const { what, value } of nearMissKeys(key)) {
+    for (const [name, spec] of endpoints({ key: value })) {
+      clause('AUTH-2', `${what} on ${name} gets 401 with an error body`, async (t) => {
+        t.errorBody(await send(spec), 401);
+      });
+    }
+  }
+  // Another scheme carrying the valid key is a malformed header (AUTH-3). The scheme's case
+  // is free (RFC 9110 §11.1): "bearer <key>" is a legal thing to accept, so it is not here.
   const malformed: Array<[string, string]> = [
     ['the valid key under scheme Basic', `Basic ${Buffer.from(`${key}:`).toString('base64')}`],
     ['the valid key under scheme Token', `Token ${key}`],
+    ['the valid key under scheme Key', `Key ${key}`],
+    ['the valid key under scheme Api-Key', `Api-Key ${key}`],
     ['Bearer with an empty key', 'Bearer '],
     ['the valid key with no scheme', key],
   ];
   for (const [what, header] of malformed) {
-    clause('AUTH-3', `${what} gets 401 with an error body`, async (t) => {
-      t.errorBody(await send({ method: 'GET', path: '/models', auth: { header } }), 401);
-    });
+    for (const [name, spec] of endpoints({ header })) {
+      clause('AUTH-3', `${what} on ${name} gets 401 with an error body`, async (t) => {
+        t.errorBody(await send(spec), 401);
+      });
+    }
   }
 });
 
@@ -44,8 +74,9 @@ describe('AUTH: authentication comes first', () => {
     ['an unknown key on an unknown brain route', { method: 'POST', path: `/brains/${UNKNOWN_BRAIN}/chat`, auth: keys.unknown, json: { messages: HELLO } }],
   ];
   for (const [what, spec] of cases) {
+    // AUTH-4 is about order: the status. The body's shape is ERR-1's (and AUTH-1/2's) to judge.
     clause('AUTH-4', `${what} gets 401`, async (t) => {
-      t.errorBody(await send(spec), 401);
+      t.status(await send(spec), 401);
     });
   }
   for (const [what, auth] of [['no key', 'none'], ['an unknown key', keys.unknown]] as const) {

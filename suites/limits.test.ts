@@ -5,7 +5,7 @@
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import type { Exchange } from '../lib/http-client.ts';
-import { retryDelayMs } from '../lib/http-client.ts';
+import { MAX_HONOURED_WAIT_MS, readRetryHints } from '../lib/retry-hints.ts';
 import { chat, chatBody, config, keys } from '../harness/target.ts';
 import { CLIENTS, clauseFor, unavailable } from '../harness/clients/registry.ts';
 import { rateLimitCell, rateLimitTitle } from '../harness/clients/suite.ts';
@@ -47,11 +47,8 @@ function runProbe(): Promise<Probe> {
       if (other) p.otherKey = { label: other.label, ex: await chat(chatBody({ max_tokens: 8 }), other.auth, { retryOn429: false }) };
       // LIM-3: wait what the 429 advertised, then try once. With nothing advertised the
       // clause allows at most 60 s: poll with growing gaps so a quick recovery is seen quickly.
-      const h = p.first429.headers;
-      const resetHeader = Object.keys(h).find((k) => k.startsWith('x-ratelimit-reset'));
-      const advertisedMs = h['retry-after-ms'] !== undefined || h['retry-after'] !== undefined
-        ? retryDelayMs(h, 0) : resetHeader ? parseDuration(h[resetHeader]!) : undefined;
-      const waits = advertisedMs !== undefined ? [Math.min(advertisedMs, 60_000) + 100] : [1000, 2000, 4000, 8000, 16_000, 29_000];
+      const advertisedMs = readRetryHints(p.first429.headers).waitMs;
+      const waits = advertisedMs !== undefined ? [Math.min(advertisedMs, MAX_HONOURED_WAIT_MS) + 100] : [1000, 2000, 4000, 8000, 16_000, 29_000];
       let waited = 0;
       for (const w of waits) {
         await new Promise((r) => setTimeout(r, w));
@@ -63,16 +60,6 @@ function runProbe(): Promise<Probe> {
     }
     return p;
   })());
-}
-
-/** OpenAI's x-ratelimit-reset-* values look like "1s", "6m0s", "850ms". */
-function parseDuration(v: string): number | undefined {
-  let ms = 0; let matched = false;
-  for (const [, n, unit] of v.matchAll(/([\d.]+)(ms|h|m|s)/g)) {
-    matched = true;
-    ms += Number(n) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as Record<string, number>)[unit!]!;
-  }
-  return matched ? ms : undefined;
 }
 
 async function throttled(t: ClauseContext): Promise<Probe & { first429: Exchange }> {
@@ -95,13 +82,14 @@ describe('LIM: rate limits', () => {
     t.note(`first 429 after ${p.sent} requests in ${(p.elapsedMs / 1000).toFixed(1)} s`);
   }, PROBE_TIMEOUT);
 
-  clause('LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*)', async (t) => {
+  clause('LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*), in a form clients can read', async (t) => {
     const p = await throttled(t);
-    const h = p.first429.headers;
-    const found = ['retry-after', 'retry-after-ms'].filter((k) => h[k] !== undefined)
-      .concat(Object.keys(h).filter((k) => k.startsWith('x-ratelimit-reset')));
-    t.check(found.length > 0, 'Retry-After, retry-after-ms or x-ratelimit-reset-*', 'none of them', p.first429);
-    t.observe(found.map((k) => `${k}: ${h[k]}`).join(', '));
+    // Every hint present must parse (lib/retry-hints.ts): a client reading "Retry-After: soon" learns nothing.
+    const read = readRetryHints(p.first429.headers);
+    t.observe(read.hints.map((x) => `${x.header}: ${x.raw}`).join(', '));
+    t.check(read.problems.length === 0,
+      'Retry-After (delta-seconds or HTTP-date), retry-after-ms (milliseconds) or x-ratelimit-reset-* (durations such as 1s, 6m0s), each parseable',
+      read.problems.join('; '), p.first429);
   }, PROBE_TIMEOUT);
 
   clause('LIM-3', 'after the advertised wait the same key is served again', async (t) => {

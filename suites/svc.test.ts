@@ -1,7 +1,9 @@
 // SVC: what the service does (spec: "What the service does").
 import { describe } from 'vitest';
 import { clause } from '../harness/clause-test.ts';
-import { brainChat, brainId, chat, chatBody, keys, listModels, send } from '../harness/target.ts';
+import type { Exchange } from '../lib/http-client.ts';
+import { success } from '../harness/success.ts';
+import { brainChat, brainId, chat, chatBody, http, keys, listModels, send } from '../harness/target.ts';
 
 describe('SVC: what the service does', () => {
   clause('SVC-1', 'a chat request with a known model and one user message gets 200 and a completion', async (t) => {
@@ -12,18 +14,20 @@ describe('SVC: what the service does', () => {
     t.check(Array.isArray(body.choices), 'a chat completion with a choices array', 'no choices array', ex);
   });
 
+  // SVC-2 asks for a list; its shape ({"object": "list", "data": [...]}, ids) is MOD-1's to judge.
   clause('SVC-2', 'GET /models answers 200 with a list', async (t) => {
     const ex = await listModels();
     t.status(ex, 200);
-    t.json(ex);
+    const body = t.json(ex) as { data?: unknown } | unknown[] | null;
+    const list = Array.isArray(body) ? body : (body as { data?: unknown } | null)?.data;
+    t.check(Array.isArray(list), 'a list of models (a data array)', () => `no list: ${JSON.stringify(body)?.slice(0, 120)}`, ex);
   });
 
+  // "Can be invoked": any 2xx on either form (harness/success.ts, the rule BRAIN-1 uses too).
   clause('SVC-3', 'a brain answers on POST /brains/{id}/chat and as model "brain:<uuid>"', async (t) => {
     if (!brainId) t.skip('BRAIN_ID is not set');
-    const route = await brainChat(brainId!);
-    t.status(route, 200, 201);
-    const form = await chat(chatBody({ model: `brain:${brainId}` }));
-    t.status(form, 200);
+    success(t, await brainChat(brainId!));
+    success(t, await chat(chatBody({ model: `brain:${brainId}` })));
   }, { requests: 2 });
 
   clause('SVC-5', 'stream: true is answered with an event stream', async (t) => {
@@ -52,4 +56,55 @@ describe('SVC: what the service does', () => {
     const granted = (origin === '*' || origin === 'https://chatgate-probe.invalid') && (allowed.includes('authorization') || allowed.trim() === '*');
     t.observe(`preflight answered HTTP ${ex.status}; ${granted ? 'GRANTED: a browser page on any origin may send the key' : 'not granted'} (allow-origin ${origin ?? 'absent'}, allow-headers ${allowed || 'absent'})`);
   });
+
+  // One connection (undici Client), three requests sent at once one after another. A
+  // connection the server leaves open (no Connection: close) must carry the next one;
+  // closing it silently makes pooling clients fail or retry their next call. Requests
+  // elsewhere in the run that met such a close are re-sent once by the raw client and
+  // recorded as SVC-8 evidence on the exchange (reuseRetryEvidence, lib/connection-reuse.ts).
+  clause('SVC-8', 'one connection carries a stream, then a plain request, then GET /models', async (t) => {
+    // Through a forward proxy the one connection we could count is the tunnel, opened by
+    // the proxy's agent: not the probe this clause needs.
+    if (http.viaProxy) t.inconclusive('requests go through a forward proxy (HTTPS_PROXY/HTTP_PROXY); set NO_PROXY for the target to probe its connections directly');
+    const conn = http.singleConnection();
+    let connects = 0;
+    let after = -1; // index of the last step whose response ended
+    const serverCloses: Array<{ after: number; reason: string }> = [];
+    conn.on('connect', () => { connects++; });
+    conn.on('disconnect', (_origin: unknown, _targets: unknown, err: Error & { code?: string }) => {
+      // UND_ERR_INFO: undici itself let the connection go (Connection: close, upgrade); anything else is the server's close.
+      if (err?.code !== 'UND_ERR_INFO') serverCloses.push({ after, reason: err?.message ?? 'closed' });
+    });
+    const steps: Array<[string, () => Promise<Exchange>]> = [
+      ['a stream', () => chat(chatBody({ stream: true }), keys.main, { connection: conn })],
+      ['a plain chat request', () => chat(chatBody(), keys.main, { connection: conn })],
+      ['GET /models', () => send({ method: 'GET', path: '/models', auth: keys.main, connection: conn })],
+    ];
+    const seen: string[] = [];
+    try {
+      let prev: { what: string; ex: Exchange } | undefined;
+      for (const [i, [what, go]] of steps.entries()) {
+        const connectsBefore = connects;
+        const ex = await go();
+        after = i;
+        const announced = prev && /(^|,)\s*close\s*(,|$)/i.test(prev.ex.headers.connection ?? '');
+        seen.push(`${what}: ${ex.status === undefined ? `no response (${ex.error?.message})` : `HTTP ${ex.status}`}${ex.connection?.reused ? ' on the same connection' : connects > connectsBefore ? ' on a new connection' : ''}`);
+        if (prev && !announced && !prev.ex.error) {
+          const closed = serverCloses.find((c) => c.after === i - 1);
+          const left = `the connection left open after ${prev.what} (no Connection: close)`;
+          if (ex.status === undefined && ex.error?.kind === 'reset') {
+            t.fail(`${what} sent at once on ${left} to be answered`, `${ex.error.message}: the server had closed it (${seen.join('; ')})`, ex);
+          }
+          t.check(!closed && connects === connectsBefore, `${what} carried by ${left}`,
+            () => `the server closed it after ${prev!.what}${closed ? ` (${closed.reason})` : ''}; a new connection was needed (${seen.join('; ')})`, ex);
+        }
+        if (ex.status === undefined) t.inconclusive(`${what} got no response (${ex.error?.message}), so reuse after it cannot be judged`);
+        prev = { what, ex };
+      }
+      t.note(`${connects} connection(s) for ${steps.length} requests: ${seen.join('; ')}`);
+    } finally {
+      conn.removeAllListeners('disconnect');
+      await conn.destroy().catch(() => {});
+    }
+  }, { requests: 3 });
 });

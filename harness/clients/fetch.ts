@@ -4,7 +4,8 @@
 // a 400?) and know the server's own error.message independently of the client.
 // No dependency on the run's configuration: unit tests build it with any deadline.
 import { fetch as undiciFetch } from 'undici';
-import { DEFAULT_MAX_BODY_BYTES, formatBytes, retryDelayMs } from '../../lib/http-client.ts';
+import { DEFAULT_MAX_BODY_BYTES, formatBytes } from '../../lib/http-client.ts';
+import { with429BackOff } from '../../lib/back-off.ts';
 import { toCurl } from '../../lib/curl.ts';
 import { sharedProxyDispatcher } from '../../lib/proxy.ts';
 
@@ -77,8 +78,9 @@ export class Wire {
   readonly fetch: typeof fetch = async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const body = typeof init?.body === 'string' ? init.body : undefined;
-    let waited = 0;
-    for (let attempt = 0; ; attempt++) {
+    // Only a body we can send again (the SDKs send JSON strings) is re-sent.
+    const resendable = init?.body === undefined || body !== undefined;
+    return with429BackOff(async () => {
       const rec: WireRequest = { method: init?.method ?? 'GET', url, body };
       this.requests.push(rec);
       let res: Response;
@@ -92,20 +94,14 @@ export class Wire {
       rec.status = res.status;
       if (res.status >= 400) rec.serverMessage = await errorMessageOf(res.clone());
       this.opts.onOutcome?.(rec);
-      // Only a body we can send again (the SDKs send JSON strings) is re-sent.
-      const resendable = init?.body === undefined || body !== undefined;
-      if (res.status === 429 && this.opts.retry429 && resendable && attempt < 3) {
-        const wait = retryDelayMs(Object.fromEntries(res.headers), attempt);
-        if (waited + wait <= 30_000) {
-          await res.body?.cancel().catch(() => {});
-          this.throttled++;
-          waited += wait;
-          await new Promise((r) => setTimeout(r, wait));
-          continue;
-        }
-      }
       return res;
-    }
+    }, (res) => ({ status: res.status, headers: Object.fromEntries(res.headers) }), {
+      enabled: this.opts.retry429 && resendable,
+      onRetry: async (res) => {
+        await res.body?.cancel().catch(() => {});
+        this.throttled++;
+      },
+    });
   };
 
   /** Requests sent after the first response with a 4xx other than 429 (the client retried it). */

@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, retryDelayMs } from '../../lib/http-client.ts';
 import { addSecret } from '../../lib/redact.ts';
+import { reuseRetryEvidence } from '../../lib/connection-reuse.ts';
 
 const KEY = 'sk-unit-http-0123456789abcdef';
 addSecret(KEY, 'API_KEY');
@@ -97,5 +98,75 @@ describe('HttpClient', () => {
   it('shows the key nowhere in what it records', async () => {
     const ex = await get('/gzip');
     expect(JSON.stringify({ ...ex.request, curl: ex.curl })).not.toContain(KEY);
+  });
+});
+
+// A server that drops a kept-alive connection when the next request arrives on it, before
+// answering: what a server that closes silently after a stream looks like to the next request.
+describe('HttpClient on a connection the server dropped', () => {
+  const served = new WeakMap<object, number>();
+  const dropper = createServer((req, res) => {
+    const n = served.get(req.socket) ?? 0;
+    served.set(req.socket, n + 1);
+    if (n > 0 || req.url === '/v1/always-drop') { req.socket.destroy(); return; }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  });
+  let base = '';
+  const pause = () => new Promise((r) => setTimeout(r, 20));
+  beforeAll(async () => {
+    await new Promise<void>((r) => dropper.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(dropper.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(async () => { dropper.closeAllConnections(); await new Promise((r) => dropper.close(r)); });
+
+  it('sends a request that failed on a reused connection before any response once more, on a new connection, and records it', async () => {
+    const c = new HttpClient({ baseUrl: base, timeoutMs: 2000 });
+    const seen: number[] = [];
+    const logged = new HttpClient({ baseUrl: base, timeoutMs: 2000, onExchange: (ex) => seen.push(ex.seq) });
+    try {
+      const first = await c.send({ method: 'GET', path: '/x', auth: { key: KEY } });
+      expect(first).toMatchObject({ status: 200, reusedConnection: false });
+      await pause(); // the pool hands a connection back a moment after its response ends
+      const second = await c.send({ method: 'POST', path: '/y', auth: { key: KEY }, json: { a: 1 } });
+      expect(second.status).toBe(200);
+      expect(second.reusedConnection).toBe(false); // the answer came on the new connection
+      expect(second.reuseRetry).toMatchObject({ error: 'connection reset before any response' });
+      expect(second.reuseRetry!.firstSeq).toBeLessThan(second.seq);
+      expect(second.reuseRetry!.idleMs).toBeGreaterThanOrEqual(0);
+      expect(seen).toEqual([]);
+    } finally {
+      await c.close();
+      await logged.close();
+    }
+  });
+  it('does not re-send a reset on a new connection, nor on a connection given for a probe', async () => {
+    const c = new HttpClient({ baseUrl: base, timeoutMs: 2000 });
+    const one = c.singleConnection();
+    try {
+      const ex = await c.send({ method: 'GET', path: '/always-drop', auth: { key: KEY } });
+      expect(ex.status).toBeUndefined();
+      expect(ex.error?.kind).toBe('reset');
+      expect(ex.reuseRetry).toBeUndefined();
+      expect((await c.send({ method: 'GET', path: '/x', auth: { key: KEY }, connection: one })).status).toBe(200);
+      await pause();
+      const probe = await c.send({ method: 'GET', path: '/x', auth: { key: KEY }, connection: one });
+      expect(probe.status).toBeUndefined();
+      expect(probe).toMatchObject({ reusedConnection: true, error: { kind: 'reset' } });
+      expect(probe.reuseRetry).toBeUndefined();
+    } finally {
+      await one.destroy();
+      await c.close();
+    }
+  });
+  it('turns re-sends into SVC-8 evidence only when the connection was reused at once, within its Keep-Alive timeout', () => {
+    const s = (idleMs: number, keepAliveTimeoutMs?: number) => ({
+      method: 'POST', url: 'http://t/v1/chat/completions', test: 'CHAT-8 x',
+      reuseRetry: { error: 'connection reset before any response', firstSeq: 1, idleMs, keepAliveTimeoutMs },
+    });
+    expect(reuseRetryEvidence([s(3), { method: 'GET', url: 'http://t/v1/models' }])).toEqual([
+      'POST http://t/v1/chat/completions (CHAT-8 x): connection reset before any response on a connection left open 3 ms after its previous response; sent again on a new connection',
+    ]);
+    expect(reuseRetryEvidence([s(1500), s(600, 500)])).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addSecret, maskAuthorization, redact, redactDeep } from '../../lib/redact.ts';
+import { addSecret, maskAuthorization, nearMissKeys, redact, redactDeep, redactUrl } from '../../lib/redact.ts';
 import { toCurl } from '../../lib/curl.ts';
 
 describe('redaction', () => {
@@ -32,5 +32,22 @@ describe('curl reproduction', () => {
   });
   it('masks a key that shows up in the body too', () => {
     expect(toCurl({ method: 'POST', url: 'http://h/v1/x', headers: {}, body: '{"k":"sk-unit-secret-0123456789"}' })).toContain('{"k":"***"}');
+  });
+});
+
+describe('keys offered another way, and near misses (issue 10)', () => {
+  addSecret('sk-unit-nearmiss-abcdef0123', 'API_KEY');
+  it('masks the near misses AUTH-2 sends like the key, longest first', () => {
+    const misses = nearMissKeys('sk-unit-nearmiss-abcdef0123').map((m) => m.value);
+    expect(misses).toEqual(['sk-unit-nearmiss-abcdef0124', 'sk-unit-nearmiss-abcdef01230a', 'SK-UNIT-NEARMISS-ABCDEF0123']);
+    for (const m of misses) expect(redact(`key ${m} end`)).toBe('key *** end');
+  });
+  it('masks credential query parameters and credential headers in curl lines, registered or not', () => {
+    const c = toCurl({
+      method: 'GET', url: 'http://127.0.0.1:1/v1/models?api_key=sk-unregistered-1234&key=sk-unit-nearmiss-abcdef0123&limit=2',
+      headers: { 'x-api-key': 'sk-unregistered-5678', 'api-key': 'sk-unregistered-9abc', accept: 'application/json' },
+    });
+    expect(c).toBe(`curl -sS -i --compressed 'http://127.0.0.1:1/v1/models?api_key=***&key=***&limit=2' -H 'x-api-key: ***' -H 'api-key: ***' -H 'accept: application/json'`);
+    expect(redactUrl('http://h/v1/models?model=svc')).toBe('http://h/v1/models?model=svc');
   });
 });

@@ -13,8 +13,9 @@ import { Counter, Rate } from 'k6/metrics';
 import type { Options, Scenario, Threshold } from 'k6/options';
 import { fraction, integer, targetConfig } from '../lib/config.ts';
 import { arrivalScenario, loadSettings, scenarioLengthMs, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
-import { chatBody, header, judgeCompletion, logProblem, postJson } from '../lib/chat.ts';
+import { chatBody, judgeCompletion, logProblem, postJson } from '../lib/chat.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
+import { readRetryHints } from '../../../lib/retry-hints.ts';
 
 const cfg = targetConfig();
 const load = loadSettings({ rate: 50, duration: '6s' });
@@ -68,28 +69,9 @@ function send(kind: string): Response {
 
 /** The wait a 429 advertises, in seconds, or undefined when it advertises none. */
 export function advertisedWaitS(res: Response): number | undefined {
-  const ms = header(res, 'retry-after-ms');
-  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms)) return Number(ms) / 1000;
-  const ra = header(res, 'retry-after');
-  if (ra !== undefined) {
-    if (/^\d+$/.test(ra)) return Number(ra);
-    const date = Date.parse(ra);
-    if (!isNaN(date)) return Math.max(0, (date - Date.now()) / 1000);
-  }
-  for (const k of Object.keys(res.headers)) {
-    if (k.toLowerCase().indexOf('x-ratelimit-reset') !== 0) continue;
-    // OpenAI style: "1s", "6m0s", "850ms".
-    let s = 0;
-    let matched = false;
-    const re = /([\d.]+)(ms|h|m|s)/g;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(res.headers[k]!)) !== null) {
-      matched = true;
-      s += Number(m[1]) * ({ ms: 0.001, s: 1, m: 60, h: 3600 } as Record<string, number>)[m[2]!]!;
-    }
-    if (matched) return s;
-  }
-  return undefined;
+  // lib/retry-hints.ts: the suite's and the load harness's parser (any header-name case).
+  const { waitMs } = readRetryHints(res.headers);
+  return waitMs === undefined ? undefined : waitMs / 1000;
 }
 
 export function burst(): void {
