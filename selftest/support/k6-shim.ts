@@ -19,6 +19,8 @@ export interface ShimReply {
   body?: string;
   timings?: { waiting?: number; duration?: number };
   error?: string;
+  /** k6's error code for a request without an HTTP answer (1212 refused, 1101 no such host, ...). */
+  error_code?: number;
 }
 
 export interface Sample { metric: string; value: number; tags: Record<string, string> }
@@ -75,6 +77,7 @@ function modules(shim: K6Shim): Record<string, Record<string, unknown>> {
       headers,
       body: r.body ?? (r.status === 0 ? null : ''),
       error: r.error ?? '',
+      error_code: r.error_code ?? 0,
       url,
       timings: { blocked: 0, connecting: 0, tls_handshaking: 0, sending: 0, waiting, receiving: duration - waiting, duration },
       json() { return JSON.parse(r.body ?? ''); },

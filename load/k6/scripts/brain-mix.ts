@@ -12,6 +12,7 @@ import { ConfigError, env, targetConfig } from '../lib/config.ts';
 import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, judgeCompletion, postJson } from '../lib/chat.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
+import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
 const cfg = targetConfig({ brain: true });
 const load = loadSettings({ rate: 10, duration: '1m' });
@@ -44,7 +45,7 @@ for (const { kind, weight } of mix) {
   thresholds[`http_req_failed{kind:${kind}}`] = [`rate<${limits.maxFailureRate}`];
 }
 
-export const options: Options = { scenarios, thresholds, summaryTrendStats: SUMMARY_TREND_STATS };
+export const options: Options = { scenarios, thresholds, summaryTrendStats: SUMMARY_TREND_STATS, setupTimeout: setupTimeout(cfg) };
 
 const CHAT_URL = `${cfg.targetUrl}/chat/completions`;
 const BRAIN_URL = `${cfg.targetUrl}/brains/${cfg.brainId}/chat`;
@@ -76,6 +77,11 @@ export default function (): void {
     if (r < 0) return RUN[p.kind]();
   }
   RUN[mix[mix.length - 1]!.kind]();
+}
+
+/** Before any load: the key is set and the target gives an HTTP answer (lib/reachability.ts). */
+export function setup(): void {
+  checkTarget(cfg);
 }
 
 const summarize = summaryHandler('brain-mix');

@@ -15,6 +15,7 @@ import { fraction, integer, targetConfig } from '../lib/config.ts';
 import { arrivalScenario, loadSettings, scenarioLengthMs, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, header, judgeCompletion, logProblem, postJson } from '../lib/chat.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
+import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
 const cfg = targetConfig();
 const load = loadSettings({ rate: 50, duration: '6s' });
@@ -55,7 +56,7 @@ if (attempts > 0) {
   thresholds.chatgate_recovered = [`rate>=${minRecovered}`];
 }
 
-export const options: Options = { scenarios, thresholds, summaryTrendStats: SUMMARY_TREND_STATS };
+export const options: Options = { scenarios, thresholds, summaryTrendStats: SUMMARY_TREND_STATS, setupTimeout: setupTimeout(cfg) };
 
 const CHAT_URL = `${cfg.targetUrl}/chat/completions`;
 const MODEL = cfg.models[0]!;
@@ -120,6 +121,11 @@ export function recovery(): void {
 // `k6 run` needs a default function even when every scenario names its own exec.
 export default function (): void {
   burst();
+}
+
+/** Before any load: the key is set and the target gives an HTTP answer (lib/reachability.ts). */
+export function setup(): void {
+  checkTarget(cfg);
 }
 
 const summarize = summaryHandler('ratelimit-probe');
