@@ -582,3 +582,31 @@ describe('ratelimit-probe summary: LIM-2 and LIM-3 shown as measured', () => {
     expect(out['d/k6-ratelimit-probe-junit.xml']).toContain('skipped="1"');
   });
 });
+
+describe('dist/base/ (CommonJS, --compatibility-mode=base) does exactly what the ES module bundles do', () => {
+  const summaryData = {
+    state: { testRunDurationMs: 1000 },
+    metrics: { http_reqs: { type: 'counter', contains: 'default', values: { count: 3, rate: 3 } }, checks: { type: 'rate', contains: 'default', values: { rate: 1, passes: 3, fails: 0 }, thresholds: { 'rate>=0.99': { ok: true } } } },
+    root_group: { name: '', checks: [{ name: 'status is 2xx or 429', passes: 3, fails: 0 }] },
+  };
+  const runs: Array<[string, string[]]> = [
+    ['chat-throughput', ['default']], ['chat-stream', ['default']], ['ratelimit-probe', ['burst', 'recovery']], ['brain-mix', ['models', 'brainModel', 'brainRoute']],
+  ];
+  for (const [script, fns] of runs) {
+    it(`${script}: same options, requests, checks, metrics and summaries`, async () => {
+      const ok = await capture({}, script === 'chat-stream' ? '/chat/completions' : '/chat/completions', script === 'chat-stream' ? { ...userTurn, stream: true } : userTurn);
+      const env = envFor(ok, { SUMMARY_DIR: 'out', RECOVERY_ATTEMPTS: '1' });
+      const observe = (file: string) => {
+        const { exports, shim } = loadBundle(file, env, () => ok.reply);
+        exports.setup();
+        for (const f of fns) exports[f]();
+        const summary = exports.handleSummary(summaryData);
+        return { options: exports.options, requests: shim.requests, checks: shim.checks, samples: shim.samples, metrics: shim.metrics, callback: shim.responseCallback, summary, exportNames: Object.keys(exports).sort() };
+      };
+      const esm = observe(bundle(script));
+      const cjs = observe(join(outdir, 'base', `${script}.js`));
+      expect(cjs.requests.length).toBeGreaterThan(1);
+      expect(cjs).toEqual(esm);
+    });
+  }
+});
