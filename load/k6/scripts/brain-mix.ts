@@ -4,7 +4,7 @@
 // its own latency and failure thresholds (tag kind) while they load the target
 // together. Every answer is checked against schemas/chat-completion.schema.json
 // (BRAIN-1: the brain route answers a chat completion too).
-//   k6 run -e RATE=20 -e DURATION=5m load/k6/dist/brain-mix.js
+//   k6 run --no-usage-report -e RATE=20 -e DURATION=5m load/k6/dist/brain-mix.js
 import exec from 'k6/execution';
 import { expectedStatuses, setResponseCallback } from 'k6/http';
 import type { Options, Scenario, Threshold } from 'k6/options';

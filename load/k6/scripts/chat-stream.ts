@@ -5,7 +5,7 @@
 // headers rather than the first token. Per-event timing (first token,
 // inter-token gaps) needs the xk6-sse extension: see docs/K6.md.
 // Every data payload is checked against schemas/chat-completion-chunk.schema.json.
-//   k6 run -e RATE=5 -e DURATION=2m load/k6/dist/chat-stream.js
+//   k6 run --no-usage-report -e RATE=5 -e DURATION=2m load/k6/dist/chat-stream.js
 import exec from 'k6/execution';
 import { expectedStatuses, setResponseCallback } from 'k6/http';
 import type { Options } from 'k6/options';

@@ -1,7 +1,7 @@
 // Non-streaming chat throughput: POST /chat/completions at a fixed arrival rate
 // (SCENARIO=constant) or a ramp (SCENARIO=ramp), every answer checked against
 // schemas/chat-completion.schema.json (or error.schema.json for a failing status).
-//   k6 run -e RATE=20 -e DURATION=2m load/k6/dist/chat-throughput.js
+//   k6 run --no-usage-report -e RATE=20 -e DURATION=2m load/k6/dist/chat-throughput.js
 import exec from 'k6/execution';
 import { expectedStatuses, setResponseCallback } from 'k6/http';
 import type { Options } from 'k6/options';

@@ -6,7 +6,7 @@
 //          connection (thresholds; no 429 at all fails "count>0": the probe proved nothing)
 //   LIM-2  Retry-After / retry-after-ms / x-ratelimit-reset-* on a 429 (SHOULD: counted, no threshold)
 //   LIM-3  served again after the advertised wait, 60 s at most (chatgate_recovered)
-//   k6 run load/k6/dist/ratelimit-probe.js
+//   k6 run --no-usage-report load/k6/dist/ratelimit-probe.js
 import { sleep } from 'k6';
 import { expectedStatuses, setResponseCallback, type Response } from 'k6/http';
 import { Counter, Rate } from 'k6/metrics';
