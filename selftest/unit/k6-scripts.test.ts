@@ -511,6 +511,8 @@ describe('setup(): the key is set and the target gives an HTTP answer', () => {
       expect(() => exports.setup()).toThrow(cases[0]![2]);
       expect(shim.requests.map((r) => `${r.method} ${r.url}`)).toEqual([`GET ${TARGET.TARGET_URL}/models`]);
       expect(shim.requests[0]!.params.headers.Authorization).toBe(`Bearer ${TARGET.API_KEY}`);
+      // Whatever it answers, the check's own request never counts in http_req_failed.
+      expect(shim.requests[0]!.params.responseCallback).toEqual({ expectedStatuses: [{ min: 100, max: 599 }] });
       expect(total(shim, 'chatgate_not_run')).toBe(1);
     });
   }

@@ -9,7 +9,7 @@
 // 13xx TLS (1310 unknown authority, 1311 host name mismatch), 16xx HTTP/2; a proxy
 // that cannot be reached shows as "proxyconnect" in the error text (k6 follows
 // HTTPS_PROXY / HTTP_PROXY / NO_PROXY like Go's net/http).
-import { request } from 'k6/http';
+import { expectedStatuses, request } from 'k6/http';
 import exec from 'k6/execution';
 import { missingKey, redact, type TargetConfig } from './config.ts';
 import { notRun } from './metrics.ts';
@@ -65,6 +65,9 @@ export function checkTarget(cfg: TargetConfig): void {
     tags: { name: 'GET /models (reachability)', kind: 'reachability' },
     timeout: cfg.timeoutMs,
     responseType: 'none',
+    // Any HTTP status is an answer here: this request must not count in http_req_failed,
+    // whose thresholds judge the load, not the check before it.
+    responseCallback: expectedStatuses({ min: 100, max: 599 }),
   });
   if (res.status === 0) stopRun(redact(unreachableMessage(cfg.targetUrl, res.error_code, res.error, cfg.timeoutMs)));
   notRun.add(0);
