@@ -3,9 +3,10 @@
 // Node >= 22, so without this its cells would never run. `.ci/run` installs the LTS
 // from the npm registry (the `node` package ships the binary) into .cache/node-lts/
 // (gitignored); NODE_LTS_BIN points at another binary. Without one, the tests are
-// skipped and say why in their titles. Cost: one whole `npm test` of the embedded
-// default (~13 s) plus selftest/e2e/client-matrix.test.ts under that Node (~55-90 s on
-// the 2-core machine, depending on its load).
+// skipped and say why in their titles. Cost, measured on the 2-core machine: the whole
+// `npm test` of the embedded default under Node 24 takes 13-18 s, and
+// selftest/e2e/client-matrix.test.ts under it 89 s at load 3 (120-150 s at load 30-45);
+// installing the binary (.ci/run) 6 s, 0.2 s when .cache/node-lts already has it.
 //
 // The report writers' Node line is checked on every machine (first describe).
 import { describe, expect, it } from 'vitest';
