@@ -9,7 +9,7 @@
 // bundled once into dist/validators.js and each script imports it as the virtual
 // module "chatgate:validators". No ajv, no schema files and no eval at run time.
 import { build, type Metafile, type Plugin } from 'esbuild';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import standaloneCode from 'ajv/dist/standalone/index.js';
@@ -30,6 +30,15 @@ export const VALIDATOR_EXPORTS = {
 
 /** es2017: old k6 versions (goja before ES2018+ syntax) run the output as well as current ones. */
 export const TARGET = 'es2017';
+/**
+ * The second output, dist/base/: CommonJS (`require('k6/http')`, `module.exports`),
+ * ES2015, for `k6 run --compatibility-mode=base`. k6 v0.34 to v0.48 run an ES module
+ * through their built-in Babel first, which costs about 10 s per start; base mode skips
+ * Babel, but accepts only CommonJS. ES2015 because that is what goja, k6's engine, ran
+ * natively before k6 added newer syntax; the bundles use no async and no generators.
+ */
+export const BASE_TARGET = 'es2015';
+export const BASE_SUBDIR = 'base';
 
 export function scriptNames(): string[] {
   return readdirSync(SCRIPTS_DIR).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
@@ -58,7 +67,7 @@ export interface BundleInfo {
   exports: string[];
 }
 
-export interface BuildResult { outdir: string; validators: BundleInfo; bundles: BundleInfo[] }
+export interface BuildResult { outdir: string; validators: BundleInfo; bundles: BundleInfo[]; baseBundles: BundleInfo[] }
 
 const K6_MODULE = /^k6(\/|$)/;
 
@@ -67,6 +76,13 @@ function describe(metafile: Metafile, outfile: string, name: string): BundleInfo
   const out = metafile.outputs[relative(ROOT_DIR, outfile).split('\\').join('/')];
   if (!out) throw new Error(`esbuild reported no output for ${outfile}`);
   return { name, file: outfile, bytes: out.bytes, imports: out.imports.map((i) => i.path), exports: out.exports };
+}
+
+/** The names a CommonJS bundle exports: esbuild writes them in one `__export(x_exports, { name: () => ..., ... })`. */
+export function cjsExports(code: string): string[] {
+  const m = /^__export\(\w+, \{\n([\s\S]*?)\n\}\);$/m.exec(code);
+  if (!m) return [];
+  return m[1]!.split('\n').map((l) => /^\s*(\w+): /.exec(l)?.[1]).filter((n): n is string => n !== undefined);
 }
 
 /** Refuses a bundle that still imports anything k6 does not provide (node:, npm packages). */
@@ -133,18 +149,47 @@ export async function buildK6(opts: { outdir?: string; scripts?: string[] } = {}
     }
     bundles.push(info);
   }
-  return { outdir, validators, bundles };
+
+  // 3. The same scripts as CommonJS for --compatibility-mode=base (see BASE_TARGET).
+  const baseBundles: BundleInfo[] = [];
+  for (const name of opts.scripts ?? scriptNames()) {
+    const outfile = join(outdir, BASE_SUBDIR, `${name}.js`);
+    const r = await build({
+      entryPoints: [join(SCRIPTS_DIR, `${name}.ts`)],
+      bundle: true,
+      format: 'cjs',
+      platform: 'neutral',
+      mainFields: ['module', 'main'],
+      target: BASE_TARGET,
+      external: ['k6', 'k6/*'],
+      plugins: [virtual],
+      outfile,
+      metafile: true,
+      legalComments: 'none',
+      banner: { js: `// chatgate k6 script built from load/k6/scripts/${name}.ts by \`npm run build:k6\` as CommonJS for \`k6 run --compatibility-mode=base\`. Do not edit; see docs/K6.md.` },
+      logLevel: 'silent',
+      absWorkingDir: ROOT_DIR,
+    });
+    const info = describe(r.metafile, outfile, name);
+    info.exports = cjsExports(readFileSync(outfile, 'utf8'));
+    assertOnlyK6Imports(info);
+    for (const needed of ['default', 'options', 'handleSummary', 'setup']) {
+      if (!info.exports.includes(needed)) throw new Error(`${name} (base): the bundle does not export ${needed}`);
+    }
+    baseBundles.push(info);
+  }
+  return { outdir, validators, bundles, baseBundles };
 }
 
 async function main(): Promise<void> {
   const result = await buildK6();
   const rel = (f: string) => relative(process.cwd(), f) || f;
-  console.log(`k6 bundles (target ${TARGET}, k6 modules external) in ${rel(result.outdir)}:`);
-  for (const b of [result.validators, ...result.bundles]) {
+  console.log(`k6 bundles (ES modules, target ${TARGET}; ${BASE_SUBDIR}/: CommonJS, target ${BASE_TARGET}, for --compatibility-mode=base; k6 modules external) in ${rel(result.outdir)}:`);
+  for (const b of [result.validators, ...result.bundles, ...result.baseBundles]) {
     const imports = b.imports.length ? `imports ${[...new Set(b.imports)].join(', ')}` : 'no imports';
     console.log(`  ${rel(b.file).padEnd(40)} ${(b.bytes / 1024).toFixed(1).padStart(6)} KiB  ${imports}`);
   }
-  console.log('run one with e.g.: TARGET_URL=... API_KEY=... k6 run load/k6/dist/chat-throughput.js (see docs/K6.md)');
+  console.log('run one with e.g.: TARGET_URL=... API_KEY=... k6 run --no-usage-report load/k6/dist/chat-throughput.js (see docs/K6.md)');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -73,7 +73,7 @@ export function renderConsole(results: Results, opts: { color?: boolean } = {}):
 
   const s = results.summary;
   const expected = results.expectations?.expectedFail ?? 0;
-  lines.push('', `${s.pass} passed, ${s.fail} failed${expected ? ` (${expected} expected)` : ''}, ${s.flaky ?? 0} flaky, ${s.warn} warnings, ${s.info} info, ${s.inconclusive} inconclusive, ${s.skip} skipped (${results.tests.length} tests, ${(results.durationMs / 1000).toFixed(1)} s)`);
+  lines.push('', `${s.pass} passed, ${s.fail} failed${expected ? ` (${expected} expected)` : ''}, ${s.flaky ?? 0} flaky, ${s.warn} warnings, ${s.info} info, ${s.inconclusive} inconclusive, ${s.skip} skipped (${results.tests.length} tests, ${(results.durationMs / 1000).toFixed(1)} s, Node ${results.chatgate.node})`);
   lines.push(comparisonLine(results.comparison));
   lines.push(verdictLine(results));
   return redact(lines.join('\n'));

@@ -44,7 +44,7 @@ export function renderJunit(results: Results): string {
   const suites = [...byFile].map(([file, tests]) => {
     const failures = tests.filter((t) => isFailing(outcome(t), results)).length;
     const skipped = tests.filter((t) => !isFailing(outcome(t), results) && ['skip', 'inconclusive', 'expected-fail'].includes(outcome(t))).length;
-    return `  <testsuite name="${esc(file)}" tests="${tests.length}" failures="${failures}" errors="0" skipped="${skipped}">\n${tests.map((t) => testcase(t, results)).join('\n')}\n  </testsuite>`;
+    return `  <testsuite name="${esc(file)}" tests="${tests.length}" failures="${failures}" errors="0" skipped="${skipped}">\n    <properties><property name="chatgate.version" value="${esc(results.chatgate.version)}"/><property name="node" value="${esc(results.chatgate.node)}"/></properties>\n${tests.map((t) => testcase(t, results)).join('\n')}\n  </testsuite>`;
   });
   const failures = results.tests.filter((t) => isFailing(outcome(t), results)).length;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="chatgate ${esc(results.target)}" tests="${results.tests.length}" failures="${failures}" time="${(results.durationMs / 1000).toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`;

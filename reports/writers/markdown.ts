@@ -32,7 +32,7 @@ export function renderMarkdown(results: Results): string {
   const passed = results.exitCode === 0;
   out.push(`## chatgate: ${passed ? '✅ PASS' : '❌ FAIL'}`, '');
   out.push(`**Target:** ${text(results.target)}  `, `**Mode:** ${text(modeLine(results))}  `,
-    `**Run:** ${results.startedAt}, ${(results.durationMs / 1000).toFixed(1)} s, ${results.tests.length} tests, chatgate ${results.chatgate.version}  `,
+    `**Run:** ${results.startedAt}, ${(results.durationMs / 1000).toFixed(1)} s, ${results.tests.length} tests, chatgate ${results.chatgate.version} on Node ${results.chatgate.node}  `,
     `**${verdictLine(results)}**  `, `${capitalise(comparisonLine(results.comparison))}`, '');
 
   out.push('### Outcomes by spec section', '');

@@ -6,10 +6,12 @@
 // by selftest/unit/k6-scripts.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { buildK6 } from '../../load/k6/build.ts';
+import { parse } from 'yaml';
+import { buildK6, K6_DIR } from '../../load/k6/build.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 
 function findOnPath(name: string): string | undefined {
@@ -53,7 +55,33 @@ afterAll(() => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });
 });
 
-async function k6Run(script: string, ref: ReferenceServer, env: Record<string, string>): Promise<K6Run> {
+/** Runs k6 with these arguments and exactly this environment (plus PATH and HOME). */
+function k6Exec(args: string[], env: Record<string, string>, cwd: string): Promise<K6Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(k6!, args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env }, cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, dir: cwd });
+    });
+  });
+}
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+async function k6Run(script: string, ref: ReferenceServer, env: Record<string, string>, opts: { base?: boolean } = {}): Promise<K6Run> {
   const dir = mkdtempSync(join(outdir, `${script}-`));
   // Only what k6 needs: no inherited TARGET_URL/keys from the developer's shell; keys in the
   // environment, never on the command line (visible in ps).
@@ -70,7 +98,8 @@ async function k6Run(script: string, ref: ReferenceServer, env: Record<string, s
     ...env,
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(k6!, ['run', '--quiet', '--no-color', join(outdir, `${script}.js`)], { env: childEnv, cwd: dir });
+    const args = opts.base ? ['run', '--compatibility-mode=base', '--quiet', '--no-color', join(outdir, 'base', `${script}.js`)] : ['run', '--quiet', '--no-color', join(outdir, `${script}.js`)];
+    const child = spawn(k6!, args, { env: childEnv, cwd: dir });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
@@ -132,4 +161,58 @@ describe('k6 run against the embedded reference', () => {
       }
     });
   }
+});
+
+describe('k6 run --compatibility-mode=base on the CommonJS bundles (dist/base/: no Babel at start-up)', () => {
+  for (const c of CASES) {
+    it.skipIf(!k6)(title(`${c.script}: runs in base mode, thresholds pass against the reference (exit 0)`), async () => {
+      const ref = await startReferenceServer({});
+      try {
+        const run = await k6Run(c.script, ref, c.env, { base: true });
+        expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+        expect(readSummaries(run, c.script).json.result).toBe('pass');
+      } finally {
+        await ref.close();
+      }
+    });
+  }
+});
+
+describe('k6 run: what the operator and a user without a reachable target see', () => {
+  it.skipIf(!k6)(title('the operator\'s sequence, k6 archive (runner env as -e, keys only in the process environment) then k6 run archive.tar: exit 0, no key in the archive'), async () => {
+    const ref = await startReferenceServer({});
+    try {
+      const dir = mkdtempSync(join(outdir, 'archive-'));
+      const tr = parse(readFileSync(join(K6_DIR, 'operator', 'testrun.yaml'), 'utf8'));
+      // What the initializer passes: every runner env entry as -e (TARGET_URL pointed at the reference, short load).
+      const runnerEnv: Record<string, string> = Object.fromEntries((tr.spec.runner.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
+      Object.assign(runnerEnv, { TARGET_URL: ref.url, RATE: '5', DURATION: '2s', VUS: '2', MAX_VUS: '4', SUMMARY_DIR: dir });
+      const secrets = { API_KEY: ref.keys.main, RATE_LIMIT_API_KEY: ref.keys.rateLimit, LIMITED_API_KEY: ref.keys.limited };
+      const eArgs = Object.entries(runnerEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+      const archive = await k6Exec(['archive', ...eArgs, '-O', join(dir, 'archive.tar'), join(outdir, tr.spec.script.configMap.file)], { ...secrets, K6_NO_USAGE_REPORT: 'true' }, dir);
+      expect(archive.code, `${archive.stdout}\n${archive.stderr}`).toBe(0);
+      const tar = readFileSync(join(dir, 'archive.tar'));
+      expect(tar.length).toBeGreaterThan(10_000);
+      for (const key of Object.values(secrets)) expect(tar.includes(Buffer.from(key)), 'a key was written into the archive').toBe(false);
+      // The runner: k6 run on the archive, keys from its environment (envFrom).
+      const run = await k6Exec(['run', '--quiet', '--no-color', join(dir, 'archive.tar')], { ...secrets, K6_NO_USAGE_REPORT: 'true' }, dir);
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain('chatgate k6 · chat-throughput');
+      expectNoKeys(ref, run.stdout, run.stderr);
+    } finally {
+      await ref.close();
+    }
+  }, 120_000);
+
+  it.skipIf(!k6)(title('a target that gives no HTTP answer: setup stops the run with one line (cause, k6 error 1212, fix), no summary files'), async () => {
+    const dir = mkdtempSync(join(outdir, 'refused-'));
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const run = await k6Exec(['run', '--quiet', '--no-color', join(outdir, 'chat-throughput.js')], { TARGET_URL: url, API_KEY: 'sk-unreachable-0123456789', SUMMARY_DIR: dir, K6_NO_USAGE_REPORT: 'true' }, dir);
+    // 108: exec.test.abort (k6 >= 0.35); 107: the exception fallback of older k6.
+    expect([107, 108], `${run.stdout}\n${run.stderr}`).toContain(run.code);
+    expect(run.stderr + run.stdout).toMatch(/gave no HTTP answer to GET \/models: connection refused \(k6 error 1212/);
+    expect(run.stdout).toContain('NOT RUN');
+    expect(readdirSync(dir)).toEqual([]);
+    expect(run.stderr + run.stdout).not.toContain('sk-unreachable-0123456789');
+  }, 60_000);
 });

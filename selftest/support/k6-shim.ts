@@ -5,10 +5,11 @@
 // the test (usually with bytes captured from the reference server beforehand), the
 // way k6/http is synchronous.
 //
-// The bundle is evaluated as a function body: its `import ... from "k6..."` lines
-// become lookups in the fake modules and its final `export { ... }` a return value,
-// so each load runs the init code afresh with its own __ENV. Any other import left
-// in a bundle makes loading fail, which is itself a check.
+// An ES module bundle is evaluated as a function body: its `import ... from "k6..."`
+// lines become lookups in the fake modules and its final `export { ... }` a return
+// value, so each load runs the init code afresh with its own __ENV. A CommonJS bundle
+// (dist/base/, for --compatibility-mode=base) gets require, module and exports. Any
+// other import or require left in a bundle makes loading fail, which is itself a check.
 import { readFileSync } from 'node:fs';
 
 export interface ShimRequest { method: string; url: string; body: string | null; params: Record<string, any> }
@@ -19,6 +20,8 @@ export interface ShimReply {
   body?: string;
   timings?: { waiting?: number; duration?: number };
   error?: string;
+  /** k6's error code for a request without an HTTP answer (1212 refused, 1101 no such host, ...). */
+  error_code?: number;
 }
 
 export interface Sample { metric: string; value: number; tags: Record<string, string> }
@@ -75,6 +78,7 @@ function modules(shim: K6Shim): Record<string, Record<string, unknown>> {
       headers,
       body: r.body ?? (r.status === 0 ? null : ''),
       error: r.error ?? '',
+      error_code: r.error_code ?? 0,
       url,
       timings: { blocked: 0, connecting: 0, tls_handshaking: 0, sending: 0, waiting, receiving: duration - waiting, duration },
       json() { return JSON.parse(r.body ?? ''); },
@@ -126,6 +130,11 @@ export function toFunctionBody(code: string): string {
   return `"use strict";\n${body}`;
 }
 
+/** A CommonJS bundle (dist/base/): module.exports and require(), no import/export statements. */
+export function isCommonJs(code: string): boolean {
+  return /^module\.exports\s*=/m.test(code) && !/^\s*(import|export)\s/m.test(code);
+}
+
 export interface LoadedBundle {
   exports: Record<string, any>;
   shim: K6Shim;
@@ -144,7 +153,22 @@ export function loadBundle(file: string, env: Record<string, string>, respond: (
     warn: (...a: unknown[]) => shim.logs.push(a.join(' ')),
     error: (...a: unknown[]) => shim.logs.push(a.join(' ')),
   };
-  const fn = new Function('__k6mod', '__ENV', 'console', toFunctionBody(readFileSync(file, 'utf8')));
+  const code = readFileSync(file, 'utf8');
+  if (isCommonJs(code)) {
+    // --compatibility-mode=base bundles: require() gets k6's module objects as k6 hands
+    // them to CommonJS code (the module itself, no `default` wrapper); exports are read
+    // from module.exports after the body ran, as k6 does.
+    const module = { exports: {} as Record<string, any> };
+    const fn = new Function('require', 'module', 'exports', '__ENV', 'console', code);
+    fn((name: string) => {
+      if (!/^k6(\/|$)/.test(name)) throw new Error(`bundle requires ${name}, which k6 does not provide`);
+      const m = mods[name];
+      if (!m) throw new Error(`no stand-in for ${name}`);
+      return m;
+    }, module, module.exports, env, fakeConsole);
+    return { exports: module.exports, shim };
+  }
+  const fn = new Function('__k6mod', '__ENV', 'console', toFunctionBody(code));
   const exports = fn((name: string) => {
     const m = mods[name];
     if (!m) throw new Error(`no stand-in for ${name}`);

@@ -29,10 +29,10 @@ export interface SuiteRun {
  * (or GITHUB_STEP_SUMMARY) never leaks in. `args` are npm test's arguments
  * (--update-expectations, -t, file filters).
  */
-export async function runSuite(env: Record<string, string | undefined>, opts: { killAfterMs?: number; args?: string[] } = {}): Promise<SuiteRun> {
+export async function runSuite(env: Record<string, string | undefined>, opts: { killAfterMs?: number; args?: string[]; /** node binary to run under (default: this one) */ node?: string } = {}): Promise<SuiteRun> {
   const reportsDir = env.REPORTS_DIR ?? mkdtempSync(join(tmpdir(), 'chatgate-selftest-reports-'));
   const started = Date.now();
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts'), ...(opts.args ?? [])], {
+  const child = spawn(opts.node ?? process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts'), ...(opts.args ?? [])], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, REPORTS_DIR: reportsDir } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -58,6 +58,21 @@ function newerThanEs2017(code: string): string[] {
   return [...found];
 }
 
+/** What goja ran natively before ES2016 (base mode has no Babel): everything newerThanEs2017 finds, plus ES2016/2017 syntax and generators. */
+function newerThanEs2015(code: string): string[] {
+  const found = new Set(newerThanEs2017(code));
+  const sf = ts.createSourceFile('bundle.js', code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && (ts.getCombinedModifierFlags(node as ts.Declaration) & ts.ModifierFlags.Async)) found.add('async function');
+    if (node.kind === ts.SyntaxKind.AwaitExpression) found.add('async function');
+    if (ts.isBinaryExpression(node) && (node.operatorToken.kind === ts.SyntaxKind.AsteriskAsteriskToken || node.operatorToken.kind === ts.SyntaxKind.AsteriskAsteriskEqualsToken)) found.add('**');
+    if ((ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isMethodDeclaration(node)) && node.asteriskToken) found.add('generator');
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return [...found];
+}
+
 describe('k6 sources type-check', () => {
   it('tsc -p load/k6/tsconfig.json (scripts against @types/k6) and load/k6/tsconfig.build.json (build.ts) pass', async () => {
     const check = (project: string) => run(process.execPath, [TSC, '-p', project, '--noEmit'], { cwd: ROOT_DIR }).then(
@@ -73,7 +88,8 @@ describe('k6 bundles', () => {
   it('one bundle per script, plus the validators', () => {
     expect(scriptNames()).toEqual(EXPECTED_SCRIPTS);
     expect(built.bundles.map((b) => b.name)).toEqual(EXPECTED_SCRIPTS);
-    expect(readdirSync(outdir).sort()).toEqual([...EXPECTED_SCRIPTS.map((s) => `${s}.js`), 'validators.js'].sort());
+    expect(readdirSync(outdir).sort()).toEqual([...EXPECTED_SCRIPTS.map((s) => `${s}.js`), 'base', 'validators.js'].sort());
+    expect(readdirSync(join(outdir, 'base')).sort()).toEqual(EXPECTED_SCRIPTS.map((s) => `${s}.js`));
   });
 
   it('each bundle imports only k6 modules and exports default, options and handleSummary', () => {
@@ -99,6 +115,25 @@ describe('k6 bundles', () => {
     // The checker itself finds what it looks for.
     expect(newerThanEs2017('const a = b?.c ?? { ...d }; await a;')).toEqual(expect.arrayContaining(['optional chaining', '??', 'object spread', 'top-level await']));
     expect(newerThanEs2017('async function f() { await g(); }')).toEqual([]);
+  });
+
+  it('dist/base/: CommonJS for --compatibility-mode=base, k6 modules only through require(), ES2015 syntax, the same exports', () => {
+    expect(built.baseBundles.map((b) => b.name)).toEqual(EXPECTED_SCRIPTS);
+    for (const b of built.baseBundles) {
+      const code = readFileSync(b.file, 'utf8');
+      expect(code, b.name).not.toMatch(/^\s*(import|export)\s/m);
+      expect(code, b.name).toMatch(/^module\.exports = /m);
+      const required = [...code.matchAll(/(?:^|[^\w.$'"])require\("([^"]+)"\)/gm)].map((m) => m[1]!);
+      expect(required.length, b.name).toBeGreaterThan(0);
+      expect(required.filter((p) => !/^k6(\/|$)/.test(p)), b.name).toEqual([]);
+      expect(b.exports, b.name).toEqual(expect.arrayContaining(['default', 'options', 'handleSummary', 'setup']));
+      const esm = built.bundles.find((e) => e.name === b.name)!;
+      expect([...b.exports].sort(), b.name).toEqual([...esm.exports].sort());
+      expect(newerThanEs2015(code), b.name).toEqual([]);
+      expect(code).not.toMatch(/new Function|\beval\(/);
+    }
+    // The checker finds ES2016/ES2017 syntax too.
+    expect(newerThanEs2015('async function f() { await g(); } const x = 2 ** 3; function* h() { yield 1; }')).toEqual(expect.arrayContaining(['async function', '**', 'generator']));
   });
 
   it('the validators are compiled in: no ajv, no schema files at run time', () => {
@@ -198,7 +233,7 @@ describe('k6-operator example (load/k6/operator/testrun.yaml)', () => {
     expect(env.SUMMARY_DIR).toBe('none');
     expect(Number(env.RATE)).toBeGreaterThan(0);
     for (const v of Object.values(env)) expect(typeof v).toBe('string'); // Kubernetes env values must be strings
-    // Secrets come from the Secret only.
-    for (const name of ['API_KEY', 'LIMITED_API_KEY', 'RATE_LIMIT_API_KEY', 'TARGET_URL']) expect(env[name]).toBeUndefined();
+    // Keys come from the Secret only (TARGET_URL is not a secret; see selftest/unit/k6-operator.test.ts).
+    for (const name of ['API_KEY', 'LIMITED_API_KEY', 'RATE_LIMIT_API_KEY']) expect(env[name]).toBeUndefined();
   });
 });

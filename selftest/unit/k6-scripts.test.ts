@@ -108,7 +108,7 @@ describe('configuration from __ENV', () => {
     ['no TARGET_URL', 'chat-throughput', { API_KEY: 'k' }, /TARGET_URL: is required/],
     ['TARGET_URL without /v1', 'chat-throughput', { TARGET_URL: 'https://api.example/api', API_KEY: 'k' }, /TARGET_URL: path "\/api" does not end with \/v1/],
     ['credentials in TARGET_URL', 'chat-throughput', { TARGET_URL: 'https://u:p@api.example/v1', API_KEY: 'k' }, /TARGET_URL: credentials/],
-    ['no API_KEY', 'chat-stream', { TARGET_URL: 'https://api.example/v1' }, /API_KEY: is required/],
+    ['API_KEY with a space', 'chat-stream', { TARGET_URL: 'https://api.example/v1', API_KEY: 'sk test' }, /API_KEY: contains spaces/],
     ['RATE not a number', 'chat-throughput', { ...TARGET, RATE: 'fast' }, /RATE: "fast" is not a whole number/],
     ['bad DURATION', 'chat-throughput', { ...TARGET, DURATION: '10 minutes' }, /DURATION: "10 minutes" is not a k6 duration/],
     ['bad SCENARIO', 'chat-throughput', { ...TARGET, SCENARIO: 'spike' }, /SCENARIO: "spike" is not constant or ramp/],
@@ -442,6 +442,8 @@ describe('handleSummary', () => {
     const { exports } = loadBundle(bundle('chat-throughput'), { ...TARGET, SUMMARY_DIR: 'reports/load/k6/' });
     const out = exports.handleSummary(data);
     expect(Object.keys(out).sort()).toEqual(['reports/load/k6/k6-chat-throughput-junit.xml', 'reports/load/k6/k6-chat-throughput-summary.json', 'stdout']);
+    // The text names the files it asked k6 to write, and what to do when the folder is missing.
+    expect(out.stdout).toContain('summary files: reports/load/k6/k6-chat-throughput-summary.json, reports/load/k6/k6-chat-throughput-junit.xml (k6 cannot create folders');
 
     const text: string = out.stdout;
     expect(text).toContain('chat-throughput');
@@ -452,7 +454,7 @@ describe('handleSummary', () => {
 
     const json = JSON.parse(out['reports/load/k6/k6-chat-throughput-summary.json']);
     expect(json).toMatchObject({ tool: 'chatgate-k6', script: 'chat-throughput', result: 'fail', durationMs: 12_345 });
-    expect(json.thresholds).toContainEqual({ metric: 'http_req_duration{status:200}', expression: 'p(95)<2000', ok: false, observed: 'p(95)=2.50s' });
+    expect(json.thresholds).toContainEqual({ metric: 'http_req_duration{status:200}', expression: 'p(95)<2000', ok: false, judged: true, observed: 'p(95)=2.50s' });
     expect(json.checks).toHaveLength(2);
 
     const xml: string = out['reports/load/k6/k6-chat-throughput-junit.xml'];
@@ -490,4 +492,123 @@ describe('handleSummary', () => {
     expect(out.stdout.split('\n')[0]).toContain('PASS');
     expect(out['./k6-chat-throughput-junit.xml']).not.toContain('<failure');
   });
+});
+
+describe('setup(): the key is set and the target gives an HTTP answer', () => {
+  const cases: Array<[string, ShimReply, RegExp]> = [
+    ['connection refused', { status: 0, error: 'dial: connection refused', error_code: 1212 }, /gave no HTTP answer to GET \/models: connection refused \(k6 error 1212: dial: connection refused\); nothing listens at that host and port/],
+    ['unknown host', { status: 0, error: 'lookup: no such host', error_code: 1101 }, /the host name does not resolve \(DNS\) \(k6 error 1101: lookup: no such host\); check the host in TARGET_URL/],
+    ['untrusted CA', { status: 0, error: 'x509: unknown authority', error_code: 1310 }, /signed by an authority k6 does not trust \(k6 error 1310: x509: unknown authority\); .*SSL_CERT_FILE=/],
+    ['host name mismatch', { status: 0, error: "x509: certificate doesn't match hostname", error_code: 1311 }, /does not name this host \(k6 error 1311/],
+    ['expired certificate', { status: 0, error: 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid', error_code: 1000 }, /has expired or is not yet valid \(k6 error 1000: .*\); renew/],
+    ['timeout', { status: 0, error: 'request timeout', error_code: 1050 }, /no answer within TIMEOUT_MS \(30000 ms\) \(k6 error 1050: request timeout\)/],
+    ['proxy unreachable', { status: 0, error: 'proxyconnect tcp: dial tcp 127.0.0.1:3128: connect: connection refused', error_code: 1200 }, /the forward proxy could not be reached \(k6 error 1200: proxyconnect .*\); check HTTPS_PROXY/],
+  ];
+  for (const script of ['chat-throughput', 'chat-stream', 'ratelimit-probe', 'brain-mix']) {
+    it(`${script}: no HTTP answer stops the run in setup with one line (cause, k6 error code, fix)`, () => {
+      const { exports, shim } = loadBundle(bundle(script), TARGET, () => cases[0]![1]);
+      expect(exports.options.setupTimeout).toBe('60s');
+      expect(() => exports.setup()).toThrow(cases[0]![2]);
+      expect(shim.requests.map((r) => `${r.method} ${r.url}`)).toEqual([`GET ${TARGET.TARGET_URL}/models`]);
+      expect(shim.requests[0]!.params.headers.Authorization).toBe(`Bearer ${TARGET.API_KEY}`);
+      // Whatever it answers, the check's own request never counts in http_req_failed.
+      expect(shim.requests[0]!.params.responseCallback).toEqual({ expectedStatuses: [{ min: 100, max: 599 }] });
+      expect(total(shim, 'chatgate_not_run')).toBe(1);
+    });
+  }
+  for (const [what, reply, message] of cases.slice(1)) {
+    it(`${what}: named, with k6's code and the fix, on one line`, () => {
+      const { exports } = loadBundle(bundle('chat-throughput'), TARGET, () => reply);
+      let thrown = '';
+      try { exports.setup(); } catch (e) { thrown = (e as Error).message; }
+      expect(thrown).toMatch(message);
+      expect(thrown).not.toContain('\n');
+      expect(thrown).not.toContain(TARGET.API_KEY);
+    });
+  }
+  for (const status of [200, 401, 404, 500]) {
+    it(`an HTTP ${status} answer goes on (judging it is the thresholds' job)`, () => {
+      const { exports, shim } = loadBundle(bundle('chat-throughput'), TARGET, () => ({ status, body: '{}' }));
+      expect(() => exports.setup()).not.toThrow();
+      expect(total(shim, 'chatgate_not_run')).toBe(0);
+      expect(shim.samples.some((s) => s.metric === 'chatgate_not_run')).toBe(true);
+    });
+  }
+  it('no API_KEY: init code runs (k6 archive, k6 inspect need no key); setup stops before any request', () => {
+    const { exports, shim } = loadBundle(bundle('chat-stream'), { TARGET_URL: 'https://api.example/v1' }, () => ({ status: 200, body: '{}' }));
+    expect(exports.options.scenarios.stream).toBeDefined();
+    expect(() => exports.setup()).toThrow(/chatgate k6: API_KEY: is required when TARGET_URL is set/);
+    expect(shim.requests).toEqual([]);
+  });
+  it('handleSummary after a stopped setup: one NOT RUN line, no files', () => {
+    const { exports } = loadBundle(bundle('chat-throughput'), { ...TARGET, SUMMARY_DIR: '/tmp/x' });
+    const out = exports.handleSummary({ metrics: { chatgate_not_run: { type: 'counter', contains: 'default', values: { count: 1, rate: 1 } } }, root_group: { name: '', checks: [] } });
+    expect(Object.keys(out)).toEqual(['stdout']);
+    expect(out.stdout).toMatch(/^chatgate k6 · chat-throughput · .* · NOT RUN: setup stopped the run before any load/);
+  });
+});
+
+describe('ratelimit-probe summary: LIM-2 and LIM-3 shown as measured', () => {
+  const base = {
+    state: { testRunDurationMs: 7000 },
+    metrics: {
+      http_reqs: { type: 'counter', contains: 'default', values: { count: 40, rate: 6 } },
+      chatgate_status_429: { type: 'counter', contains: 'default', values: { count: 12, rate: 2 }, thresholds: { 'count>0': { ok: true } } },
+      chatgate_429_without_retry_hint: { type: 'counter', contains: 'default', values: { count: 3, rate: 0.5 } },
+      chatgate_recovered: { type: 'rate', contains: 'default', values: { rate: 1, passes: 1, fails: 0 }, thresholds: { 'rate>=1': { ok: true } } },
+    },
+    root_group: { name: '', checks: [] },
+  };
+  it('429s without a retry hint: a figure and a warning line in the text, a warning in the JSON', () => {
+    const out = loadBundle(bundle('ratelimit-probe'), { ...TARGET, SUMMARY_DIR: 'd' }).exports.handleSummary(base);
+    expect(out.stdout).toMatch(/429s without a retry hint \(LIM-2\)\s+3 of 12 \(SHOULD: a warning, no threshold\)/);
+    expect(out.stdout).toContain('warning: 3 of 12 429 answers advertised no wait');
+    expect(out.stdout).toMatch(/recovery \(LIM-3\)\s+served again 1 of 1/);
+    expect(out.stdout.split('\n')[0]).toMatch(/PASS$/);
+    expect(JSON.parse(out['d/k6-ratelimit-probe-summary.json']).warnings).toEqual([expect.stringContaining('3 of 12 429 answers advertised no wait')]);
+  });
+  it('chatgate_recovered with no samples (the probe stopped before recovery): not judged, no tick, result INCOMPLETE', () => {
+    const data = JSON.parse(JSON.stringify(base));
+    data.metrics.chatgate_429_without_retry_hint.values.count = 0;
+    data.metrics.chatgate_recovered.values = { rate: 0, passes: 0, fails: 0 };
+    const out = loadBundle(bundle('ratelimit-probe'), { ...TARGET, SUMMARY_DIR: 'd' }).exports.handleSummary(data);
+    expect(out.stdout).toMatch(/– chatgate_recovered\s+rate>=1\s+no samples: not judged/);
+    expect(out.stdout).not.toMatch(/✓ chatgate_recovered/);
+    expect(out.stdout).toMatch(/recovery \(LIM-3\)\s+not measured: the recovery scenario did not run/);
+    expect(out.stdout).not.toContain('warning:');
+    expect(out.stdout.split('\n')[0]).toMatch(/INCOMPLETE$/);
+    const json = JSON.parse(out['d/k6-ratelimit-probe-summary.json']);
+    expect(json.result).toBe('incomplete');
+    expect(json.thresholds).toContainEqual({ metric: 'chatgate_recovered', expression: 'rate>=1', ok: true, judged: false, observed: 'no samples' });
+    expect(out['d/k6-ratelimit-probe-junit.xml']).toContain('<skipped message="no samples: not judged"/>');
+    expect(out['d/k6-ratelimit-probe-junit.xml']).toContain('skipped="1"');
+  });
+});
+
+describe('dist/base/ (CommonJS, --compatibility-mode=base) does exactly what the ES module bundles do', () => {
+  const summaryData = {
+    state: { testRunDurationMs: 1000 },
+    metrics: { http_reqs: { type: 'counter', contains: 'default', values: { count: 3, rate: 3 } }, checks: { type: 'rate', contains: 'default', values: { rate: 1, passes: 3, fails: 0 }, thresholds: { 'rate>=0.99': { ok: true } } } },
+    root_group: { name: '', checks: [{ name: 'status is 2xx or 429', passes: 3, fails: 0 }] },
+  };
+  const runs: Array<[string, string[]]> = [
+    ['chat-throughput', ['default']], ['chat-stream', ['default']], ['ratelimit-probe', ['burst', 'recovery']], ['brain-mix', ['models', 'brainModel', 'brainRoute']],
+  ];
+  for (const [script, fns] of runs) {
+    it(`${script}: same options, requests, checks, metrics and summaries`, async () => {
+      const ok = await capture({}, script === 'chat-stream' ? '/chat/completions' : '/chat/completions', script === 'chat-stream' ? { ...userTurn, stream: true } : userTurn);
+      const env = envFor(ok, { SUMMARY_DIR: 'out', RECOVERY_ATTEMPTS: '1' });
+      const observe = (file: string) => {
+        const { exports, shim } = loadBundle(file, env, () => ok.reply);
+        exports.setup();
+        for (const f of fns) exports[f]();
+        const summary = exports.handleSummary(summaryData);
+        return { options: exports.options, requests: shim.requests, checks: shim.checks, samples: shim.samples, metrics: shim.metrics, callback: shim.responseCallback, summary, exportNames: Object.keys(exports).sort() };
+      };
+      const esm = observe(bundle(script));
+      const cjs = observe(join(outdir, 'base', `${script}.js`));
+      expect(cjs.requests.length).toBeGreaterThan(1);
+      expect(cjs).toEqual(esm);
+    });
+  }
 });

@@ -88,6 +88,7 @@ function key(name: string): string | undefined {
 
 export interface TargetConfig {
   targetUrl: string;
+  /** '' when unset: setup() stops the run before any load (see requireKey). */
   apiKey: string;
   rateLimitApiKey: string | undefined;
   brainId: string | undefined;
@@ -102,8 +103,11 @@ export function targetConfig(need: { brain?: boolean } = {}): TargetConfig {
     throw new ConfigError('TARGET_URL', 'is required for k6 runs; export TARGET_URL=https://host/v1 (or start a local target with `npm run reference -- --json`)');
   }
   const targetUrl = parseTargetUrl(rawTarget);
-  const apiKey = key('API_KEY');
-  if (apiKey === undefined) throw new ConfigError('API_KEY', 'is required when TARGET_URL is set; export API_KEY=<a key holding brains:invoke>');
+  // A missing key is reported by setup() (lib/reachability.ts), not here: init code also
+  // runs under `k6 archive` and `k6 inspect` (the k6-operator's initializer), which see
+  // only -e variables, and a key given with -e would be written into the archive. So the
+  // init code needs no key; only its form is checked when one is set.
+  const apiKey = key('API_KEY') ?? '';
   key('LIMITED_API_KEY'); // checked for parity with lib/config.ts; no k6 script sends it
   const rateLimitApiKey = key('RATE_LIMIT_API_KEY');
   const brainId = env('BRAIN_ID');
@@ -112,6 +116,11 @@ export function targetConfig(need: { brain?: boolean } = {}): TargetConfig {
   const models = (env('MODELS') ?? 'svc-auto,svc').split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (models.length === 0) throw new ConfigError('MODELS', 'lists no model; give a comma list such as svc-auto,svc');
   return { targetUrl, apiKey, rateLimitApiKey, brainId, models, timeoutMs: integer('TIMEOUT_MS', 30000, 100, 3600000) };
+}
+
+/** The one-line error for a missing API_KEY, or undefined when it is set (checked in setup()). */
+export function missingKey(cfg: TargetConfig): ConfigError | undefined {
+  return cfg.apiKey === '' ? new ConfigError('API_KEY', 'is required when TARGET_URL is set; export API_KEY=<a key holding brains:invoke> (in the environment, not with -e: -e values are visible in ps and written into k6 archives)') : undefined;
 }
 
 /** Every secret the run was given: redacted from logs and summaries. */

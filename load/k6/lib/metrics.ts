@@ -21,3 +21,10 @@ export function recordStatus(status: number, tags: Record<string, string>): void
   status503.add(status === 503 ? 1 : 0, tags);
   rateLimited.add(status === 429, tags);
 }
+
+/**
+ * 1 when setup() stopped the run before any load (API_KEY missing, or no HTTP answer
+ * from the target), 0 otherwise: handleSummary then says the run did not happen
+ * instead of summarising one.
+ */
+export const notRun = new Counter('chatgate_not_run');

@@ -28,7 +28,29 @@ export interface SummaryData {
   state?: { testRunDurationMs?: number };
 }
 
-export interface ThresholdResult { metric: string; expression: string; ok: boolean; observed?: string }
+/**
+ * judged: false when the metric has no samples (a Rate with neither passes nor fails):
+ * k6 leaves such a threshold "ok", which would show a tick for something never measured
+ * (chatgate_recovered when the probe stopped before its recovery scenario).
+ */
+export interface ThresholdResult { metric: string; expression: string; ok: boolean; judged: boolean; observed?: string }
+
+/** A metric that was never fed: a Rate with no samples at all. */
+function noSamples(m: MetricSummary): boolean {
+  return m.type === 'rate' && (m.values.passes ?? 0) + (m.values.fails ?? 0) === 0;
+}
+
+/** pass: every threshold judged and held; fail: one crossed; incomplete: none crossed, some never judged. */
+export function resultOf(thresholds: ThresholdResult[]): 'pass' | 'fail' | 'incomplete' {
+  if (thresholds.some((t) => t.judged && !t.ok)) return 'fail';
+  return thresholds.every((t) => t.judged) ? 'pass' : 'incomplete';
+}
+
+/** setup() stopped the run before any load (lib/reachability.ts): there is nothing to summarise. */
+export function notRun(data: SummaryData): boolean {
+  const m = data.metrics.chatgate_not_run;
+  return m !== undefined && (m.values.count ?? 0) > 0;
+}
 
 function list<T>(v: T[] | Record<string, T> | undefined): T[] {
   if (!v) return [];
@@ -60,7 +82,8 @@ export function thresholdResults(data: SummaryData): ThresholdResult[] {
   for (const metric of Object.keys(data.metrics).sort()) {
     const m = data.metrics[metric]!;
     for (const expression of Object.keys(m.thresholds ?? {})) {
-      out.push({ metric, expression, ok: m.thresholds![expression]!.ok, observed: observed(m, expression) });
+      const judged = !noSamples(m);
+      out.push({ metric, expression, ok: m.thresholds![expression]!.ok, judged, observed: judged ? observed(m, expression) : 'no samples' });
     }
   }
   return out;
@@ -70,13 +93,16 @@ function pad(s: string, n: number): string {
   return s.length >= n ? `${s} ` : s + ' '.repeat(n - s.length);
 }
 
-export function textSummary(script: string, data: SummaryData): string {
+export function textSummary(script: string, data: SummaryData, files: string[] = []): string {
   const thresholds = thresholdResults(data);
   const checks = allChecks(data.root_group);
-  const pass = thresholds.every((t) => t.ok);
+  const result = resultOf(thresholds);
   const seconds = ((data.state?.testRunDurationMs ?? 0) / 1000).toFixed(1);
-  const lines = [`chatgate k6 · ${script} · ${env('TARGET_URL') ?? '(no TARGET_URL)'} · ${seconds} s · ${pass ? 'PASS' : 'FAIL'}`, 'thresholds'];
-  for (const t of thresholds) lines.push(`  ${t.ok ? '✓' : '✗'} ${pad(t.metric, 46)}${pad(t.expression, 18)}${t.observed ?? ''}`);
+  const lines = [`chatgate k6 · ${script} · ${env('TARGET_URL') ?? '(no TARGET_URL)'} · ${seconds} s · ${result.toUpperCase()}`, 'thresholds'];
+  for (const t of thresholds) {
+    const mark = !t.judged ? '–' : t.ok ? '✓' : '✗';
+    lines.push(`  ${mark} ${pad(t.metric, 46)}${pad(t.expression, 18)}${t.judged ? t.observed ?? '' : 'no samples: not judged'}`);
+  }
   if (thresholds.length === 0) lines.push('  (none)');
   lines.push('checks');
   for (const c of checks) {
@@ -91,6 +117,14 @@ export function textSummary(script: string, data: SummaryData): string {
     lines.push(`  ${pad('requests', 34)}${fmt(v('http_reqs', 'count'), 'default')} (${fmt(v('http_reqs', 'rate'), 'default')}/s), failed ${((v('http_req_failed', 'rate') ?? 0) * 100).toFixed(2)}% (429 counted as expected), dropped iterations ${fmt(v('dropped_iterations', 'count') ?? 0, 'default')}`);
   }
   if (m.chatgate_status_429) lines.push(`  ${pad('429 / 503 answers', 34)}${fmt(v('chatgate_status_429', 'count'), 'default')} / ${fmt(v('chatgate_status_503', 'count') ?? 0, 'default')}`);
+  if (m.chatgate_429_without_retry_hint) {
+    lines.push(`  ${pad('429s without a retry hint (LIM-2)', 34)}${fmt(v('chatgate_429_without_retry_hint', 'count'), 'default')} of ${fmt(v('chatgate_status_429', 'count') ?? 0, 'default')} (SHOULD: a warning, no threshold)`);
+  }
+  if (m.chatgate_recovered) {
+    const r = m.chatgate_recovered.values;
+    const n = (r.passes ?? 0) + (r.fails ?? 0);
+    lines.push(`  ${pad('recovery (LIM-3)', 34)}${n === 0 ? 'not measured: the recovery scenario did not run (the probe stopped before it)' : `served again ${r.passes ?? 0} of ${n}`}`);
+  }
   if (m.chatgate_body_shape_failures) lines.push(`  ${pad('body-shape failures', 34)}${fmt(v('chatgate_body_shape_failures', 'count'), 'default')}`);
   const trend = (label: string, name: string) => {
     const t = m[name];
@@ -102,8 +136,25 @@ export function textSummary(script: string, data: SummaryData): string {
   trend('stream TTFB (http_req_waiting)', 'chatgate_stream_ttfb');
   trend('stream E2E (http_req_duration)', 'chatgate_stream_e2e');
   if (m.chatgate_completion_tokens) lines.push(`  ${pad('completion tokens', 34)}${fmt(v('chatgate_completion_tokens', 'count'), 'default')} (${fmt(v('chatgate_completion_tokens', 'rate'), 'default')}/s)`);
-  if (!pass) lines.push('result: FAIL, thresholds crossed (k6 exits 99)');
+  for (const w of warnings(data)) lines.push(`warning: ${w}`);
+  if (result === 'fail') lines.push('result: FAIL, thresholds crossed (k6 exits 99)');
+  if (result === 'incomplete') lines.push(`result: INCOMPLETE, no threshold crossed but ${thresholds.filter((t) => !t.judged).map((t) => t.metric).join(', ')} had no samples`);
+  if (files.length > 0) lines.push(`summary files: ${files.join(', ')} (k6 cannot create folders: if it logged "no such file or directory", mkdir -p the SUMMARY_DIR first)`);
   return `${lines.join('\n')}\n`;
+}
+
+/** SHOULD-level findings: shown, never a failed threshold. */
+export function warnings(data: SummaryData): string[] {
+  const out: string[] = [];
+  const hint = data.metrics.chatgate_429_without_retry_hint;
+  const n = hint ? hint.values.count ?? 0 : 0;
+  if (n > 0) out.push(`${n} of ${data.metrics.chatgate_status_429?.values.count ?? '?'} 429 answers advertised no wait (no Retry-After, retry-after-ms or x-ratelimit-reset-*; LIM-2, SHOULD)`);
+  return out;
+}
+
+/** The whole stdout when setup() stopped the run: the reason is k6's own error line above. */
+export function notRunText(script: string): string {
+  return `chatgate k6 · ${script} · ${env('TARGET_URL') ?? '(no TARGET_URL)'} · NOT RUN: setup stopped the run before any load (the reason is in the error above); no summary files written\n`;
 }
 
 export function jsonSummary(script: string, data: SummaryData): string {
@@ -118,8 +169,9 @@ export function jsonSummary(script: string, data: SummaryData): string {
     script,
     target: env('TARGET_URL') ?? null,
     durationMs: data.state?.testRunDurationMs ?? null,
-    result: thresholds.every((t) => t.ok) ? 'pass' : 'fail',
+    result: resultOf(thresholds),
     thresholds,
+    warnings: warnings(data),
     checks: allChecks(data.root_group).map((c) => ({ name: c.name, passes: c.passes, fails: c.fails })),
     metrics,
   }, null, 2);
@@ -138,20 +190,22 @@ function xml(s: string): string {
 export function junitSummary(script: string, data: SummaryData): string {
   const thresholds = thresholdResults(data);
   const checks = allChecks(data.root_group);
-  const failures = thresholds.filter((t) => !t.ok).length;
+  const failures = thresholds.filter((t) => t.judged && !t.ok).length;
+  const skipped = thresholds.filter((t) => !t.judged).length;
   const time = ((data.state?.testRunDurationMs ?? 0) / 1000).toFixed(3);
   const suite = `k6.${script}`;
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="chatgate k6" tests="${thresholds.length + checks.length}" failures="${failures}" time="${time}">`,
-    `  <testsuite name="${xml(suite)}" tests="${thresholds.length + checks.length}" failures="${failures}" errors="0" skipped="0" time="${time}">`,
+    `  <testsuite name="${xml(suite)}" tests="${thresholds.length + checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time}">`,
     '    <properties>',
     `      <property name="target" value="${xml(env('TARGET_URL') ?? '')}"/>`,
     '    </properties>',
   ];
   for (const t of thresholds) {
     out.push(`    <testcase classname="${xml(`${suite}.thresholds`)}" name="${xml(`${t.metric}: ${t.expression}`)}" time="0">`);
-    if (!t.ok) out.push(`      <failure type="threshold" message="${xml(`${t.metric} crossed ${t.expression}${t.observed ? ` (${t.observed})` : ''}`)}"/>`);
+    if (!t.judged) out.push('      <skipped message="no samples: not judged"/>');
+    else if (!t.ok) out.push(`      <failure type="threshold" message="${xml(`${t.metric} crossed ${t.expression}${t.observed ? ` (${t.observed})` : ''}`)}"/>`);
     out.push('    </testcase>');
   }
   for (const c of checks) {
@@ -171,13 +225,16 @@ export function junitSummary(script: string, data: SummaryData): string {
  */
 export function summaryHandler(script: string): (data: SummaryData) => Record<string, string> {
   return (data) => {
-    const out: Record<string, string> = { stdout: textSummary(script, data) };
+    // No reports of a run that never happened.
+    if (notRun(data)) return { stdout: redact(notRunText(script)) };
+    const out: Record<string, string> = {};
     const dir = env('SUMMARY_DIR') ?? '.';
     if (dir !== 'none') {
       const base = dir === '/' ? '' : dir.replace(/\/+$/, '');
       out[`${base}/k6-${script}-summary.json`] = jsonSummary(script, data);
       out[`${base}/k6-${script}-junit.xml`] = junitSummary(script, data);
     }
+    out.stdout = textSummary(script, data, Object.keys(out));
     for (const k of Object.keys(out)) out[k] = redact(out[k]!);
     return out;
   };

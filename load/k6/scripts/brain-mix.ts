@@ -4,7 +4,7 @@
 // its own latency and failure thresholds (tag kind) while they load the target
 // together. Every answer is checked against schemas/chat-completion.schema.json
 // (BRAIN-1: the brain route answers a chat completion too).
-//   k6 run -e RATE=20 -e DURATION=5m load/k6/dist/brain-mix.js
+//   k6 run --no-usage-report -e RATE=20 -e DURATION=5m load/k6/dist/brain-mix.js
 import exec from 'k6/execution';
 import { expectedStatuses, setResponseCallback } from 'k6/http';
 import type { Options, Scenario, Threshold } from 'k6/options';
@@ -12,6 +12,7 @@ import { ConfigError, env, targetConfig } from '../lib/config.ts';
 import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, judgeCompletion, postJson } from '../lib/chat.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
+import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
 const cfg = targetConfig({ brain: true });
 const load = loadSettings({ rate: 10, duration: '1m' });
@@ -44,7 +45,7 @@ for (const { kind, weight } of mix) {
   thresholds[`http_req_failed{kind:${kind}}`] = [`rate<${limits.maxFailureRate}`];
 }
 
-export const options: Options = { scenarios, thresholds, summaryTrendStats: SUMMARY_TREND_STATS };
+export const options: Options = { scenarios, thresholds, summaryTrendStats: SUMMARY_TREND_STATS, setupTimeout: setupTimeout(cfg) };
 
 const CHAT_URL = `${cfg.targetUrl}/chat/completions`;
 const BRAIN_URL = `${cfg.targetUrl}/brains/${cfg.brainId}/chat`;
@@ -76,6 +77,11 @@ export default function (): void {
     if (r < 0) return RUN[p.kind]();
   }
   RUN[mix[mix.length - 1]!.kind]();
+}
+
+/** Before any load: the key is set and the target gives an HTTP answer (lib/reachability.ts). */
+export function setup(): void {
+  checkTarget(cfg);
 }
 
 const summarize = summaryHandler('brain-mix');

@@ -5,7 +5,7 @@
 // headers rather than the first token. Per-event timing (first token,
 // inter-token gaps) needs the xk6-sse extension: see docs/K6.md.
 // Every data payload is checked against schemas/chat-completion-chunk.schema.json.
-//   k6 run -e RATE=5 -e DURATION=2m load/k6/dist/chat-stream.js
+//   k6 run --no-usage-report -e RATE=5 -e DURATION=2m load/k6/dist/chat-stream.js
 import exec from 'k6/execution';
 import { expectedStatuses, setResponseCallback } from 'k6/http';
 import type { Options } from 'k6/options';
@@ -14,6 +14,7 @@ import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, t
 import { chatBody, postJson } from '../lib/chat.ts';
 import { judgeStream } from '../lib/stream.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
+import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
 const cfg = targetConfig();
 const load = loadSettings({ rate: 5, duration: '1m' });
@@ -34,6 +35,7 @@ export const options: Options = {
   scenarios: { stream: arrivalScenario(load, 1) },
   thresholds,
   summaryTrendStats: SUMMARY_TREND_STATS,
+  setupTimeout: setupTimeout(cfg),
 };
 
 const CHAT_URL = `${cfg.targetUrl}/chat/completions`;
@@ -43,6 +45,11 @@ export default function (): void {
   const tags = { name: 'POST /chat/completions (stream)', kind: 'stream', model };
   const body = chatBody(model, { stream: true, extra: includeUsage ? { stream_options: { include_usage: true } } : undefined });
   judgeStream(postJson(CHAT_URL, body, cfg.apiKey, tags, cfg.timeoutMs), tags);
+}
+
+/** Before any load: the key is set and the target gives an HTTP answer (lib/reachability.ts). */
+export function setup(): void {
+  checkTarget(cfg);
 }
 
 const summarize = summaryHandler('chat-stream');

@@ -1,7 +1,7 @@
 // Non-streaming chat throughput: POST /chat/completions at a fixed arrival rate
 // (SCENARIO=constant) or a ramp (SCENARIO=ramp), every answer checked against
 // schemas/chat-completion.schema.json (or error.schema.json for a failing status).
-//   k6 run -e RATE=20 -e DURATION=2m load/k6/dist/chat-throughput.js
+//   k6 run --no-usage-report -e RATE=20 -e DURATION=2m load/k6/dist/chat-throughput.js
 import exec from 'k6/execution';
 import { expectedStatuses, setResponseCallback } from 'k6/http';
 import type { Options } from 'k6/options';
@@ -9,6 +9,7 @@ import { targetConfig } from '../lib/config.ts';
 import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, judgeCompletion, postJson } from '../lib/chat.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
+import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
 const cfg = targetConfig();
 const load = loadSettings({ rate: 10, duration: '1m' });
@@ -21,6 +22,7 @@ export const options: Options = {
   scenarios: { chat: arrivalScenario(load, 1) },
   thresholds: commonThresholds(limits),
   summaryTrendStats: SUMMARY_TREND_STATS,
+  setupTimeout: setupTimeout(cfg),
 };
 
 const CHAT_URL = `${cfg.targetUrl}/chat/completions`;
@@ -30,6 +32,11 @@ export default function (): void {
   const model = cfg.models[(exec.vu.idInTest + exec.vu.iterationInScenario) % cfg.models.length]!;
   const tags = { name: 'POST /chat/completions', kind: 'chat', model };
   judgeCompletion(postJson(CHAT_URL, chatBody(model), cfg.apiKey, tags, cfg.timeoutMs), tags);
+}
+
+/** Before any load: the key is set and the target gives an HTTP answer (lib/reachability.ts). */
+export function setup(): void {
+  checkTarget(cfg);
 }
 
 const summarize = summaryHandler('chat-throughput');

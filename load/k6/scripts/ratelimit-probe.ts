@@ -6,7 +6,7 @@
 //          connection (thresholds; no 429 at all fails "count>0": the probe proved nothing)
 //   LIM-2  Retry-After / retry-after-ms / x-ratelimit-reset-* on a 429 (SHOULD: counted, no threshold)
 //   LIM-3  served again after the advertised wait, 60 s at most (chatgate_recovered)
-//   k6 run load/k6/dist/ratelimit-probe.js
+//   k6 run --no-usage-report load/k6/dist/ratelimit-probe.js
 import { sleep } from 'k6';
 import { expectedStatuses, setResponseCallback, type Response } from 'k6/http';
 import { Counter, Rate } from 'k6/metrics';
@@ -16,6 +16,7 @@ import { arrivalScenario, loadSettings, scenarioLengthMs, SUMMARY_TREND_STATS, t
 import { chatBody, judgeCompletion, logProblem, postJson } from '../lib/chat.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
 import { readRetryHints } from '../../../lib/retry-hints.ts';
+import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
 const cfg = targetConfig();
 const load = loadSettings({ rate: 50, duration: '6s' });
@@ -56,7 +57,7 @@ if (attempts > 0) {
   thresholds.chatgate_recovered = [`rate>=${minRecovered}`];
 }
 
-export const options: Options = { scenarios, thresholds, summaryTrendStats: SUMMARY_TREND_STATS };
+export const options: Options = { scenarios, thresholds, summaryTrendStats: SUMMARY_TREND_STATS, setupTimeout: setupTimeout(cfg) };
 
 const CHAT_URL = `${cfg.targetUrl}/chat/completions`;
 const MODEL = cfg.models[0]!;
@@ -102,6 +103,11 @@ export function recovery(): void {
 // `k6 run` needs a default function even when every scenario names its own exec.
 export default function (): void {
   burst();
+}
+
+/** Before any load: the key is set and the target gives an HTTP answer (lib/reachability.ts). */
+export function setup(): void {
+  checkTarget(cfg);
 }
 
 const summarize = summaryHandler('ratelimit-probe');
