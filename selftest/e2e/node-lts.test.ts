@@ -4,13 +4,13 @@
 // from the npm registry (the `node` package ships the binary) into .cache/node-lts/
 // (gitignored); NODE_LTS_BIN points at another binary. Without one, the tests are
 // skipped and say why in their titles. Cost, measured on the 2-core machine: the whole
-// `npm test` of the embedded default under Node 24 takes 13-18 s, and
-// selftest/e2e/client-matrix.test.ts under it 89 s at load 3 (120-150 s at load 30-45);
-// installing the binary (.ci/run) 6 s, 0.2 s when .cache/node-lts already has it.
+// `npm test` of the embedded default under Node 24 takes 13-18 s (the defect
+// runs of selftest/e2e/client-matrix.test.ts are not repeated under it: 89 s more for cells
+// that depend on the server's bytes, not on Node); installing the binary (.ci/run) 6 s, 0.2 s when .cache/node-lts already has it.
 //
 // The report writers' Node line is checked on every machine (first describe).
 import { describe, expect, it } from 'vitest';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLIENTS, clientById, operationsOf, unavailable } from '../../harness/clients/registry.ts';
@@ -100,23 +100,4 @@ describe('the client matrix under the newest Node LTS', () => {
     expect(run.report('junit.xml')).toContain(`<property name="node" value="${version}"/>`);
     expect(run.report('index.html')).toContain(`node ${version}`);
   }, 120_000);
-
-  it.skipIf(!version)(title('selftest/e2e/client-matrix.test.ts passes under that Node (defects and variants where clients differ, openai@7 included)'), async () => {
-    // A child vitest under the LTS node: the matrix's suite runs use process.execPath, so
-    // they run under it too. Only PATH and HOME are passed (no VITEST_* of this run).
-    const child = spawn(bin, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'selftest/vitest.config.ts', 'selftest/e2e/client-matrix.test.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' } as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
-    const code: number | null = await new Promise((r) => child.on('close', (c) => r(c)));
-    const closing = /selftest: (\d+) passed, (\d+) failed, (\d+) skipped/.exec(out);
-    expect(closing, out.slice(-3000)).not.toBeNull();
-    expect({ code, failed: Number(closing![2]), skipped: Number(closing![3]) }, out.slice(-3000)).toEqual({ code: 0, failed: 0, skipped: 0 });
-    expect(Number(closing![1])).toBeGreaterThanOrEqual(9);
-    expect(out).toContain(`Client matrix on Node ${version!.slice(1)}`);
-  }, 600_000);
 });
