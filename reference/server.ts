@@ -115,6 +115,8 @@ async function handle(ctx: RequestContext): Promise<void> {
     throw auth.error;
   }
   ctx.key = auth.key;
+  // issue 10 (verdicts): a target that misbehaves toward client libraries only.
+  if (ctx.defect('client-libraries-500') && ctx.fromClientLibrary()) throw serverError('Internal error.');
 
   const { state } = ctx;
   if (state.counters.inFlight > state.opts.overloadInFlight) {
