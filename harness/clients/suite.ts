@@ -221,7 +221,11 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
 
 /** Registers the matrix cells of one client (all but error-429, which suites/limits.test.ts owns). */
 export function clientSuite(id: string): void {
-  const entry = clientById(id);
+  clientSuiteOf(clientById(id));
+}
+
+/** clientSuite() for an entry given whole (the self-tests' client that fails to load has no registry entry). */
+export function clientSuiteOf(entry: ClientEntry): void {
   const clauseId = clauseFor(entry);
   describe(`${clauseId}: ${entry.id}`, () => {
     for (const op of operationsOf(entry)) {
