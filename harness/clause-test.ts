@@ -19,8 +19,11 @@ import { config, currentTest } from './target.ts';
 import { exchangeContext, exchangeErrorBodyProblems } from './exchange-log.ts';
 
 export class Violation extends Error {
-  constructor(readonly expected: string, readonly seen: string, readonly exchange?: Exchange) {
-    super(`expected ${expected}, got ${seen}`);
+  readonly seen: string;
+  constructor(readonly expected: string, seen: string, readonly exchange?: Exchange) {
+    // A test may describe what it saw with JSON.stringify(undefined): still a string here.
+    super(`expected ${expected}, got ${String(seen)}`);
+    this.seen = String(seen);
   }
 }
 class Inconclusive extends Error {}
