@@ -32,6 +32,9 @@ const CATALOG = {
   'slow-json': { description: '300 ms before non-stream chat replies.' },
   'tight-rate-limit': { description: 'The main key is limited to 25 requests per 1000 ms window, so a run meets 429s and must honour Retry-After.' },
   'split-writes': { description: 'Every SSE event is written in 2-3 socket writes with small delays, with CRLF line ends split between CR and LF.' },
+
+  // --- issue 10 (verdicts) ---------------------------------------------------------
+  'outside-base-plain-404': { description: 'Paths outside the base URL /v1 (such as VER-2\'s /v2/models) answer 404 text/plain "Not Found": the spec asks nothing there, so ERR-1 must not judge it.' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;
