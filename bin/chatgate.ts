@@ -17,9 +17,9 @@ import { bypassProxyFor } from '../lib/proxy.ts';
 import { failsTheRun, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
 import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/selection.ts';
 import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, suiteFileOf, type ExpectationsFile } from '../lib/expectations.ts';
-import { VerdictCollector, testId } from '../harness/verdict-collector.ts';
+import { VerdictCollector, testId } from '../runner/verdict-collector.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
-import { runWideChecks } from '../suites/run-wide-checks.ts';
+import { RUN_WIDE_FILE, runWideChecks } from '../runner/run-wide-checks.ts';
 import { writeResultsJson } from '../reports/writers/results-json.ts';
 import { writeJunit } from '../reports/writers/junit.ts';
 import { writeMarkdown } from '../reports/writers/markdown.ts';
@@ -152,8 +152,9 @@ async function main(): Promise<number> {
   try {
     collector = await runSuites({ pattern: allOf(selectionPattern(process.env.CLAUSES), args.testNamePattern), files: args.files, progress });
     if (tty) process.stderr.write('\n');
-    // Known failures are not rerun: only what would fail the run unexpectedly.
-    await retryFailures(collector.records, retries, (t) => failsTheRun(t, config.strict) && !isNamed(expectations, t));
+    // Known failures are not rerun: only what would fail the run unexpectedly. Nor are
+    // harness errors: a pass on a rerun would hide them as "flaky".
+    await retryFailures(collector.records, retries, (t) => t.verdict !== 'error' && failsTheRun(t, config.strict) && !isNamed(expectations, t));
   } finally {
     await stopReference?.();
   }
@@ -161,11 +162,11 @@ async function main(): Promise<number> {
   const exchanges = readExchanges(runDir);
   rmSync(runDir, { recursive: true, force: true });
   const nameFilter = args.testNamePattern === undefined ? undefined : new RegExp(args.testNamePattern);
-  const runWide = runWideChecks(exchanges)
+  const runWide = runWideChecks(exchanges, process.env.TARGET_URL)
     .filter((r) => selectionMatches(process.env.CLAUSES, r.clause) && (!nameFilter || nameFilter.test(r.title)));
   const tests = [...collector.records, ...runWide].sort((a, b) => a.id.localeCompare(b.id));
   for (const e of collector.moduleErrors) {
-    tests.push({ id: `load-error/${tests.length}`, clause: 'unknown', level: 'MUST', verdict: 'fail', title: 'suite file failed to load', requirement: '', message: e, notes: [] });
+    tests.push({ id: `load-error/${tests.length}`, clause: 'unknown', level: 'MUST', verdict: 'error', title: 'suite file failed to load', requirement: '', message: e, notes: [] });
   }
   // Run-wide clauses judge the responses of the tests that ran: without any, they judge nothing.
   if (collector.records.length === 0 && collector.moduleErrors.length === 0) {
@@ -179,7 +180,7 @@ async function main(): Promise<number> {
     known.updated = true;
   }
   if (known) known.file = process.env.EXPECTATIONS!.trim();
-  const failed = tests.some((t) => failsTheRun(t, config.strict)) || (!!known?.unexpectedPass.length && !known.updated);
+  const failed = tests.some((t) => failsTheRun(t, { strict: config.strict, expectations: known })) || (!!known?.unexpectedPass.length && !known.updated);
   const results: Results = {
     target: redact(targetLabel), startedAt, durationMs: Math.round(performance.now() - started), strict: config.strict,
     summary: summarise(tests), exitCode: failed ? 1 : 0, tests,
@@ -227,7 +228,7 @@ async function runSuites(opts: { pattern?: string; files?: string[]; progress?: 
  */
 async function retryFailures(records: TestRecord[], retries: number, unexpected: (t: TestRecord) => boolean): Promise<void> {
   if (retries === 0) return;
-  let pending = records.filter((t) => unexpected(t) && t.file && t.file !== 'suites/run-wide-checks.ts');
+  let pending = records.filter((t) => unexpected(t) && t.file && t.file !== RUN_WIDE_FILE);
   for (const t of pending) t.attempts = [{ verdict: t.verdict, ...(t.message ? { message: t.message } : {}) }];
   for (let attempt = 2; attempt <= retries + 1 && pending.length; attempt++) {
     process.stderr.write(`chatgate: rerunning ${pending.length} failed test${pending.length === 1 ? '' : 's'} (attempt ${attempt})\n`);

@@ -3,28 +3,39 @@
 // into a verdict by the clause's level (Autobahn-style verdicts beyond pass/fail):
 //   a broken MUST/COMPAT clause -> fail; SHOULD -> warn; INFO tests report what they saw;
 //   t.inconclusive() -> inconclusive; t.skip() -> skip (never a pass).
+// Anything else thrown (a TypeError in a test, a client library that does not load) is
+// an `error` at any level: a defect of the harness or the environment, never a verdict
+// on the target. A test starts `inconclusive` and must earn its pass: one that ends
+// having judged nothing (no check made) is an `error` too (docs/RUNNER.md).
 // A failure carries the requirement, what was expected, what was seen, the response
 // and a curl command that reproduces it (h2spec / Schemathesis style).
 import { test } from 'vitest';
 import { CLAUSES, type ClauseId, type Level } from '../lib/clauses.ts';
 import type { Exchange } from '../lib/http-client.ts';
-import { errorBodyProblems } from '../lib/error-body.ts';
 import { describe as show, validate, type SchemaName } from '../lib/schema-validator.ts';
 import { redact, redactDeep } from '../lib/redact.ts';
-import type { TestRecord, Verdict } from '../lib/verdicts.ts';
+import { NOT_FINISHED, type TestRecord, type Verdict } from '../lib/verdicts.ts';
 import { config, currentTest } from './target.ts';
+import { exchangeContext, exchangeErrorBodyProblems } from './exchange-log.ts';
 
 export class Violation extends Error {
-  constructor(readonly expected: string, readonly seen: string, readonly exchange?: Exchange) {
-    super(`expected ${expected}, got ${seen}`);
+  readonly seen: string;
+  constructor(readonly expected: string, seen: string, readonly exchange?: Exchange) {
+    // A test may describe what it saw with JSON.stringify(undefined): still a string here.
+    super(`expected ${expected}, got ${String(seen)}`);
+    this.seen = String(seen);
   }
 }
 class Inconclusive extends Error {}
 class Skip extends Error {}
+/** A defect of the harness or the environment found by the harness itself (the message says what). */
+export class HarnessError extends Error {}
 
 export interface ClauseContext {
   readonly clause: ClauseId;
   readonly level: Level;
+  /** Judged checks made so far (a pass needs at least one). */
+  readonly checks: number;
   /** Fails the clause: what the spec asks for, what the target did. */
   fail(expected: string, seen: string, ex?: Exchange): never;
   /** Fails unless `ok`. */
@@ -70,7 +81,7 @@ export function clause(id: ClauseId, title: string, fn: (t: ClauseContext) => Pr
   const timeout = (config.timeoutMs + 31_000) * (opts.requests ?? 1) + 5_000;
   test.concurrent(fullTitle, async (ctx) => {
     const rec: TestRecord = {
-      id: '', clause: id, level, verdict: 'inconclusive', message: 'the test did not finish', title: fullTitle,
+      id: '', clause: id, level, verdict: 'inconclusive', message: NOT_FINISHED, title: fullTitle,
       requirement: def.requirement, notes: [], ...(opts.matrix ? { matrix: opts.matrix } : {}),
     };
     ctx.task.meta.chatgate = rec;
@@ -97,20 +108,22 @@ export function clause(id: ClauseId, title: string, fn: (t: ClauseContext) => Pr
       }
     };
     try {
-      await currentTest.run(store, () => fn(t));
+      await currentTest.run(store, () => exchangeContext.run(fullTitle, () => fn(t)));
+      if (t.checks === 0) throw new HarnessError('the test ended having judged nothing (no check made): a defect of the test');
       finish(level === 'INFO' ? 'info' : 'pass', level === 'INFO' ? observations.join('; ') : undefined);
     } catch (err) {
       if (err instanceof Skip) { finish('skip', err.message); ctx.skip(err.message); return; }
       if (err instanceof Inconclusive) { finish('inconclusive', err.message); return; }
-      let message: string;
-      if (err instanceof Violation) {
-        rec.expected = redact(err.expected);
-        rec.seen = redact(err.seen);
-        if (err.exchange) attached = err.exchange;
-        message = err.message;
-      } else {
-        message = `test error: ${(err as Error)?.stack ?? String(err)}`;
+      if (!(err instanceof Violation)) {
+        // Not a judgement of the target: an error of the harness or the environment, at any level.
+        const message = err instanceof HarnessError ? err.message : `harness error: ${(err as Error)?.stack ?? String(err)}`;
+        finish('error', message);
+        throw new Error(redact(`${fullTitle}\n  ${message}`));
       }
+      rec.expected = redact(err.expected);
+      rec.seen = redact(err.seen);
+      if (err.exchange) attached = err.exchange;
+      const message = err.message;
       if (level === 'SHOULD') { finish('warn', message); return; }
       if (level === 'INFO') { finish('info', [...observations, message].join('; ')); return; }
       finish('fail', message);
@@ -120,12 +133,15 @@ export function clause(id: ClauseId, title: string, fn: (t: ClauseContext) => Pr
 }
 
 function makeContext(id: ClauseId, level: Level, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void): ClauseContext {
+  let checks = 0;
   const t: ClauseContext = {
     clause: id,
     level,
-    fail(expected, seen, ex) { throw new Violation(expected, seen, ex); },
-    check(ok, expected, seen, ex) { if (!ok) t.fail(expected, typeof seen === 'function' ? seen() : seen, ex); },
+    get checks() { return checks; },
+    fail(expected, seen, ex) { checks++; throw new Violation(expected, seen, ex); },
+    check(ok, expected, seen, ex) { checks++; if (!ok) t.fail(expected, typeof seen === 'function' ? seen() : seen, ex); },
     responded(ex) {
+      checks++;
       if (ex.status === undefined) t.fail('a response', `no response: ${ex.error?.message ?? 'unknown failure'}`, ex);
     },
     status(ex, ...expected) {
@@ -141,7 +157,7 @@ function makeContext(id: ClauseId, level: Level, observations: string[], rec: Te
     },
     errorBody(ex, ...statuses) {
       if (statuses.length) t.status(ex, ...statuses);
-      const problems = errorBodyProblems(ex);
+      const problems = exchangeErrorBodyProblems(ex);
       t.check(problems.length === 0, 'an error body {"error": {"message", "type", "code"}} as application/json', problems.join('; '), ex);
     },
     json(ex) {
@@ -151,10 +167,12 @@ function makeContext(id: ClauseId, level: Level, observations: string[], rec: Te
       return ex.json;
     },
     schema(name, value, ex, onlyClause = id) {
+      checks++;
       const errors = validate(name, value).errors.filter((e) => e.clause === onlyClause);
       if (errors.length) t.fail(`a ${name.replace(/-/g, ' ')} valid for ${onlyClause}`, errors.map((e) => e.message).join('; '), ex);
     },
-    observe(text) { observations.push(text); },
+    // What an INFO clause reports is its judgement: an observation counts as a check there.
+    observe(text) { observations.push(text); if (level === 'INFO') checks++; },
     note(text) { rec.notes.push(redact(text)); },
     use(ex) { attach(ex); },
     reproduce(curl) { reproduce(redact(curl)); },

@@ -7,14 +7,15 @@ import OpenAI from 'openai';
 import type { ClauseContext } from './clause-test.ts';
 import { config, http } from './target.ts';
 import { toCurl } from '../lib/curl.ts';
-import { makeGuardedFetch } from './clients/fetch.ts';
+import { Wire } from './clients/fetch.ts';
 
 /**
  * fetch for the SDK with the same guarantees as our raw client: no redirects followed,
- * one deadline (TIMEOUT_MS) over headers and body, and a size cap on the body. The
- * client matrix (harness/clients/) wraps the same guard in a Wire that also counts requests.
+ * one deadline (TIMEOUT_MS) over headers and body, and a size cap on the body. It goes
+ * through a Wire, as the client matrix does, so every exchange lands in the run's
+ * exchange log and the run-wide checks judge it.
  */
-export const guardedFetch: typeof fetch = makeGuardedFetch(config.timeoutMs);
+export const guardedFetch: typeof fetch = (input, init) => new Wire({ timeoutMs: config.timeoutMs, retry429: false }).fetch(input, init);
 
 export function client(apiKey = config.apiKey!): OpenAI {
   return new OpenAI({ baseURL: config.targetUrl, apiKey, maxRetries: 0, timeout: config.timeoutMs, fetch: guardedFetch });

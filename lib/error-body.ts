@@ -1,29 +1,66 @@
-// What "error body" means everywhere in the catalog: status >= 400, Content-Type
-// application/json (parameters allowed), and {"error": {message, type, code}} with
-// string members. Used by per-test checks and by the run-wide ERR-1 check alike.
-import type { Exchange } from './http-client.ts';
-import { describe, validate } from './schema-validator.ts';
+// What "error body" means everywhere in the catalog, in one place for the suite, the
+// load harness and the k6 bundles: status >= 400, Content-Type application/json
+// (parameters allowed), and {"error": {message, type, code}} with string members
+// (schemas/error.schema.json). And what ERR-3 asks of any error object a response
+// carries: message, type and code non-empty strings.
+//
+// Judged from a Content-Type header and the body text, with the schema check passed
+// in (ajv in Node: lib/schema-validator.ts errorSchemaProblems; the standalone
+// validators inside a k6 bundle): this module imports nothing, so esbuild can bundle
+// it for k6 (ES2017, no Node APIs).
 
-/** Problems with an exchange's error body; empty when it is a proper one. */
-export function errorBodyProblems(ex: Exchange): string[] {
-  if (ex.error && ex.status === undefined) return [`no response (${ex.error.message})`];
+/** Problems a schema validator finds with a parsed body; empty when it is valid. */
+export type ShapeProblems = (json: unknown) => string[];
+
+/** Problems with an error answer's body; empty when it is a proper error body. */
+export function errorBodyProblems(contentType: string | undefined, text: string, shape: ShapeProblems): string[] {
   const problems: string[] = [];
-  if (ex.mediaType !== 'application/json') {
-    problems.push(`Content-Type is ${ex.headers['content-type'] === undefined ? 'missing' : JSON.stringify(ex.headers['content-type'])}, expected application/json`);
+  if (contentType === undefined || contentType.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
+    problems.push(`Content-Type is ${contentType === undefined ? 'missing' : JSON.stringify(contentType)}, expected application/json`);
   }
-  const text = ex.text ?? '';
-  if (text.trim() === '') return [...problems, 'the body is empty'];
-  let body: unknown = ex.json;
-  if (body === undefined) {
-    try { body = JSON.parse(text); } catch { return [...problems, `the body is not JSON: ${describe(text, 120)}`]; }
-  }
-  for (const v of validate('error', body).errors) problems.push(v.message);
-  return problems;
+  if (text.trim() === '') return problems.concat(['the body is empty']);
+  const json = parseJson(text);
+  if (json === undefined) return problems.concat([`the body is not JSON: ${excerpt(text, 120)}`]);
+  return problems.concat(shape(json));
 }
 
-/** type/code/param of an error body, for ERR-3 and ERR-5. */
-export function errorFields(ex: Exchange): { message?: unknown; type?: unknown; code?: unknown; hasParam: boolean } | undefined {
-  const err = (ex.json as { error?: Record<string, unknown> } | undefined)?.error;
-  if (!err || typeof err !== 'object') return undefined;
-  return { message: err.message, type: err.type, code: err.code, hasParam: Object.prototype.hasOwnProperty.call(err, 'param') };
+/** The `error` object of a body, whatever its members hold (ERR-3, ERR-5 judge them). */
+export interface ErrorObject {
+  message?: unknown;
+  type?: unknown;
+  code?: unknown;
+  hasParam: boolean;
+}
+
+/** The `error` object of a parsed body, or undefined when the body has none. */
+export function errorObjectOf(json: unknown): ErrorObject | undefined {
+  const err = json !== null && typeof json === 'object' ? (json as { error?: unknown }).error : undefined;
+  if (err === null || typeof err !== 'object' || Array.isArray(err)) return undefined;
+  const e = err as Record<string, unknown>;
+  return { message: e.message, type: e.type, code: e.code, hasParam: Object.prototype.hasOwnProperty.call(e, 'param') };
+}
+
+/** ERR-3: which of message, type, code is not a non-empty string (a missing or null code included). */
+export function emptyErrorMembers(e: ErrorObject): string[] {
+  const out: string[] = [];
+  for (const k of ['message', 'type', 'code'] as const) {
+    const v = e[k];
+    if (typeof v !== 'string' || v.trim() === '') out.push(`${k} ${v === undefined ? 'missing' : JSON.stringify(v)}`);
+  }
+  return out;
+}
+
+/** Parses a JSON body; undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (_e) {
+    return undefined;
+  }
+}
+
+function excerpt(text: string, max: number): string {
+  const s = JSON.stringify(text);
+  return s.length > max ? `${s.slice(0, max)}…` : s;
 }

@@ -111,3 +111,8 @@ export function describe(value: unknown, max = 80): string {
   try { s = value === undefined ? 'undefined' : JSON.stringify(value); } catch { s = String(value); }
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
+
+/** The error-body schema check for lib/error-body.ts (the k6 bundles pass their standalone validator instead). */
+export function errorSchemaProblems(json: unknown): string[] {
+  return validate('error', json).errors.map((v) => v.message);
+}

@@ -3,7 +3,10 @@
 import type { Level } from './clauses.ts';
 
 // flaky: failed, then passed when RETRY_FAILED reran it (fails the run only in strict mode).
-export const VERDICTS = ['pass', 'fail', 'warn', 'info', 'skip', 'inconclusive', 'flaky'] as const;
+// error: a defect of the harness or the environment (a TypeError in a test, a client
+// library that does not load, a test that timed out or ended having judged nothing),
+// never a verdict on the target; it fails the run at any clause level.
+export const VERDICTS = ['pass', 'fail', 'warn', 'info', 'skip', 'inconclusive', 'flaky', 'error'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 export interface TestRecord {
@@ -97,10 +100,30 @@ export function summarise(tests: TestRecord[]): Record<Verdict, number> {
   return s;
 }
 
-/** Whether this test makes the run fail: an unexpected fail, or in strict mode an unexpected warn or flaky. */
-export function failsTheRun(t: TestRecord, strict: boolean): boolean {
+/** What decides whether a test fails the run: strict mode, and whether --update-expectations removed the unexpected passes. */
+export interface FailRule { strict: boolean; expectations?: { updated: boolean } }
+
+/**
+ * The one rule for "does this test fail the run", used by the runner (exit code,
+ * reruns) and every report writer: an `error` always (an expectation cannot excuse a
+ * harness error); an unexpected `fail`; a known failure that passed, unless the
+ * expectations file was updated; in strict mode an unexpected `warn` or `flaky`.
+ * `strict` alone (a boolean) is accepted for callers without expectations.
+ */
+export function failsTheRun(t: Pick<TestRecord, 'verdict' | 'expectation'>, rule: FailRule | boolean): boolean {
+  const { strict, expectations } = typeof rule === 'boolean' ? { strict: rule, expectations: undefined } : rule;
+  if (t.verdict === 'error') return true;
   if (t.expectation?.outcome === 'expected-fail') return false;
+  if (t.expectation?.outcome === 'unexpected-pass') return !expectations?.updated;
   return t.verdict === 'fail' || (strict && (t.verdict === 'warn' || t.verdict === 'flaky'));
+}
+
+/** The message of a test's starting verdict (`inconclusive`): a record still carrying it when the run ends is an `error`. */
+export const NOT_FINISHED = 'the test did not finish';
+
+/** What a person is told about an `error` verdict (console, reports): it is not a verdict on the target. */
+export function harnessErrorAdvice(message: string | undefined): string {
+  return `a harness or environment error, not a verdict on the target: ${message ?? '(no message)'}; rerun, or report it with reports/latest/results.json`;
 }
 
 declare module '@vitest/runner' {

@@ -1,27 +1,8 @@
-// Checks on the answers a target sheds load with: the error body of any >= 400
-// (ERR-1, LIM-1, ERR-4) and the retry hints of a 429 (LIM-2): present, parseable,
+// Checks on the answers a target sheds load with: the retry hints of a 429 (LIM-2): present, parseable,
 // and consistent with each other, since a client honours whichever it reads first
 // (openai-node: retry-after-ms, then Retry-After; LangChain: Retry-After only).
-import { describe, validate } from '../lib/schema-validator.ts';
+// The error-body rule itself is lib/error-body.ts, shared with the suite and the k6 bundles.
 import { MAX_HONOURED_WAIT_MS, parseResetDuration, readRetryHints } from '../lib/retry-hints.ts';
-
-/** Problems with an error answer's body; empty when it is a proper error body. */
-export function errorBodyProblems(headers: Record<string, string>, body: string): string[] {
-  const problems: string[] = [];
-  const type = headers['content-type'];
-  if (type === undefined || type.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
-    problems.push(`Content-Type is ${type === undefined ? 'missing' : JSON.stringify(type)}, expected application/json`);
-  }
-  if (body.trim() === '') return [...problems, 'the body is empty'];
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return [...problems, `the body is not JSON: ${describe(body, 100)}`];
-  }
-  for (const v of validate('error', json).errors) problems.push(v.message);
-  return problems;
-}
 
 export interface RetryHint {
   /** The wait a client would honour, ms (undefined: the answer gives none). */

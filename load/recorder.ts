@@ -5,7 +5,9 @@
 import { LatencyHistogram, round3, type LatencySummary } from './histogram.ts';
 import { FAILURE_KINDS, type FailureKind, type Outcome } from './lean-client.ts';
 import { ROUTE_KINDS, type RouteKind } from './request-bodies.ts';
-import { checkRetryHeaders, errorBodyProblems } from './error-checks.ts';
+import { checkRetryHeaders } from './error-checks.ts';
+import { errorBodyProblems } from '../lib/error-body.ts';
+import { errorSchemaProblems } from '../lib/schema-validator.ts';
 import type { Findings } from './findings.ts';
 import { redact } from '../lib/redact.ts';
 
@@ -215,7 +217,7 @@ export class Recorder {
     const example = `HTTP ${status} ${headers['content-type'] ?? '(no Content-Type)'} ${JSON.stringify(body.slice(0, 200))}`;
     if (status >= 500 && status !== 503) this.findings.add('ERR-2', `answered ${status} (a 5xx other than 503) under load`, example);
     if (status < 400) return;
-    const problems = errorBodyProblems(headers, body);
+    const problems = errorBodyProblems(headers['content-type'], body, errorSchemaProblems);
     if (problems.length > 0) {
       this.errorAnswersImproper++;
       const clause = status === 429 ? 'LIM-1' : status === 503 ? 'ERR-4' : 'ERR-1';

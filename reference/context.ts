@@ -60,6 +60,16 @@ export class RequestContext {
     return hasVariant(this.state, name);
   }
 
+  /**
+   * Whether the request comes from an OpenAI-style client library (the x-stainless-*
+   * headers openai-node and LangChain send, or their user agents): for the defects that
+   * misbehave toward client libraries only (client-libraries-500, key-echoed-to-clients).
+   */
+  fromClientLibrary(): boolean {
+    const h = this.req.headers;
+    return Object.keys(h).some((k) => k.startsWith('x-stainless-')) || /OpenAI\/JS|ai-sdk|langchain/i.test(String(h['user-agent'] ?? ''));
+  }
+
   /** The credential exactly as presented after the scheme (for the key-echo defects only). */
   presentedCredential(): string | undefined {
     const h = this.req.headers.authorization;

@@ -6,8 +6,11 @@
 // Each entry breaks one thing; `clauses` lists the catalog IDs it is meant to break
 // (it may break others as a consequence, those are not demanded).
 
+import type { ClauseId } from '../lib/clauses.ts';
+
 export interface DefectInfo {
-  clauses: string[];
+  /** Typed: a clause id that is not in the registry is a compile error. */
+  clauses: ClauseId[];
   description: string;
 }
 
@@ -121,7 +124,7 @@ const CATALOG = {
   // --- error bodies ---------------------------------------------------------------
   'error-missing-type': { clauses: ['ERR-1'], description: 'Error bodies lack error.type.' },
   'error-missing-code': { clauses: ['ERR-1'], description: 'Error bodies lack error.code.' },
-  'error-code-null': { clauses: ['ERR-1'], description: 'Error bodies have error.code null.' },
+  'error-code-null': { clauses: ['ERR-1', 'ERR-3'], description: 'Error bodies have error.code null.' },
   'error-message-not-string': { clauses: ['ERR-1'], description: 'error.message is an object instead of a string.' },
   'error-flat': { clauses: ['ERR-1'], description: 'Error bodies are {"message", "type", "code"} without the error wrapper.' },
   'error-empty-message': { clauses: ['ERR-3'], description: 'error.message is "".' },
@@ -155,6 +158,9 @@ const CATALOG = {
   'close-after-stream': { clauses: ['SVC-8'], description: 'After every stream the socket is closed without Connection: close (half-close once the response is sent).' },
   'models-no-list': { clauses: ['SVC-2', 'MOD-1'], description: 'GET /models answers 200 {"object": "list"} with no data array.' },
   'error-code-numeric': { clauses: ['ERR-1'], description: 'error.code is a number (the HTTP status) in every error body.' },
+  // --- issue 10 (verdicts): misbehaving toward client libraries only -------------
+  'client-libraries-500': { clauses: ['ERR-2'], description: 'Authenticated requests from OpenAI-style client libraries (x-stainless-* headers, OpenAI/JS or ai-sdk user agents) are answered 500.' },
+  'key-echoed-to-clients': { clauses: ['AUTH-9'], description: 'Responses to client-library requests (x-stainless-* headers, OpenAI/JS or ai-sdk user agents) carry x-debug-key with the caller\'s full API key.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;

@@ -8,7 +8,7 @@ import type { RequestContext } from './context.ts';
 export function baseHeaders(ctx: RequestContext): Record<string, string> {
   const h: Record<string, string> = { ...ctx.extraHeaders };
   if (ctx.variant('connection-close')) h['Connection'] = 'close';
-  if (ctx.defect('key-echoed-in-header')) {
+  if (ctx.defect('key-echoed-in-header') || (ctx.defect('key-echoed-to-clients') && ctx.fromClientLibrary())) {
     h['x-debug-key'] = ctx.key?.value ?? ctx.presentedCredential() ?? ctx.state.keys.main.value;
   }
   return h;

@@ -17,7 +17,7 @@ import { matchRoute, type RouteMatch } from './routes.ts';
 import { handleBrainChat, handleChatCompletions } from './chat.ts';
 import { handleListModels, handleRetrieveModel, SERVICE_MODELS } from './models.ts';
 import { handleUnavailable } from './unavailable.ts';
-import { sendEmpty } from './respond.ts';
+import { sendBody, sendEmpty } from './respond.ts';
 
 export type { ReferenceOptions, LatencyOptions, RateWindow } from './options.ts';
 export { referenceOptionsFromEnv } from './options.ts';
@@ -106,6 +106,10 @@ function onRequest(state: ServerState, req: http.IncomingMessage, res: http.Serv
 }
 
 async function handle(ctx: RequestContext): Promise<void> {
+  // issue 10 (verdicts): outside the base URL (/v1) the spec asks nothing; a plain-text 404 there is legal.
+  if (ctx.variant('outside-base-plain-404') && ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) {
+    return sendBody(ctx, 404, 'text/plain', 'Not Found');
+  }
   const match = matchRoute(ctx.path, ctx.defect('brain-route-missing'));
 
   // auth-after-validation: the defect checks the request before the caller.
@@ -117,6 +121,8 @@ async function handle(ctx: RequestContext): Promise<void> {
     throw auth.error;
   }
   ctx.key = auth.key;
+  // issue 10 (verdicts): a target that misbehaves toward client libraries only.
+  if (ctx.defect('client-libraries-500') && ctx.fromClientLibrary()) throw serverError('Internal error.');
 
   const { state } = ctx;
   if (state.counters.inFlight > state.opts.overloadInFlight) {

@@ -40,6 +40,8 @@ const CATALOG = {
   'retry-after-ms-only': { description: '429 answers advise their wait only by retry-after-ms.' },
   'brain-route-201': { description: 'POST /brains/{id}/chat answers 201 Created with the chat completion (any 2xx is legal).' },
   'keep-alive-timeout': { description: 'Keep-Alive: timeout=1 on every response; idle connections are closed after 1 s, as advertised.' },
+  // --- issue 10 (verdicts) ---------------------------------------------------------
+  'outside-base-plain-404': { description: 'Paths outside the base URL /v1 (such as VER-2\'s /v2/models) answer 404 text/plain "Not Found": the spec asks nothing there, so ERR-1 must not judge it.' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;

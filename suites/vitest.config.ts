@@ -5,10 +5,14 @@ import { defineConfig } from 'vitest/config';
 // turns the tests' verdicts into reports; running vitest on this config directly
 // skips all of that.
 const timeoutMs = Number(process.env.TIMEOUT_MS || 30_000);
+// Self-test seam (docs/RUNNER.md), not for users: CHATGATE_SELFTEST_SUITES=<folder>
+// adds that folder's *.suite.ts files (deliberately broken tests, a client that does
+// not load) to the run, so the self-tests can prove harness errors show as `error`.
+const selftestSuites = process.env.CHATGATE_SELFTEST_SUITES?.trim();
 
 export default defineConfig({
   test: {
-    include: ['suites/**/*.test.ts'],
+    include: ['suites/**/*.test.ts', ...(selftestSuites ? [`${selftestSuites.replace(/\/+$/, '')}/**/*.suite.ts`] : [])],
     // Tests are independent requests: run them concurrently within and across files,
     // so a remote target's latency is not paid serially.
     sequence: { concurrent: true },

@@ -8,6 +8,9 @@ import { DEFAULT_MAX_BODY_BYTES, formatBytes } from '../../lib/http-client.ts';
 import { with429BackOff } from '../../lib/back-off.ts';
 import { toCurl } from '../../lib/curl.ts';
 import { sharedProxyDispatcher } from '../../lib/proxy.ts';
+import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/error-body.ts';
+import { errorSchemaProblems } from '../../lib/schema-validator.ts';
+import { exchangeContext, exchangeLogOn, logClientExchange } from '../exchange-log.ts';
 
 /**
  * fetch with the same guarantees as our raw client: no redirects followed (the key can
@@ -50,6 +53,8 @@ export interface WireRequest {
   transportError?: string;
   /** error.message of an error body (status >= 400), when the body has one. */
   serverMessage?: string;
+  /** Status >= 400: what is wrong with the error body (lib/error-body.ts; empty = a proper one). */
+  errorBodyProblems?: string[];
 }
 
 export interface WireOptions {
@@ -64,9 +69,15 @@ export interface WireOptions {
   onOutcome?: (r: WireRequest) => void;
 }
 
-/** One client call's view of the wire: a fetch to hand to the client, and what it sent. */
+/**
+ * One client call's view of the wire: a fetch to hand to the client, and what it sent.
+ * Every exchange also goes to the run's exchange log (harness/exchange-log.ts), so the
+ * run-wide checks (ERR-1..ERR-5, AUTH-9) judge client-library traffic like our own.
+ */
 export class Wire {
   readonly requests: WireRequest[] = [];
+  /** Exchange-log writes still reading a streamed body (settled() waits for them). */
+  private readonly logging: Array<Promise<void>> = [];
   /** 429s this wrapper waited out and re-sent (hidden from the client). */
   throttled = 0;
   private readonly guarded: typeof fetch;
@@ -88,11 +99,13 @@ export class Wire {
         res = await this.guarded(input, init);
       } catch (err) {
         rec.transportError = describeCause(err);
+        this.log(rec);
         this.opts.onOutcome?.(rec);
         throw err;
       }
       rec.status = res.status;
-      if (res.status >= 400) rec.serverMessage = await errorMessageOf(res.clone());
+      if (res.status >= 400) Object.assign(rec, await errorAnswerOf(res.clone()));
+      await this.log(rec, res);
       this.opts.onOutcome?.(rec);
       return res;
     }, (res) => ({ status: res.status, headers: Object.fromEntries(res.headers) }), {
@@ -103,6 +116,28 @@ export class Wire {
       },
     });
   };
+
+  /**
+   * Logs the exchange. A JSON (or any non-stream) body is read from a clone before the
+   * client sees the response (it is capped and under the deadline), so it is logged even
+   * if the call is cut short; a stream is logged in the background as it ends.
+   */
+  private async log(rec: WireRequest, res?: Response): Promise<void> {
+    if (!exchangeLogOn()) return;
+    const test = exchangeContext.getStore();
+    const headers = res ? Object.fromEntries(res.headers) : {};
+    const parts = { method: rec.method, url: rec.url, status: rec.status, headers, transportError: rec.transportError, curl: curlOf(rec) };
+    if (!res?.body) { logClientExchange({ ...parts, text: '' }, test); return; }
+    const read = res.clone().text().catch((err: unknown) => { parts.transportError = describeCause(err); return ''; })
+      .then((text) => logClientExchange({ ...parts, text }, test));
+    if (/^text\/event-stream/i.test(headers['content-type'] ?? '')) this.logging.push(read);
+    else await read;
+  }
+
+  /** Resolves once every exchange of this wire is in the log (streams read to their end or deadline). */
+  async settled(): Promise<void> {
+    await Promise.all(this.logging);
+  }
 
   /** Requests sent after the first response with a 4xx other than 429 (the client retried it). */
   retriesAfterClientError(): WireRequest[] {
@@ -122,20 +157,25 @@ export class Wire {
   /** curl for the last request the client sent, key masked. */
   curl(): string | undefined {
     const r = this.requests.at(-1);
-    if (!r) return undefined;
-    const headers: Record<string, string> = { Authorization: 'Bearer ***' };
-    if (r.body !== undefined) headers['Content-Type'] = 'application/json';
-    return toCurl({ method: r.method, url: r.url, headers, body: r.body, stream: r.body !== undefined && /"stream"\s*:\s*true/.test(r.body) });
+    return r ? curlOf(r) : undefined;
   }
 }
 
-async function errorMessageOf(res: Response): Promise<string | undefined> {
-  try {
-    const body = JSON.parse(await res.text()) as { error?: { message?: unknown } };
-    return typeof body?.error?.message === 'string' ? body.error.message : undefined;
-  } catch {
-    return undefined;
-  }
+function curlOf(r: WireRequest): string {
+  const headers: Record<string, string> = { Authorization: 'Bearer ***' };
+  if (r.body !== undefined) headers['Content-Type'] = 'application/json';
+  return toCurl({ method: r.method, url: r.url, headers, body: r.body, stream: r.body !== undefined && /"stream"\s*:\s*true/.test(r.body) });
+}
+
+/** The server's error.message and what is wrong with the error body (the one rule, lib/error-body.ts). */
+async function errorAnswerOf(res: Response): Promise<Pick<WireRequest, 'serverMessage' | 'errorBodyProblems'>> {
+  let text: string;
+  try { text = await res.text(); } catch (err) { return { errorBodyProblems: [`the body could not be read (${describeCause(err)})`] }; }
+  const message = errorObjectOf(parseJson(text))?.message;
+  return {
+    serverMessage: typeof message === 'string' ? message : undefined,
+    errorBodyProblems: errorBodyProblems(res.headers.get('content-type') ?? undefined, text, errorSchemaProblems),
+  };
 }
 
 /** fetch's own message is a bare "fetch failed"; the cause says what happened. */

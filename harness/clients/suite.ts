@@ -7,8 +7,15 @@
 // Every cell's record carries `matrix: { client, operation }`; the client's own words
 // (its error class and message, or what it returned) are in `observations` on a pass
 // and in `message` otherwise.
+//
+// Attribution: a cell judges the client, so it fails only where the client misbehaves
+// on an answer that is itself conformant. When the server's wire answer is itself a
+// breach (the "400" cell's invalid request answered 404, the "401" cell's unknown key
+// answered 200, a 5xx, an error body that is not one), the wire clause fails in its own
+// test and the cell is `inconclusive`, naming that clause. A client library that does
+// not load is an `error` (the environment), unless it cannot run on this Node (`skip`).
 import { describe } from 'vitest';
-import { clause, type ClauseContext } from '../clause-test.ts';
+import { clause, HarnessError, type ClauseContext } from '../clause-test.ts';
 import { brainId, config, keys, models } from '../target.ts';
 import { describeCause, Wire, type WireRequest } from './fetch.ts';
 import { usageText, type Driver, type Reply, type Setup } from './driver.ts';
@@ -16,7 +23,11 @@ import { clauseFor, clientById, operationsOf, unavailable, type ClientEntry, typ
 
 const loaded = new Map<string, Promise<Driver>>();
 
-/** The client's driver, or a skip saying why it cannot run here (Node too old, package missing). */
+/**
+ * The client's driver; a skip when it cannot run on this Node (a documented requirement,
+ * e.g. openai 7 needs Node 22). A library that fails to load otherwise (missing, broken
+ * install) is a harness error: thrown, it becomes the cell's `error` verdict.
+ */
 async function driverFor(t: ClauseContext, entry: ClientEntry): Promise<Driver> {
   const why = unavailable(entry);
   if (why) t.skip(why);
@@ -25,16 +36,43 @@ async function driverFor(t: ClauseContext, entry: ClientEntry): Promise<Driver> 
   try {
     return await p;
   } catch (err) {
-    t.skip(`${entry.id} could not be loaded (${describeCause(err)}); npm ci installs it`);
+    throw new HarnessError(`${entry.id} could not be loaded (${describeCause(err)}); npm ci installs it`);
   }
+}
+
+/** The wire clause a server breaks when an error cell's request gets another answer. */
+const WIRE_CLAUSE: Record<ErrorStatus, string> = { 400: 'CHAT-2', 401: 'AUTH-2', 403: 'AUTH-6', 429: 'LIM-1' };
+
+const serverError = (status: number) => status >= 500 && status !== 503;
+
+/**
+ * Why the server's answer on the wire is itself nonconformant, so that the cell cannot
+ * judge the client (undefined: the answers were conformant). `status`: the status the
+ * error cell's request must get; undefined for a call that should succeed, where only a
+ * 5xx is the server's own breach (a 4xx to what a client sends is the client's problem
+ * to meet, and SVC-4's).
+ */
+function wireBreach(w: Wire, status?: ErrorStatus): string | undefined {
+  for (const r of w.requests) {
+    if (r.status === undefined || (r.status === 429 && status !== 429)) continue;
+    if (status === undefined) {
+      if (r.status === 503) return 'the server answered 503 (overloaded): no verdict on the client';
+      if (serverError(r.status)) return `the server answered ${r.status}: see ERR-2`;
+      continue;
+    }
+    if (r.status !== status) return `the server answered ${r.status}, not ${status}: see ${WIRE_CLAUSE[status]}${serverError(r.status) ? ' and ERR-2' : ''}`;
+    if (r.errorBodyProblems?.length) return `the server's ${status} carries no proper error body (${r.errorBodyProblems[0]}): see ${status === 429 ? 'LIM-1 and ' : ''}ERR-1`;
+  }
+  return undefined;
 }
 
 function setup(wire: Wire, apiKey: string, maxRetries: number | undefined): Setup {
   return { baseURL: config.targetUrl!, apiKey, fetch: wire.fetch, timeoutMs: config.timeoutMs, maxRetries };
 }
 
-/** What the report shows of a call: its curl (if the cell fails), throttling met on the way. */
-function account(t: ClauseContext, ...wires: Wire[]): void {
+/** What the report shows of a call: its curl (if the cell fails), throttling met on the way; once its exchanges are logged. */
+async function account(t: ClauseContext, ...wires: Wire[]): Promise<void> {
+  await Promise.all(wires.map((w) => w.settled()));
   const curl = wires.at(-1)?.curl();
   if (curl) t.reproduce(curl);
   const throttled = wires.reduce((n, w) => n + w.throttled, 0);
@@ -52,9 +90,12 @@ async function succeeds<T>(t: ClauseContext, d: Driver, wire: Wire, what: string
   try {
     return await call();
   } catch (err) {
+    await wire.settled();
+    const breach = wireBreach(wire);
+    if (breach) t.inconclusive(`${breach} (the client raised ${raisedText(d, err, wire)})`);
     t.fail(`${what} to succeed`, raisedText(d, err, wire));
   } finally {
-    account(t, wire);
+    await account(t, wire);
   }
 }
 
@@ -76,6 +117,8 @@ const mainKey = () => config.apiKey!;
 /** Judges an error call: the class/tag for the status, the server's message carried, no retry of a 4xx. */
 function judgeError(t: ClauseContext, entry: ClientEntry, d: Driver, w: Wire, status: ErrorStatus, outcome: { ok: true } | { ok: false; err: unknown }): void {
   const expected = entry.raises[status];
+  const breach = wireBreach(w, status);
+  if (breach) t.inconclusive(`${breach} (${outcome.ok ? 'the call succeeded' : `the client raised ${raisedText(d, (outcome as { err: unknown }).err, w)}`})`);
   if (outcome.ok) t.fail(`${expected} for HTTP ${status}`, `the call succeeded (HTTP ${w.statuses()})`);
   const err = (outcome as { err: unknown }).err;
   const text = raisedText(d, err, w);
@@ -104,7 +147,7 @@ async function errorCell(t: ClauseContext, entry: ClientEntry, status: Exclude<E
   // The client's default retry policy, as its users run it: the cell checks it does not retry this 4xx.
   let outcome: { ok: true } | { ok: false; err: unknown };
   try { await call(d, { ...setup(w, apiKey, undefined), signal: cut.signal }); outcome = { ok: true }; } catch (err) { outcome = { ok: false, err }; }
-  account(t, w);
+  await account(t, w);
   judgeError(t, entry, d, w, status, outcome);
 }
 
@@ -141,9 +184,11 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
     let r: Reply;
     try {
       r = await d.stream(setup(first, mainKey(), 0), models[0]!, { usage: true });
-      account(t, first);
+      await account(t, first);
     } catch (err) {
-      account(t, first);
+      await account(t, first);
+      const breach = wireBreach(first);
+      if (breach) t.inconclusive(`${breach} (the client raised ${raisedText(d, err, first)})`);
       // CHAT-8 lets a target refuse stream_options with 400; where asking for usage is the
       // user's choice, the stream itself must still work without it.
       if (!d.usageOptIn || d.describe(err).status !== 400) t.fail(`${entry.calls.stream} to succeed`, raisedText(d, err, first));
@@ -176,7 +221,11 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
 
 /** Registers the matrix cells of one client (all but error-429, which suites/limits.test.ts owns). */
 export function clientSuite(id: string): void {
-  const entry = clientById(id);
+  clientSuiteOf(clientById(id));
+}
+
+/** clientSuite() for an entry given whole (the self-tests' client that fails to load has no registry entry). */
+export function clientSuiteOf(entry: ClientEntry): void {
   const clauseId = clauseFor(entry);
   describe(`${clauseId}: ${entry.id}`, () => {
     for (const op of operationsOf(entry)) {
@@ -210,8 +259,9 @@ export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, max: n
     const wires = Array.from({ length: n }, () => new Wire({ timeoutMs: config.timeoutMs, retry429: false }));
     const results = await Promise.allSettled(wires.map((w) => d.complete(setup(w, key, 0), models[0]!)));
     const i = results.findIndex((r, j) => r.status === 'rejected' && wires[j]!.requests.some((q) => q.status === 429));
+    await Promise.all(wires.map((w) => w.settled()));
     if (i !== -1) {
-      account(t, wires[i]!);
+      await account(t, wires[i]!);
       judgeError(t, entry, d, wires[i]!, 429, { ok: false, err: (results[i] as PromiseRejectedResult).reason });
       t.observe(`first 429 within ${sent} calls through ${entry.id}`);
       return;

@@ -3,7 +3,7 @@
 // h2spec-style (requirement, expected, seen) with a curl line that reproduces it,
 // then the totals, what changed since the previous run, and the verdict.
 import { SECTIONS } from '../../lib/clauses.ts';
-import type { Results, TestRecord, Verdict } from '../../lib/verdicts.ts';
+import { harnessErrorAdvice, type Results, type TestRecord, type Verdict } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
 import { comparisonLine } from './history.ts';
 import {
@@ -12,7 +12,7 @@ import {
 } from './outcomes.ts';
 
 /** Worst first (verdicts only; reports refine them with expectations in outcomes.ts). */
-export const SEVERITY: Verdict[] = ['fail', 'flaky', 'warn', 'inconclusive', 'skip', 'info', 'pass'];
+export const SEVERITY: Verdict[] = ['error', 'fail', 'flaky', 'warn', 'inconclusive', 'skip', 'info', 'pass'];
 
 export function clauseVerdict(tests: TestRecord[]): Verdict {
   return SEVERITY.find((v) => tests.some((t) => t.verdict === v)) ?? 'skip';
@@ -23,7 +23,7 @@ export function byClause(results: Results): Map<string, TestRecord[]> {
 }
 
 const COLOR: Record<ClauseOutcome, string> = {
-  fail: '31', 'unexpected-pass': '31', flaky: '33', warn: '33', 'expected-fail': '34', inconclusive: '35',
+  error: '1;35', fail: '31', 'unexpected-pass': '31', flaky: '33', warn: '33', 'expected-fail': '34', inconclusive: '35',
   skip: '90', info: '36', pass: '32', 'no-test': '90', 'not-selected': '90',
 };
 
@@ -54,7 +54,15 @@ export function renderConsole(results: Results, opts: { color?: boolean } = {}):
   }
 
   const failing = failingTests(results);
-  const shown = results.tests.filter((t) => failing.includes(t) && outcome(t) !== 'unexpected-pass');
+  // Harness errors apart from the target's failures: they say nothing about the target.
+  const errors = results.tests.filter((t) => t.verdict === 'error');
+  if (errors.length) {
+    lines.push('', `Harness errors (${errors.length}): the run could not judge these tests; they fail the run`);
+    for (const t of errors) {
+      lines.push('', `  ${paint('error', `ERROR ${t.title}`)}`, `    ${oneLine(harnessErrorAdvice(oneLine(t.message, 300)), 600)}`);
+    }
+  }
+  const shown = results.tests.filter((t) => failing.includes(t) && outcome(t) !== 'unexpected-pass' && t.verdict !== 'error');
   if (shown.length) {
     lines.push('', `Failures (${shown.length}):`);
     for (const t of shown) {
@@ -73,7 +81,7 @@ export function renderConsole(results: Results, opts: { color?: boolean } = {}):
 
   const s = results.summary;
   const expected = results.expectations?.expectedFail ?? 0;
-  lines.push('', `${s.pass} passed, ${s.fail} failed${expected ? ` (${expected} expected)` : ''}, ${s.flaky ?? 0} flaky, ${s.warn} warnings, ${s.info} info, ${s.inconclusive} inconclusive, ${s.skip} skipped (${results.tests.length} tests, ${(results.durationMs / 1000).toFixed(1)} s, Node ${results.chatgate.node})`);
+  lines.push('', `${s.pass} passed, ${s.fail} failed${expected ? ` (${expected} expected)` : ''}, ${s.error ?? 0} errors, ${s.flaky ?? 0} flaky, ${s.warn} warnings, ${s.info} info, ${s.inconclusive} inconclusive, ${s.skip} skipped (${results.tests.length} tests, ${(results.durationMs / 1000).toFixed(1)} s, Node ${results.chatgate.node})`);
   lines.push(comparisonLine(results.comparison));
   lines.push(verdictLine(results));
   return redact(lines.join('\n'));
@@ -92,8 +100,10 @@ function clauseLine(r: ClauseRow, paint: (o: ClauseOutcome, s: string) => string
 
 export function verdictLine(results: Results): string {
   if (results.exitCode === 0) return 'verdict: PASS';
-  const tests = failingTests(results).filter((t) => outcome(t) !== 'unexpected-pass').length;
+  const failing = failingTests(results).filter((t) => outcome(t) !== 'unexpected-pass');
+  const errors = failing.filter((t) => t.verdict === 'error').length;
+  const tests = failing.length - errors;
   const passes = results.expectations?.updated ? 0 : results.expectations?.unexpectedPass.length ?? 0;
-  const parts = [tests && `${tests} failing test${tests === 1 ? '' : 's'}`, passes && `${passes} unexpected pass${passes === 1 ? '' : 'es'}`].filter(Boolean);
+  const parts = [tests && `${tests} failing test${tests === 1 ? '' : 's'}`, errors && `${errors} harness error${errors === 1 ? '' : 's'}`, passes && `${passes} unexpected pass${passes === 1 ? '' : 'es'}`].filter(Boolean);
   return `verdict: FAIL (${parts.join(', ')})`;
 }

@@ -6,7 +6,7 @@
 // headers, body excerpt) and the curl that reproduces it. Filter by outcome.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Results, TestRecord } from '../../lib/verdicts.ts';
+import { harnessErrorAdvice, type Results, type TestRecord } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
 import { comparisonLine } from './history.ts';
 import {
@@ -113,6 +113,7 @@ ${r.bodyExcerpt ? `<pre class="body">${esc(r.bodyExcerpt)}</pre>` : ''}</div>`;
 
 function details(t: TestRecord): string {
   const kv: string[] = [`<dt>Requirement</dt><dd>${esc(t.requirement)}</dd>`];
+  if (t.verdict === 'error') kv.push(`<dt>Harness error</dt><dd class="harness-error">${esc(harnessErrorAdvice(oneLine(t.message, 300)))}</dd>`);
   if (t.expectation) {
     const what = t.expectation.outcome === 'unexpected-pass' ? 'Listed as known failure' : t.expectation.outcome === 'expected-fail' ? 'Known failure' : 'Known failure (not confirmed)';
     kv.push(`<dt>${what}</dt><dd>${esc(t.expectation.entry)}: ${linkify(t.expectation.reason)}</dd>`);
@@ -132,7 +133,7 @@ function testItem(t: TestRecord): string {
       : t.verdict === 'flaky' ? `passed on attempt ${t.attempts?.length ?? 2} after: ${t.message ?? ''}` : t.message;
   const line = o === 'pass' ? '' : esc(oneLine(text, 220));
   const head = `${badge(o)} <span class="t-title">${esc(t.title)}</span> <span class="t-time">${seconds(t.durationMs)}</span>${line ? `<div class="t-msg">${line}</div>` : ''}`;
-  const open = o === 'fail' || o === 'flaky' || o === 'warn' || o === 'unexpected-pass';
+  const open = o === 'error' || o === 'fail' || o === 'flaky' || o === 'warn' || o === 'unexpected-pass';
   return needsDetails(t) || o === 'unexpected-pass'
     ? `<li class="test" data-outcome="${o}" data-test-id="${esc(t.id)}"><details${open ? ' open' : ''}><summary>${head}</summary>${details(t)}</details></li>`
     : `<li class="test plain" data-outcome="${o}" data-test-id="${esc(t.id)}"><div class="sum">${head}</div></li>`;
@@ -155,7 +156,7 @@ function clauseList(rows: ClauseRow[], results: Results): string {
       items.push(`<div class="sec" id="section-${esc(section)}"><h3>${esc(section)} <span class="muted">${esc(sectionTitle(section))}</span></h3>`);
     }
     const chips = OUTCOMES.filter((o) => r.counts[o]).map((o) => `<span class="chip o-${o}">${r.counts[o]} ${esc(LABEL[o])}</span>`).join('');
-    const open = r.tests.some((t) => ['fail', 'unexpected-pass', 'flaky', 'warn', 'expected-fail'].includes(outcome(t)));
+    const open = r.tests.some((t) => ['error', 'fail', 'unexpected-pass', 'flaky', 'warn', 'expected-fail'].includes(outcome(t)));
     items.push(`<details class="clause" id="clause-${esc(r.id)}" data-clause="${esc(r.id)}" data-outcome="${r.outcome}" data-tests="${r.tests.length}"${open ? ' open' : ''}>
 <summary class="crow"><span class="cid">${esc(r.id)}</span><span class="lvl l-${esc(r.level)}">${esc(r.level)}</span><span class="req">${esc(r.requirement)}</span><span class="ntests">${r.tests.length} test${r.tests.length === 1 ? '' : 's'}</span><span class="chips">${chips}</span>${badge(r.outcome)}</summary>
 ${r.tests.length ? `<ul class="tests">${r.tests.map(testItem).join('\n')}</ul>` : `<p class="none">${r.outcome === 'not-selected' ? 'Not selected in this run (CLAUSES).' : 'No test checks this clause.'}</p>`}
@@ -169,7 +170,7 @@ ${items.join('\n')}</section>`;
 
 const CSS = `
 :root{--fg:#1f2328;--muted:#656d76;--line:#d0d7de;--bg:#f6f8fa;--card:#fff;
---fail:#cf222e;--unexpected-pass:#bf3989;--flaky:#bc4c00;--warn:#9a6700;--expected-fail:#8250df;--inconclusive:#6e7781;--skip:#8c959f;--info:#0969da;--pass:#1a7f37;--no-test:#afb8c1;--not-selected:#d0d7de}
+--error:#6639ba;--fail:#cf222e;--unexpected-pass:#bf3989;--flaky:#bc4c00;--warn:#9a6700;--expected-fail:#8250df;--inconclusive:#6e7781;--skip:#8c959f;--info:#0969da;--pass:#1a7f37;--no-test:#afb8c1;--not-selected:#d0d7de}
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
 a{color:#0969da;text-decoration:none}a:hover{text-decoration:underline}

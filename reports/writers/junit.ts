@@ -1,12 +1,13 @@
 // reports/latest/junit.xml for CI dashboards: one testsuite per suite file.
-// JUnit knows only pass/fail/skip: fail -> <failure>; warn and flaky -> <failure> in
+// error (a harness or environment error, never a verdict on the target) -> <error>, apart
+// from failures; fail -> <failure>; warn and flaky -> <failure> in
 // strict mode, otherwise a pass with the warning in <system-out>; skip and
 // inconclusive -> <skipped> (never counted as a pass); info -> a pass with the
 // observation. A known failure (EXPECTATIONS) -> <skipped> "expected fail"; a known
 // failure that passed -> <failure type="unexpected-pass"> (unless the file was updated).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Results, TestRecord } from '../../lib/verdicts.ts';
+import { harnessErrorAdvice, type Results, type TestRecord } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
 import { isFailing, outcome } from './outcomes.ts';
 
@@ -27,7 +28,8 @@ function testcase(t: TestRecord, results: Results): string {
   const head = `    <testcase classname="${esc(t.clause)}" name="${esc(t.title)}" time="${((t.durationMs ?? 0) / 1000).toFixed(3)}">`;
   const o = outcome(t);
   let inner = '';
-  if (o === 'unexpected-pass' && isFailing(o, results)) inner = `\n      <failure type="unexpected-pass" message="${esc(`passed, but ${t.expectation!.entry} is listed as a known failure: ${t.expectation!.reason}`)}"/>`;
+  if (o === 'error') inner = `\n      <error type="harness-error" message="${esc(harnessErrorAdvice(t.message))}">${esc(details(t))}</error>`;
+  else if (o === 'unexpected-pass' && isFailing(o, results)) inner = `\n      <failure type="unexpected-pass" message="${esc(`passed, but ${t.expectation!.entry} is listed as a known failure: ${t.expectation!.reason}`)}"/>`;
   else if (isFailing(o, results)) inner = `\n      <failure type="${t.verdict}" message="${esc(t.message ?? t.verdict)}">${esc(details(t))}</failure>`;
   else if (o === 'expected-fail') inner = `\n      <skipped message="${esc(`expected fail (${t.expectation!.reason}): ${t.message ?? ''}`)}"/>`;
   else if (t.verdict === 'skip' || t.verdict === 'inconclusive') inner = `\n      <skipped message="${esc(`${t.verdict}: ${t.message ?? ''}`)}"/>`;
@@ -42,12 +44,14 @@ export function renderJunit(results: Results): string {
     byFile.set(key, [...(byFile.get(key) ?? []), t]);
   }
   const suites = [...byFile].map(([file, tests]) => {
-    const failures = tests.filter((t) => isFailing(outcome(t), results)).length;
+    const errors = tests.filter((t) => outcome(t) === 'error').length;
+    const failures = tests.filter((t) => outcome(t) !== 'error' && isFailing(outcome(t), results)).length;
     const skipped = tests.filter((t) => !isFailing(outcome(t), results) && ['skip', 'inconclusive', 'expected-fail'].includes(outcome(t))).length;
-    return `  <testsuite name="${esc(file)}" tests="${tests.length}" failures="${failures}" errors="0" skipped="${skipped}">\n    <properties><property name="chatgate.version" value="${esc(results.chatgate.version)}"/><property name="node" value="${esc(results.chatgate.node)}"/></properties>\n${tests.map((t) => testcase(t, results)).join('\n')}\n  </testsuite>`;
+    return `  <testsuite name="${esc(file)}" tests="${tests.length}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n    <properties><property name="chatgate.version" value="${esc(results.chatgate.version)}"/><property name="node" value="${esc(results.chatgate.node)}"/></properties>\n${tests.map((t) => testcase(t, results)).join('\n')}\n  </testsuite>`;
   });
-  const failures = results.tests.filter((t) => isFailing(outcome(t), results)).length;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="chatgate ${esc(results.target)}" tests="${results.tests.length}" failures="${failures}" time="${(results.durationMs / 1000).toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`;
+  const errors = results.tests.filter((t) => outcome(t) === 'error').length;
+  const failures = results.tests.filter((t) => outcome(t) !== 'error' && isFailing(outcome(t), results)).length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="chatgate ${esc(results.target)}" tests="${results.tests.length}" failures="${failures}" errors="${errors}" time="${(results.durationMs / 1000).toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
 export function writeJunit(dir: string, results: Results): string {

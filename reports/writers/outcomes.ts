@@ -4,16 +4,17 @@
 // clause without tests, whether none exists or the selection left it out.
 import { CLAUSES, SECTIONS, type ClauseId, type SectionId } from '../../lib/clauses.ts';
 import { selectionMatches } from '../../lib/selection.ts';
-import type { Results, TestRecord } from '../../lib/verdicts.ts';
+import { failsTheRun, type Results, type TestRecord, type Verdict } from '../../lib/verdicts.ts';
 
-export type Outcome = 'fail' | 'unexpected-pass' | 'flaky' | 'warn' | 'expected-fail' | 'inconclusive' | 'skip' | 'info' | 'pass';
+// error: a harness or environment error (never a verdict on the target), shown apart from fail.
+export type Outcome = 'error' | 'fail' | 'unexpected-pass' | 'flaky' | 'warn' | 'expected-fail' | 'inconclusive' | 'skip' | 'info' | 'pass';
 export type ClauseOutcome = Outcome | 'no-test' | 'not-selected';
 
 /** Worst first: a clause (or a matrix cell) shows the worst outcome among its tests. */
-export const OUTCOMES: Outcome[] = ['fail', 'unexpected-pass', 'flaky', 'warn', 'expected-fail', 'inconclusive', 'skip', 'info', 'pass'];
+export const OUTCOMES: Outcome[] = ['error', 'fail', 'unexpected-pass', 'flaky', 'warn', 'expected-fail', 'inconclusive', 'skip', 'info', 'pass'];
 
 export const LABEL: Record<ClauseOutcome, string> = {
-  fail: 'fail', 'unexpected-pass': 'unexpected pass', flaky: 'flaky', warn: 'warn', 'expected-fail': 'expected fail',
+  error: 'error', fail: 'fail', 'unexpected-pass': 'unexpected pass', flaky: 'flaky', warn: 'warn', 'expected-fail': 'expected fail',
   inconclusive: 'inconclusive', skip: 'skip', info: 'info', pass: 'pass', 'no-test': 'no test', 'not-selected': 'not selected',
 };
 
@@ -27,11 +28,11 @@ export function worst(tests: TestRecord[]): Outcome | undefined {
   return OUTCOMES.find((o) => tests.some((t) => outcome(t) === o));
 }
 
-/** Does this outcome make the run fail? (expected failures do not; warn and flaky only in strict mode; unexpected passes unless the file was updated) */
+/** Does a test with this outcome make the run fail? The runner's own rule (lib/verdicts.ts failsTheRun), applied to an outcome. */
 export function isFailing(o: Outcome, results: Pick<Results, 'strict' | 'expectations'>): boolean {
-  if (o === 'fail') return true;
-  if (o === 'unexpected-pass') return !results.expectations?.updated;
-  return results.strict && (o === 'warn' || o === 'flaky');
+  const expectation = o === 'expected-fail' || o === 'unexpected-pass' ? { entry: '', reason: '', outcome: o } : undefined;
+  const verdict: Verdict = o === 'expected-fail' ? 'fail' : o === 'unexpected-pass' ? 'pass' : o;
+  return failsTheRun({ verdict, expectation }, { strict: results.strict, expectations: results.expectations });
 }
 
 export interface ClauseRow {
@@ -88,7 +89,7 @@ export function outcomeCounts(tests: TestRecord[]): Record<Outcome, number> {
 
 /** The tests that make the run fail, in report order. */
 export function failingTests(results: Results): TestRecord[] {
-  return results.tests.filter((t) => isFailing(outcome(t), results));
+  return results.tests.filter((t) => failsTheRun(t, { strict: results.strict, expectations: results.expectations }));
 }
 
 /** Tests whose details a reader needs: anything but a plain pass or info. */

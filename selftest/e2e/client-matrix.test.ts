@@ -21,7 +21,7 @@ const openai7Runs = !unavailable(clientById('openai@7'));
 // choice per group) so that every variant meets every client without 22 runs.
 const VARIANT_GROUPS: string[][] = [
   ['sse-crlf', 'split-writes', 'sse-comments', 'sse-fields', 'sse-no-space', 'char-per-chunk', 'role-chunk-null-content', 'gzip', 'charset', 'chunked', 'extra-fields'],
-  ['sse-cr', 'one-chunk', 'no-usage-chunk', 'connection-close', 'slow-stream', 'slow-json', 'tight-rate-limit', 'resolved-model', 'unknown-model-400', 'error-param-absent'],
+  ['sse-cr', 'one-chunk', 'no-usage-chunk', 'connection-close', 'slow-stream', 'slow-json', 'tight-rate-limit', 'resolved-model', 'unknown-model-400', 'error-param-absent', 'outside-base-plain-404'],
 ];
 
 interface Case {

@@ -4,7 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { makeGuardedFetch, Wire } from '../../harness/clients/fetch.ts';
+import { addSecret } from '../../lib/redact.ts';
+import type { ExchangeSummary } from '../../harness/exchange-log.ts';
+
+const ECHOED_KEY = 'sk-clients-fetch-echo-0123456789';
 
 let server: http.Server;
 let base: string;
@@ -21,6 +28,7 @@ beforeAll(async () => {
     };
     if (path === '/bad') return json(400, { error: { message: 'model must be a string', type: 'invalid_request_error', code: 'invalid_type' } });
     if (path === '/flat') return json(401, { message: 'no wrapper' });
+    if (path === '/boom') return json(500, { error: { message: 'boom', type: 'server_error', code: null } }, { 'x-debug-key': ECHOED_KEY });
     // Throttled on the first request only, with a short advertised wait.
     if (path === '/throttled') return n === 1 ? json(429, { error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limited' } }, { 'retry-after-ms': '50' }) : json(200, { ok: true });
     if (path === '/redirect') { res.writeHead(302, { location: 'http://example.invalid/steal' }); return res.end(); }
@@ -103,5 +111,31 @@ describe('guarded fetch', () => {
     const res = await makeGuardedFetch(300)(`${base}/hang`);
     await expect(res.text()).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('Wire and the exchange log', () => {
+  it('logs every client exchange in the run\'s exchange log, in the one summary format, redacted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatgate-wire-log-'));
+    process.env.CHATGATE_RUN_DIR = dir;
+    addSecret(ECHOED_KEY, 'API_KEY');
+    try {
+      const w = new Wire({ timeoutMs: 2000, retry429: true });
+      expect((await w.fetch(`${base}/boom`, { method: 'POST', body: '{}' })).status).toBe(500);
+      expect((await w.fetch(`${base}/ok`)).status).toBe(200);
+      await w.settled();
+      const lines = readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean));
+      const logged = lines.map((l) => JSON.parse(l) as ExchangeSummary);
+      expect(logged.map((e) => `${e.source} ${e.method} ${new URL(e.url).pathname} ${e.status}`)).toEqual(['client POST /boom 500', 'client GET /ok 200']);
+      const boom = logged[0]!;
+      expect(boom.keyEchoes).toEqual(['API_KEY']);
+      expect(boom.hasErrorObject).toBe(true);
+      expect(boom.errorCode).toBeNull();
+      expect(boom.errorBodyProblems!.join()).toMatch(/code/);
+      expect(lines.join('\n')).not.toContain(ECHOED_KEY);
+    } finally {
+      delete process.env.CHATGATE_RUN_DIR;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,7 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from '../../load/baseline.ts';
-import { checkRetryHeaders, errorBodyProblems, parseResetDuration } from '../../load/error-checks.ts';
+import { checkRetryHeaders, parseResetDuration } from '../../load/error-checks.ts';
+import { errorBodyProblems as sharedRule } from '../../lib/error-body.ts';
+import { errorSchemaProblems } from '../../lib/schema-validator.ts';
+
+const errorBodyProblems = (h: Record<string, string>, body: string) => sharedRule(h['content-type'], body, errorSchemaProblems);
 import { LatencyHistogram } from '../../load/histogram.ts';
 import { arrivals } from '../../load/arrivals.ts';
 import { bodyFor, pathFor, routeAt } from '../../load/request-bodies.ts';

@@ -28,6 +28,44 @@ describe('verdicts', () => {
     const known = fixtureResults().tests.find((x) => x.expectation?.outcome === 'expected-fail')!;
     expect(failsTheRun(known, true)).toBe(false);
   });
+
+  it('knows error: it fails the run at any level, strict or not, even when an expectation names it', () => {
+    expect(VERDICTS).toContain('error');
+    for (const level of ['MUST', 'SHOULD', 'INFO'] as const) {
+      const t = { ...fixtureResults().tests[0]!, level, verdict: 'error' as const };
+      expect(failsTheRun(t, false)).toBe(true);
+      expect(failsTheRun({ ...t, expectation: { entry: 'AUTH-1', reason: 'known', outcome: 'unconfirmed' } }, { strict: false })).toBe(true);
+    }
+  });
+});
+
+describe('an error in every report', () => {
+  const withError = (): Results => {
+    const r = fixtureResults();
+    const t = { ...r.tests.find((x) => x.verdict === 'info')!, id: 'fixture/EV-9 broken', title: 'EV-9 broken', clause: 'EV-9', level: 'INFO' as const, verdict: 'error' as const, message: 'harness error: TypeError: x is undefined' };
+    r.tests.push(t);
+    r.summary.error = 1;
+    return r;
+  };
+  it('is shown apart from fail, with what to do', () => {
+    const r = withError();
+    const advice = 'a harness or environment error, not a verdict on the target: harness error: TypeError: x is undefined; rerun, or report it with reports/latest/results.json';
+    const text = renderConsole(r);
+    expect(text).toContain('Harness errors (1)');
+    expect(text).toContain(advice);
+    expect(text).toMatch(/verdict: FAIL \(.*1 harness error/);
+    expect(text).toMatch(/1 errors/);
+    const junit = renderJunit(r);
+    expect(junit).toContain('<error type="harness-error"');
+    expect(junit).toMatch(/<testsuites [^>]*errors="1"/);
+    const md = renderMarkdown(r);
+    expect(md).toContain('### Harness errors (1)');
+    expect(md).toContain('EV-9 broken');
+    const html = renderHtml(r);
+    expect(html).toContain('data-filter="error"');
+    expect(html).toContain('--error:');
+    expect(html).toContain('class="harness-error"');
+  });
 });
 
 describe('Markdown summary', () => {

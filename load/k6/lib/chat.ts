@@ -7,6 +7,7 @@ import exec from 'k6/execution';
 import { env, integer, redact } from './config.ts';
 import { bodyShapeFailures, completionTokens, recordStatus } from './metrics.ts';
 import { checkShape, parseJson, type ShapeName } from './shape.ts';
+import { errorBodyProblems } from '../../../lib/error-body.ts';
 
 export const CHECK = {
   status: 'status is 2xx or 429',
@@ -76,9 +77,16 @@ export function recordShape(name: ShapeName, data: unknown, status: number, tags
   return r.ok;
 }
 
-/** Every failing status must carry the error envelope (ERR-1, ERR-4 for 503, LIM-1 for 429). */
+/**
+ * Every failing status must carry the error envelope (ERR-1, ERR-4 for 503, LIM-1 for
+ * 429), judged by the rule the suite and the load harness use (lib/error-body.ts).
+ */
 export function judgeErrorBody(res: Response, tags: Tags): boolean {
-  const ok = recordShape('error', parseJson(bodyText(res)), res.status, tags);
+  const text = bodyText(res);
+  const shapeOk = recordShape('error', parseJson(text), res.status, tags);
+  const problems = errorBodyProblems(header(res, 'content-type'), text, (json) => checkShape('error', json).problems);
+  if (shapeOk && problems.length > 0) logProblem(`HTTP ${res.status} ${tags.name ?? ''}: not an error body: ${problems.join('; ')}`);
+  const ok = problems.length === 0;
   check(ok, { [CHECK.errorShape]: (v) => v }, tags);
   return ok;
 }

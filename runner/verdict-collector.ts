@@ -1,12 +1,14 @@
 // A vitest reporter that collects each test's verdict record (set by clause() in
-// task meta) in the runner process. A test that died outside clause()'s control
-// (vitest timeout, crash) is turned into a verdict here, by its clause's level.
+// task meta) in the runner process. A test that ended without a verdict of its own
+// (a vitest timeout, a worker crash, a record still "not finished", a test outside
+// clause()) is an `error`: the harness failed, whatever the clause's level. A suite
+// file that fails to load is an `error` too.
 // A test left out by the selection (test-name pattern, file filter) never ran: it
 // is no verdict at all, so it is not recorded (a skip would read as "could not run").
 import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import { CLAUSES, type ClauseId } from '../lib/clauses.ts';
-import type { TestRecord } from '../lib/verdicts.ts';
+import { NOT_FINISHED, type TestRecord } from '../lib/verdicts.ts';
 import { redact } from '../lib/redact.ts';
 import '../lib/verdicts.ts'; // TaskMeta.chatgate
 
@@ -26,11 +28,14 @@ export class VerdictCollector implements Reporter {
     rec.file = file;
     rec.id = testId(file, rec.title);
     rec.durationMs = Math.round(testCase.diagnostic()?.duration ?? 0);
-    if (result.state === 'failed' && rec.verdict !== 'fail') {
+    if (result.state === 'failed' && rec.verdict !== 'fail' && rec.verdict !== 'error') {
       // Failed in vitest's eyes but clause() did not judge it: a timeout or a crash.
       const error = redact(result.errors?.map((e) => e.message).join('; ') ?? 'test failed');
-      rec.verdict = rec.level === 'SHOULD' ? 'warn' : rec.level === 'INFO' ? 'info' : 'fail';
-      rec.message = `test did not complete: ${error}`;
+      rec.verdict = 'error';
+      rec.message = `the test did not complete (${error}): it ended without a verdict of its own`;
+    } else if (result.state !== 'skipped' && rec.verdict === 'inconclusive' && rec.message === NOT_FINISHED) {
+      rec.verdict = 'error';
+      rec.message = 'the test ended without a verdict of its own';
     }
     if (result.state === 'skipped' && rec.verdict !== 'skip') {
       rec.verdict = 'skip';
@@ -54,7 +59,7 @@ function fallbackRecord(title: string): TestRecord {
   const id = title.split(' ')[0] as ClauseId;
   const def = CLAUSES[id];
   return {
-    id: '', clause: def ? id : 'unknown', level: def?.level ?? 'MUST', verdict: 'fail', title,
-    requirement: def?.requirement ?? '', message: 'test ended without a verdict', notes: [],
+    id: '', clause: def ? id : 'unknown', level: def?.level ?? 'MUST', verdict: 'error', title,
+    requirement: def?.requirement ?? '', message: 'the test ended without a verdict of its own (not a clause() test)', notes: [],
   };
 }

@@ -1,0 +1,64 @@
+// Client-library traffic is judged like our own, and client cells are not blamed for
+// the server's own wire breaches (docs/RUNNER.md, "Run-wide checks" and "Client cells").
+// - A target that misbehaves only toward client libraries (their x-stainless-* headers
+//   and user agents) fails the run-wide clause: ERR-2 for a 500, AUTH-9 for an echoed
+//   key. Only the client suites run, so the evidence can only be client traffic.
+// - A wire breach met by a client cell (401 cell answered 200, 400 cell answered 200, a
+//   500) fails the wire clause, and the cells are `inconclusive` naming it, never a
+//   SVC-4/SVC-4b failure.
+// Cost: four suite runs of the client suites (two at a time), 30-40 s in all (measured at load average 12-17).
+import { describe, expect, it } from 'vitest';
+import { runSuite, type SuiteRun } from '../support/run-suite.ts';
+import { limiter } from '../support/limit.ts';
+
+const slot = limiter(2);
+const cells = (run: SuiteRun) => (run.results?.tests ?? []).filter((t) => t.matrix && !(t.verdict === 'skip' && /requires Node/.test(t.message ?? '')));
+const run = (defect: string, clauses: string, files: string[]) => slot(() => runSuite(
+  { REFERENCE_DEFECT: defect, CLAUSES: clauses, TIMEOUT_MS: '8000', RATE_LIMIT_PROBE_MAX: '0' }, { args: files }));
+
+describe.concurrent('client-library traffic and client cells', () => {
+  it('client-libraries-500: ERR-2 fails on client traffic alone; every cell the 500 reaches is inconclusive, naming ERR-2', async () => {
+    const r = await run('client-libraries-500', 'SVC-4*,ERR-2', ['clients']);
+    expect(r.exitCode, r.stderr.slice(0, 500)).toBe(1);
+    const err2 = r.tests('ERR-2')[0]!;
+    expect(err2.verdict, err2.message).toBe('fail');
+    expect(err2.message).toMatch(/-> 500 \(client library\)/);
+    const all = cells(r);
+    expect(all.length).toBeGreaterThan(20);
+    // The defect strikes after authentication: the error-401 cells get their conformant 401 and pass.
+    for (const t of all.filter((x) => x.matrix!.operation === 'error-401')) expect(`${t.title}: ${t.verdict}`).toMatch(/: pass$/);
+    for (const t of all.filter((x) => x.matrix!.operation !== 'error-401')) {
+      expect(`${t.title}: ${t.verdict} ${t.message}`).toMatch(/: inconclusive the server answered 500(, not \d+: see [A-Z]+-\d+ and ERR-2|: see ERR-2)/);
+    }
+  }, 120_000);
+
+  it('key-echoed-to-clients: AUTH-9 fails on client traffic alone', async () => {
+    const r = await run('key-echoed-to-clients', 'SVC-4*,AUTH-9', ['clients']);
+    expect(r.exitCode, r.stderr.slice(0, 500)).toBe(1);
+    const auth9 = r.tests('AUTH-9')[0]!;
+    expect(auth9.verdict, auth9.message).toBe('fail');
+    expect(auth9.message).toMatch(/\(client library\)/);
+    expect(JSON.stringify(r.results) + r.stdout).not.toMatch(/sk-[A-Za-z0-9-]{20,}/);
+  }, 120_000);
+
+  it('auth-any-key: AUTH-2 fails; the error-401 cells are inconclusive "see AUTH-2", no cell fails', async () => {
+    const r = await run('auth-any-key', 'SVC-4*,AUTH-2', ['clients', 'auth']);
+    expect(r.exitCode, r.stderr.slice(0, 500)).toBe(1);
+    expect(r.clauses('fail')).toEqual(['AUTH-2']);
+    expect(r.clauses('warn')).toEqual([]);
+    const c401 = cells(r).filter((t) => t.matrix!.operation === 'error-401');
+    expect(c401.length).toBeGreaterThan(3);
+    for (const t of c401) expect(`${t.verdict} ${t.message}`).toMatch(/^inconclusive the server answered 200, not 401: see AUTH-2/);
+    for (const t of cells(r).filter((x) => x.matrix!.operation !== 'error-401')) expect(`${t.title}: ${t.verdict}`).toMatch(/: pass$/);
+  }, 120_000);
+
+  it('accepts-model-number: CHAT-2 fails; the error-400 cells are inconclusive "see CHAT-2", no cell fails', async () => {
+    const r = await run('accepts-model-number', 'SVC-4*,CHAT-2', ['clients', 'chat-requests']);
+    expect(r.exitCode, r.stderr.slice(0, 500)).toBe(1);
+    expect(r.clauses('fail')).toEqual(['CHAT-2']);
+    expect(r.clauses('warn')).toEqual([]);
+    const c400 = cells(r).filter((t) => t.matrix!.operation === 'error-400');
+    expect(c400.length).toBeGreaterThan(3);
+    for (const t of c400) expect(`${t.verdict} ${t.message}`).toMatch(/^inconclusive the server answered 200, not 400: see CHAT-2/);
+  }, 120_000);
+});
