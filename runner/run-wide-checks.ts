@@ -10,6 +10,7 @@ import { CLAUSES, type ClauseId } from '../lib/clauses.ts';
 import type { TestRecord, Verdict } from '../lib/verdicts.ts';
 import { emptyErrorMembers } from '../lib/error-body.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
+import { reuseRetryEvidence } from '../lib/connection-reuse.ts';
 
 export const RUN_WIDE_FILE = 'runner/run-wide-checks.ts';
 
@@ -54,6 +55,7 @@ const TITLES = {
   'ERR-4': 'a 503 carries an error body',
   'ERR-5': 'param key and type/code values per status',
   'AUTH-9': 'no response body or header echoes a full API key',
+  'SVC-8': 'no request of the run met a connection closed silently after a response',
 } as const;
 
 /** The run-wide checks over the exchanges of the run; `baseUrl` is TARGET_URL (only exchanges under it are judged). */
@@ -122,5 +124,15 @@ export function runWideChecks(logged: ExchangeSummary[], baseUrl?: string): Test
       : record('AUTH-9', TITLES['AUTH-9'], broken('AUTH-9'),
         `expected no full key in any response, got ${echoes.length} responses echoing one: ${list(echoes, (e) => e.keyEchoes.join(', '))}`, echoes,
         { expected: 'no full key in any response', seen: `${echoes.length} responses` }));
+
+  // SVC-8 from the run's own traffic: requests the raw client had to send again because a
+  // connection left open was closed under them (lib/connection-reuse.ts). Without such an
+  // event this says nothing either way: the probe in suites/svc.test.ts judges the clause.
+  const reuse = reuseRetryEvidence(all);
+  out.push(reuse.length === 0
+    ? record('SVC-8', TITLES['SVC-8'], 'inconclusive', `no evidence: no request in ${n} was sent again after a reused connection failed (the SVC-8 probe judges the clause)`)
+    : record('SVC-8', TITLES['SVC-8'], broken('SVC-8'),
+      `expected a connection left open to accept the next request, got ${reuse.length} requests that failed on one and were sent again: ${reuse.slice(0, 5).join('; ')}${reuse.length > 5 ? `; and ${reuse.length - 5} more` : ''}`, [],
+      { expected: 'a connection left open (no Connection: close) accepts the next request', seen: `${reuse.length} requests re-sent on a new connection` }));
   return out;
 }

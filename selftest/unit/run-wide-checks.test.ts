@@ -30,9 +30,9 @@ describe('run-wide checks', () => {
   });
 
   it('give no pass on no evidence', () => {
-    expect(verdicts([])).toEqual({ 'ERR-1': 'inconclusive', 'ERR-2': 'inconclusive', 'ERR-3': 'inconclusive', 'ERR-4': 'inconclusive', 'ERR-5': 'inconclusive', 'AUTH-9': 'inconclusive' });
+    expect(verdicts([])).toEqual({ 'ERR-1': 'inconclusive', 'ERR-2': 'inconclusive', 'ERR-3': 'inconclusive', 'ERR-4': 'inconclusive', 'ERR-5': 'inconclusive', 'AUTH-9': 'inconclusive', 'SVC-8': 'inconclusive' });
     // Responses, but no failing one: ERR-1/ERR-3/ERR-4/ERR-5 have nothing to judge.
-    expect(verdicts([ok('/v1/models')])).toEqual({ 'ERR-1': 'inconclusive', 'ERR-2': 'pass', 'ERR-3': 'inconclusive', 'ERR-4': 'inconclusive', 'ERR-5': 'inconclusive', 'AUTH-9': 'pass' });
+    expect(verdicts([ok('/v1/models')])).toEqual({ 'ERR-1': 'inconclusive', 'ERR-2': 'pass', 'ERR-3': 'inconclusive', 'ERR-4': 'inconclusive', 'ERR-5': 'inconclusive', 'AUTH-9': 'pass', 'SVC-8': 'inconclusive' });
     // Only transport failures: no response at all.
     expect(verdicts([ok('/v1/models', { status: undefined, transportError: 'connection reset' })])['ERR-2']).toBe('inconclusive');
   });
@@ -57,5 +57,14 @@ describe('run-wide checks', () => {
     expect(err2.verdict).toBe('fail');
     expect(err2.message).toMatch(/-> 500 \(client library\)/);
     expect(r.find((x) => x.clause === 'AUTH-9')!.verdict).toBe('fail');
+  });
+
+  it('SVC-8 from the run\'s own traffic: a request re-sent after a connection left open failed at once warns; one idle past the advertised Keep-Alive does not', () => {
+    const resent = ok('/v1/chat/completions', { reuseRetry: { error: 'connection reset before any response', firstSeq: 1, idleMs: 3 } });
+    const r = runWideChecks([ok('/v1/models'), resent], BASE).find((x) => x.clause === 'SVC-8')!;
+    expect(r.verdict).toBe('warn');
+    expect(r.message).toMatch(/connection reset before any response on a connection left open 3 ms after its previous response/);
+    const idle = ok('/v1/chat/completions', { reuseRetry: { error: 'connection reset before any response', firstSeq: 1, idleMs: 1500, keepAliveTimeoutMs: 1000 } });
+    expect(verdicts([ok('/v1/models'), idle])['SVC-8']).toBe('inconclusive');
   });
 });
