@@ -6,7 +6,7 @@ import { VARIANTS } from '../../reference/variants.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { referenceTarget } from '../support/targets.ts';
 import { startIndependentServer, type IndependentServerOptions } from '../fixtures/independent-server.ts';
-import { limiter } from '../support/limit.ts';
+import { limiter, QUEUED_RUN_GUARD_MS } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
 
 const rows = new Map<string, string[]>();
@@ -27,7 +27,7 @@ describe.concurrent('legal variants of the reference server pass', () => {
         const target = await referenceTarget({ variants: [name] });
         try { judge(name, await runSuite({ ...target.env, TIMEOUT_MS: '10000' })); } finally { await target.close(); }
       });
-    }, 120_000);
+    }, QUEUED_RUN_GUARD_MS);
   }
 });
 
@@ -47,7 +47,7 @@ describe.concurrent('an independently written conformant server passes', () => {
           judge(name, await runSuite({ TARGET_URL: srv.url, API_KEY: keys.main, LIMITED_API_KEY: keys.limited, RATE_LIMIT_API_KEY: keys.rateLimit, BRAIN_ID: brainId, TIMEOUT_MS: '10000' }));
         } finally { await srv.close(); }
       });
-    }, 120_000);
+    }, QUEUED_RUN_GUARD_MS);
   }
 });
 

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFECTS } from '../../reference/defects.ts';
 import type { Results } from '../../lib/verdicts.ts';
 import { runSuite } from '../support/run-suite.ts';
-import { limiter } from '../support/limit.ts';
+import { limiter, QUEUED_RUN_GUARD_MS } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
 
 const rows = new Map<string, string[]>();
@@ -49,7 +49,7 @@ describe.concurrent('seeded defects are caught on their declared clauses', () =>
       expect(run.exitCode, run.stderr.slice(0, 500)).toBe(1);
       expect(missed, `declared clauses without a judged violation; judged failing were ${[...failed].join(', ')}`).toEqual([]);
       expect(errors.map((t) => `${t.title}: ${t.message}`), 'harness errors in the run').toEqual([]);
-    }, 120_000);
+    }, QUEUED_RUN_GUARD_MS);
   }
 });
 
