@@ -60,7 +60,7 @@ class FloorCall implements Dispatcher.DispatchHandler {
     if (ok) streams++;
     else failed++;
     if (sending) setImmediate(send);
-    else if (inFlight === 0) finish();
+    else if (inFlight === 0) void finish();
   }
 }
 
@@ -74,7 +74,9 @@ function send(then?: () => void): void {
 
 let cpu0 = process.cpuUsage();
 let t0 = performance.now();
-function finish(): void {
+async function finish(): Promise<void> {
+  // Closing the pool is in the window, as it is in the driver's (load/run.ts closes its pool before CpuMeter stops).
+  await pool.destroy().catch(() => {});
   const cpu = process.cpuUsage(cpu0);
   const out = {
     events, streams, failed,
@@ -84,7 +86,7 @@ function finish(): void {
     last_event_at: lastEventAt > 0,
   };
   process.stdout.write(JSON.stringify(out) + '\n');
-  pool.destroy().finally(() => process.exit(0));
+  process.exit(0);
 }
 
 // Same ramp-up as the driver's closed loop: stream i starts at i * rampUp / n.
@@ -94,7 +96,7 @@ function measure(): void {
   cpu0 = process.cpuUsage();
   t0 = performance.now();
   startDue();
-  setTimeout(() => { sending = false; if (inFlight === 0) finish(); }, durationMs);
+  setTimeout(() => { sending = false; if (inFlight === 0) void finish(); }, durationMs);
 }
 const startDue = (): void => {
   const now = performance.now();
