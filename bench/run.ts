@@ -236,9 +236,9 @@ async function benchFloor(): Promise<void> {
   const base = `http://127.0.0.1:${responder.ready.port}/v1`;
   console.log(`\n3. Stream driver vs the floor: ${n} concurrent streams (closed loop, ramp-up ${rampS} s) for ${secs} s each, first token at ${FLOOR.ttftMs} ms, then one every ${FLOOR.itlMs} ms, ${FLOOR.tokens} tokens;`);
   console.log(`   the floor (bench/stream-floor.ts: same pool and requests, only finds event boundaries and timestamps them) and the driver (\`npm run load -- stream\`) take turns, ${FLOOR_ROUNDS} rounds; CPU = user + system of each process`);
-  const work = measureDriverWork();
-  console.log(`   the driver's own work, in this process without sockets (${work.events} events of the same bytes through load/lean-client.ts and the recorder): ${work.driver_us_per_event.toFixed(2)} µs per event;`);
-  console.log(`   of it reading SSE + JSON.parse of every payload: ${work.fast_path_us_per_event.toFixed(2)} µs on the fast path (load/sse-scan.ts), ${work.strict_reader_us_per_event.toFixed(2)} µs through the strict reader alone (lib/sse-reader.ts)`);
+  const own = measureDriverWork();
+  console.log(`   the driver's own work, in this process without sockets (${own.events} events of the same bytes through load/lean-client.ts and the recorder): ${own.driver_us_per_event.toFixed(2)} µs per event;`);
+  console.log(`   of it reading SSE + JSON.parse of every payload: ${own.fast_path_us_per_event.toFixed(2)} µs on the fast path (load/sse-scan.ts), ${own.strict_reader_us_per_event.toFixed(2)} µs through the strict reader alone (lib/sse-reader.ts)`);
   console.log('   round   floor µs/event (user)   driver µs/event (user)   driver/floor   events (floor / driver)   load average');
   const rows: Array<{ floor: number; driver: number; floorUser: number; driverUser: number }> = [];
   try {
@@ -270,9 +270,9 @@ async function benchFloor(): Promise<void> {
     stream_driver_to_floor_ratio: round3(ratio),
     stream_floor_user_us_per_event: round3(median(rows.map((r) => r.floorUser))),
     stream_driver_user_us_per_event: round3(median(rows.map((r) => r.driverUser))),
-    stream_driver_own_work_us_per_event: round3(work.driver_us_per_event),
-    stream_sse_fast_path_us_per_event: round3(work.fast_path_us_per_event),
-    stream_sse_strict_reader_us_per_event: round3(work.strict_reader_us_per_event),
+    stream_driver_own_work_us_per_event: round3(own.driver_us_per_event),
+    stream_sse_fast_path_us_per_event: round3(own.fast_path_us_per_event),
+    stream_sse_strict_reader_us_per_event: round3(own.strict_reader_us_per_event),
     stream_floor_rounds: rows.map((r) => ({ floor_us_per_event: round3(r.floor), driver_us_per_event: round3(r.driver), ratio: round3(r.driver / r.floor) })),
     stream_floor_setup: { streams: n, seconds: secs, ttft_ms: FLOOR.ttftMs, itl_ms: FLOOR.itlMs, tokens: FLOOR.tokens },
   });
