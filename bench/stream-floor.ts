@@ -59,7 +59,7 @@ class FloorCall implements Dispatcher.DispatchHandler {
     inFlight--;
     if (ok) streams++;
     else failed++;
-    if (sending) setImmediate(send);
+    if (sending && ok) setImmediate(send); // a failed worker stops (the bench reports any failure)
     else if (inFlight === 0) void finish();
   }
 }
