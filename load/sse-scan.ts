@@ -24,6 +24,8 @@ const COLON = 0x3a;
 const SPACE = 0x20;
 /** One blank line: puts a fresh strict reader taking over mid-stream past the stream's start (BOM rule) without dispatching anything. */
 const CLEAN_START = Buffer.from('\n');
+/** Bytes of an unfinished event the fast path keeps before it hands the stream over. */
+const MAX_PENDING = 64 * 1024;
 
 export type PayloadSink = (data: string) => void;
 
@@ -62,6 +64,9 @@ export class SseScan {
       buf = Buffer.concat([this.pending, chunk]);
       from = this.scanned;
       this.pending = undefined;
+      // An event this long is not the plain shape; re-copying it with every piece would be
+      // quadratic: the strict reader keeps long lines in parts.
+      if (buf.length > MAX_PENDING) return this.handOver(buf, 0);
     }
     // Start of the event in progress within buf (buf always starts at an event start).
     let eventStart = 0;

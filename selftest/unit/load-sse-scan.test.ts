@@ -34,6 +34,7 @@ const STRICT: Record<string, string | Uint8Array> = {
   'invalid UTF-8 in a comment': Buffer.concat([Buffer.from(`${chunk('a')}\n\n: `), Buffer.from([0xff]), Buffer.from('\ndata: [DONE]\n\n')]),
   'truncated UTF-8 at the end': Buffer.concat([Buffer.from(`${chunk('a')}\n\ndata: x`), Buffer.from([0xe2, 0x9c])]),
   'trailing comment (any tail is judged at the end)': `${chunk('a')}\n\ndata: [DONE]\n\n: bye\n`,
+  'an event longer than 64 KiB': `${chunk('a')}\n\ndata: {"x":"${'y'.repeat(70_000)}"}\n\ndata: [DONE]\n\n`,
   'malformed field after events': `${chunk('a')}\n\n${chunk('b')}\n\nbad line\ndata: [DONE]\n\n`,
 };
 
@@ -45,11 +46,11 @@ function scan(pieces: Uint8Array[]): { payloads: string[]; problems: string[]; s
   return { payloads, problems: s.problems.map((p) => p.kind), strict: s.strict, events: s.events };
 }
 
-function splits(bytes: Uint8Array, rand: () => number): Uint8Array[] {
+function splits(bytes: Uint8Array, rand: () => number, most = 12): Uint8Array[] {
   const out: Uint8Array[] = [];
   let at = 0;
   while (at < bytes.length) {
-    const n = 1 + Math.floor(rand() * 12);
+    const n = 1 + Math.floor(rand() * most);
     out.push(bytes.subarray(at, at + n));
     at += n;
   }
@@ -61,7 +62,10 @@ function check(name: string, input: string | Uint8Array, plain: boolean): void {
   const expected = parseSse(bytes);
   const want = { payloads: expected.events.map((e) => e.data), problems: expected.problems.map((p) => p.kind), events: expected.events.length };
   const rand = seededRandom(name.length * 7919 + 1);
-  const runs = [[bytes], Array.from(bytes, (b) => Uint8Array.of(b)), ...Array.from({ length: 40 }, () => splits(bytes, rand))];
+  // Long streams: a few splits into network-sized pieces (byte by byte would cost seconds).
+  const runs = bytes.length > 4096
+    ? [[bytes], ...Array.from({ length: 3 }, () => splits(bytes, rand, 4096))]
+    : [[bytes], Array.from(bytes, (b) => Uint8Array.of(b)), ...Array.from({ length: 40 }, () => splits(bytes, rand))];
   for (const pieces of runs) {
     const got = scan(pieces);
     expect({ payloads: got.payloads, problems: got.problems, events: got.events }, `${name}, ${pieces.length} pieces`).toEqual(want);
