@@ -325,7 +325,7 @@ async function benchStreams(): Promise<void> {
       if (r.failed > 0 || (!r.held && n >= 10_000)) break;
     }
     // Confirm from the top: the largest N that held in every one of `runs` runs.
-    const candidates = ladder.filter((r) => r.held).map((r) => r.n).reverse().slice(0, 2);
+    const candidates = ladder.filter((r) => r.held).map((r) => r.n).reverse().slice(0, 4);
     for (const n of candidates) {
       const all = [ladder.find((r) => r.n === n)!];
       console.log(`   confirming ${n} streams: ${runs - 1} more runs`);
