@@ -121,6 +121,79 @@ export class LatencyHistogram {
   }
 }
 
+/**
+ * One stream's inter-token gaps, bounded: the first 64 are kept as they are (most
+ * streams never need more), after that every gap is rounded to the value the run's
+ * 3-digit HdrHistogram would file it under (its bucket's lowest value) and equal
+ * values are counted, not listed. A stream of a million tokens at a steady pace keeps
+ * a handful of entries; the worst case is bounded by the histogram's bucket count,
+ * never by the stream's length. Recording the tally into a LatencyHistogram gives
+ * exactly the histogram that recording every gap would have given.
+ */
+export class GapTally {
+  private readonly first: number[] = [];
+  private counts: Map<number, number> | undefined;
+  /** Exact extremes of the counted gaps (µs): recorded as they are, so min and max stay exact. */
+  private minUs = Infinity;
+  private maxUs = 0;
+  count = 0;
+
+  add(ms: number): void {
+    this.count++;
+    if (this.first.length < GAPS_KEPT) {
+      this.first.push(ms);
+      return;
+    }
+    const raw = toUs(ms);
+    if (raw < this.minUs) this.minUs = raw;
+    if (raw > this.maxUs) this.maxUs = raw;
+    const us = hdrKey(raw);
+    const counts = (this.counts ??= new Map());
+    counts.set(us, (counts.get(us) ?? 0) + 1);
+  }
+
+  recordInto(h: LatencyHistogram): void {
+    for (let i = 0; i < this.first.length; i++) h.record(this.first[i]!);
+    if (!this.counts) return;
+    const minKey = hdrKey(this.minUs);
+    const maxKey = hdrKey(this.maxUs);
+    // Any value of a bucket files the same; the extremes' buckets use the exact extremes.
+    for (const [us, n] of this.counts) {
+      if (us === minKey && us === maxKey) {
+        h.h.recordValue(this.maxUs);
+        if (n > 1) h.h.recordValueWithCount(this.minUs, n - 1);
+      } else h.h.recordValueWithCount(us === minKey ? this.minUs : us === maxKey ? this.maxUs : us, n);
+    }
+  }
+
+  /** Percentile (0-100) of this stream's gaps, in ms (0 when there are none): exact up to 64 gaps, then to the histogram's 3 digits. */
+  percentileMs(p: number): number {
+    if (this.count === 0) return 0;
+    const rank = Math.max(1, Math.ceil((p / 100) * this.count));
+    if (!this.counts) return [...this.first].sort((a, b) => a - b)[rank - 1]!;
+    const all = new Map<number, number>(this.counts);
+    for (const ms of this.first) {
+      const k = hdrKey(toUs(ms));
+      all.set(k, (all.get(k) ?? 0) + 1);
+    }
+    const keys = [...all.keys()].sort((a, b) => a - b);
+    let seen = 0;
+    for (const k of keys) {
+      seen += all.get(k)!;
+      if (seen >= rank) return k / 1000;
+    }
+    return keys[keys.length - 1]! / 1000;
+  }
+}
+
+const GAPS_KEPT = 64;
+
+/** The lowest value of v's bucket in a 3-digit HdrHistogram: 2048 sub-buckets, so values below 2048 are exact, above that the resolution is 2^(floor(log2 v) - 10). */
+function hdrKey(us: number): number {
+  const shift = us < 2048 ? 0 : 21 - Math.clz32(us);
+  return shift === 0 ? us : (us >>> shift) << shift;
+}
+
 function toUs(ms: number): number {
   return ms > 0.001 ? Math.round(ms * 1000) : 1;
 }

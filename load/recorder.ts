@@ -60,6 +60,8 @@ export class Recorder {
   readonly e2e = new LatencyHistogram();
   /** How late the driver sent requests against their schedule (driver health, not target latency). */
   readonly scheduleLag = new LatencyHistogram();
+  /** SSE events read, every stream (the bench divides the driver's CPU by it). */
+  sseEvents = 0;
   usageTokens = 0;
   withUsage = 0;
   withoutUsage = 0;
@@ -104,6 +106,7 @@ export class Recorder {
 
   /** An answer from the lean client (stream or plain). */
   recordOutcome(o: Outcome): void {
+    this.sseEvents += o.events;
     if (o.failure === 'aborted') {
       this.aborted++;
       this.onOutcome?.(o);
@@ -148,7 +151,7 @@ export class Recorder {
       this.ttft.record(ttft);
       this.firstEvent.record(o.firstEventAt! - o.intendedAt);
       this.e2e.record(e2e);
-      for (const g of o.gapsMs) this.itl.record(g);
+      o.gaps.recordInto(this.itl);
       if (o.usageTokens !== undefined && o.usageTokens > 1) {
         this.tpot.record((o.lastContentAt! - o.firstContentAt!) / (o.usageTokens - 1));
       }

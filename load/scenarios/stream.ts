@@ -39,6 +39,7 @@ export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
       peak_concurrent_streams: result.peakInFlight,
       aborted_in_flight: result.abortedInFlight,
       schedule_lag_p99_ms: recorder.scheduleLag.percentileMs(99),
+      sse_events: recorder.sseEvents,
     },
     metrics: {
       ttft_p50_ms: ttft.percentileMs(50),
