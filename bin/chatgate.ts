@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
+import { ConfigError, FUZZ_MAX_SEED, loadConfig, type Config } from '../lib/config.ts';
 import { addSecret, redact } from '../lib/redact.ts';
 import { failsTheRun, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
 import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/selection.ts';
@@ -43,6 +43,12 @@ const HELP = `Usage: npm test [-- [--update-expectations] [-t <pattern>] [file f
   EXPECTATIONS          JSON or YAML file of known failures: clause or test id -> reason (ticket link)
   REPORTS_DIR           where reports go (reports)
   GITHUB_STEP_SUMMARY   set by GitHub Actions: summary.md is appended to it
+  FUZZ_RUNS             generated requests of the fuzz phase; 0 turns it off (200)
+  FUZZ_SEED             seed of the fuzz phase (random, printed and in results.json)
+  FUZZ_TIME_MS          time cap of the fuzz phase, shrinking included (60000)
+  FUZZ_CONCURRENCY      generated requests in flight at once (4)
+  FUZZ_MAX_BODY_BYTES   largest generated body (65536)
+  FUZZ_REPLAY           <case>@<path> from a fuzz failure: send only that request
 
   --update-expectations remove known failures that now pass from the EXPECTATIONS file
   -t <pattern>          vitest's test-name filter (a regex on "<describe> <title>")
@@ -96,7 +102,12 @@ async function main(): Promise<number> {
     if (err instanceof ConfigError) configError(err.message);
     throw err;
   }
+  // --- fuzz phase (issue 11): one seed for every worker, always shown ---
+  const fuzzSeed = config.fuzz.seed ?? Math.floor(Math.random() * FUZZ_MAX_SEED);
+  process.env.FUZZ_SEED = String(fuzzSeed);
+  if (config.fuzz.runs > 0) process.stderr.write(`chatgate: fuzz phase: FUZZ_RUNS=${config.fuzz.runs} FUZZ_SEED=${fuzzSeed}${config.fuzz.replay ? ` FUZZ_REPLAY=${config.fuzz.replay.caseIndex}@${config.fuzz.replay.path}` : ''}\n`);
   const mode: RunMode = {
+    fuzz: { runs: config.fuzz.runs, seed: fuzzSeed, timeMs: config.fuzz.timeMs, concurrency: config.fuzz.concurrency, maxBodyBytes: config.fuzz.maxBodyBytes, ...(config.fuzz.replay ? { replay: `${config.fuzz.replay.caseIndex}@${config.fuzz.replay.path}` } : {}) },
     strict: config.strict, clauses: process.env.CLAUSES?.trim() || undefined, testNamePattern: args.testNamePattern,
     files: args.files.length ? args.files : undefined, retryFailed: retries,
     expectations: process.env.EXPECTATIONS?.trim() || undefined, updateExpectations: args.updateExpectations,
@@ -125,6 +136,7 @@ async function main(): Promise<number> {
     stopReference = () => ref.close();
     for (const [k, v] of Object.entries(ref.keys)) addSecret(v, k);
     Object.assign(process.env, {
+      CHATGATE_EMBEDDED: '1', // replay commands of the fuzz phase name the defect/variants, not this URL
       TARGET_URL: ref.url, API_KEY: ref.keys.main, LIMITED_API_KEY: ref.keys.limited,
       RATE_LIMIT_API_KEY: ref.keys.rateLimit, BRAIN_ID: ref.brainId,
     });
