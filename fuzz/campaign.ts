@@ -203,7 +203,11 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
 
   // 3. Shrink: the smallest uncovered member of each group, at most 3 per group and 16 in all.
   const findings = new Map<string, Finding>();
-  const covered = (m: Member) => [...findings.values()].some((f) => coveredBy(f, m.raw));
+  // A crash explained by a shrunk finding covers the other clauses' breaches of the same
+  // bug (a 500 on NUL text also "breaks" CHAT-2 for a body without model: downstream).
+  // CHAT-8 is the exception: whether the parameters caused it shows only on a valid body.
+  const covered = (m: Member) => [...findings.values()].some((f) => coveredBy(f, m.raw)
+    && (f.clause === m.breach.clause || m.breach.clause !== 'CHAT-8' || (f.case.kind === 'valid' && f.case.route === m.raw.c.route)));
   const budget = o.shrinkBudget ?? 150;
   let shrinks = 0;
   for (const [, members] of ordered) {
@@ -226,11 +230,20 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   }
   summary.shrinks = shrinks;
 
-  // 4. Attribute every raw breach to the finding that covers it.
+  // 4. One bug, one finding: drop a finding another one of its clause and status explains
+  // with fewer features (shrinking from two raw failures can stop at two local minima).
+  for (const [sig, f] of [...findings]) {
+    const feats = new Set(features(f.case.body));
+    const general = [...findings.values()].find((g) => g !== f && g.clause === f.clause && g.status === f.status
+      && g.difference.length > 0 && g.difference.length < f.difference.length && coveredBy(g, { c: f.case, ex: f.exchange, feats } as Raw));
+    if (general) findings.delete(sig);
+  }
+
+  // 5. Attribute every raw breach to the finding that covers it.
   for (const [key, members] of groups) {
     const clause = key.split('|')[0];
     for (const m of members) {
-      const f = [...findings.values()].find((x) => x.clause === clause && coveredBy(x, m.raw))
+      const f = [...findings.values()].find((x) => x.clause === clause && (x.caseIndex === m.raw.i || coveredBy(x, m.raw)))
         ?? [...findings.values()].find((x) => coveredBy(x, m.raw));
       if (f && f.clause === clause) f.rawCount++;
       else if (!f) summary.unattributed++;

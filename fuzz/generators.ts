@@ -128,7 +128,7 @@ const oddScalar = fc.oneof(
   fc.string({ maxLength: 8 }),
 );
 const odd = fc.oneof({ arbitrary: oddScalar, weight: 4 }, { arbitrary: fc.array(fc.integer(), { maxLength: 3 }), weight: 1 }, { arbitrary: fc.dictionary(fc.constantFrom('a', 'b'), fc.integer(), { maxKeys: 2 }), weight: 1 });
-const or = <T>(usual: fc.Arbitrary<T>) => fc.oneof({ arbitrary: usual, weight: 6 }, { arbitrary: odd, weight: 1 });
+const or = <T>(usual: fc.Arbitrary<T>) => fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
 
 const tool = fc.record({
   type: fc.constant('function'),
@@ -160,16 +160,18 @@ const paramValues = {
 };
 export const params = optionalFields(paramValues, 5);
 
-/** Nested objects/arrays `depth` levels deep; depth is an integer, so it shrinks to the exact threshold. */
+/** Objects nested `depth` levels deep; depth is an integer, so it shrinks to the exact threshold. */
 export function nested(depth: number, leaf: unknown = 1): unknown {
   let v: unknown = leaf;
-  for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { a: v };
+  for (let i = 0; i < depth; i++) v = { a: v };
   return v;
 }
+const nestedArrays = (depth: number) => { let v: unknown = [1]; for (let i = 1; i < depth; i++) v = [v]; return v; };
 
 const unknownValue = fc.oneof(
   { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 4 },
   { arbitrary: fc.integer({ min: 3, max: 64 }).map((d) => nested(d)), weight: 1 },
+  { arbitrary: fc.integer({ min: 3, max: 64 }).map(nestedArrays), weight: 1 },
   { arbitrary: fc.integer({ min: 100, max: 4000 }).map((n) => Array.from({ length: n }, (_, i) => i)), weight: 1 },
 );
 export const unknownFields = optionalFields({ chatgate_fuzz: unknownValue, x_extra: unknownValue }, 5);

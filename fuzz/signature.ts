@@ -46,7 +46,7 @@ export function features(body: unknown): string[] {
     if (depth > 8) { out.add(`${path}:depth>=${Math.pow(2, Math.floor(Math.log2(depthOf(v) + depth)))}`); return; }
     if (v === null) { out.add(`${path}:null`); return; }
     if (Array.isArray(v)) {
-      out.add(`${path}:array`);
+      if (depth <= 3) out.add(`${path}:array`);
       if (path === 'messages' && v.length > 1) out.add(`messages:count>${Math.pow(2, Math.floor(Math.log2(v.length - 1)))}`);
       if (v.length > 100) out.add(`${path}:items>${Math.pow(2, Math.floor(Math.log2(v.length)))}`);
       v.slice(0, 100).forEach((x) => visit(x, `${path}[]`, depth + 1));
@@ -54,7 +54,7 @@ export function features(body: unknown): string[] {
     }
     switch (typeof v) {
       case 'object':
-        if (path !== '') out.add(`${path}:object`);
+        if (path !== '' && depth <= 3) out.add(`${path}:object`);
         // Unknown top-level fields are one family whatever their name.
         for (const [k, x] of Object.entries(v as object)) visit(x, path ? `${path}.${k}` : KNOWN_TOP.has(k) ? k : '(unknown field)', depth + 1);
         return;
@@ -63,7 +63,8 @@ export function features(body: unknown): string[] {
         // Roles and part types are vocabulary: their value is the feature.
         if (/(^|\.)role$|\.type$/.test(path)) out.add(`${path}=${JSON.stringify(v.slice(0, 20))}`);
         else out.add(`${path}:string`);
-        for (const c of cls) out.add(`${path}:${c}`);
+        // The text of a content part is message text like string content: one family.
+        for (const c of cls) out.add(`${path.replace(/\.content\[\]\.text$/, '.content')}:${c}`);
         return;
       }
       case 'number': out.add(`${path}:${numberClass(v)}`); return;

@@ -108,7 +108,12 @@ function violationError(v: SchemaViolation) {
   return badRequest(message, code, param);
 }
 
-function optionalNumber(
+function ignoredNumber(raw: Record<string, unknown>, name: string, check: (n: number) => boolean): number | undefined {
+  const v = raw[name];
+  return typeof v === 'number' && check(v) ? v : undefined;
+}
+
+function checkedNumber(
   raw: Record<string, unknown>,
   name: string,
   check: (n: number) => boolean,
@@ -135,6 +140,7 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
   }
 
   fuzzOnlyDefects(ctx, body);
+  refuseUnknownParams(ctx, body);
   const result = validate('chat-request', body);
   const first = result.errors.find((v) => !ignoredByDefect(ctx, v, body));
   if (first) throw violationError(first);
@@ -159,6 +165,8 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
     }
   });
 
+  // params-ignored: a server that reads none of the optional parameters (all ignored, never refused).
+  const optionalNumber = ctx.variant('params-ignored') ? ignoredNumber : checkedNumber;
   const n = optionalNumber(raw, 'n', (v) => Number.isInteger(v) && v >= 1 && v <= MAX_CHOICES, `an integer from 1 to ${MAX_CHOICES}`) ?? 1;
   const maxTokens =
     optionalNumber(raw, 'max_tokens', (v) => Number.isInteger(v) && v >= 1, 'a positive integer') ??
@@ -205,6 +213,19 @@ function depth(v: unknown): number {
   let d = 0;
   for (const x of Object.values(v as object)) d = Math.max(d, depth(x));
   return d + 1;
+}
+
+/**
+ * unknown-params-400: refuses every top-level field that is not an OpenAI chat parameter,
+ * as OpenAI itself does ("Unrecognized request argument supplied"). "Unknown" is measured
+ * against the OpenAI API's own list (KNOWN_PARAMS), not against what this server reads:
+ * clients send stream_options, n, stop, tools... and a server that refused those would not
+ * be OpenAI-compatible; a field no OpenAI API defines (chatgate_unknown_field) may be refused.
+ */
+function refuseUnknownParams(ctx: RequestContext, body: unknown): void {
+  if (!ctx.variant('unknown-params-400') || !body || typeof body !== 'object' || Array.isArray(body)) return;
+  const unknown = Object.keys(body).find((k) => !KNOWN_PARAMS.has(k));
+  if (unknown !== undefined) throw badRequest(`Unrecognized request argument supplied: ${unknown.slice(0, 60)}`, 'unknown_parameter', unknown.slice(0, 60));
 }
 
 /** Whether a stream for this request loses its [DONE] (fuzz-rtl-stream-no-done). */

@@ -32,6 +32,10 @@ const CATALOG = {
   'slow-json': { description: '300 ms before non-stream chat replies.' },
   'tight-rate-limit': { description: 'The main key is limited to 25 requests per 1000 ms window, so a run meets 429s and must honour Retry-After.' },
   'split-writes': { description: 'Every SSE event is written in 2-3 socket writes with small delays, with CRLF line ends split between CR and LF.' },
+
+  // --- issue 11: what a server does with parameters it does not know (CHAT-8 allows both) ---
+  'unknown-params-400': { description: 'Top-level request fields that are not OpenAI chat parameters are refused with 400 ("Unrecognized request argument supplied").' },
+  'params-ignored': { description: 'Optional parameters are never validated: out-of-range or mistyped n, max_tokens, temperature, top_p are ignored (200).' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;
