@@ -16,7 +16,7 @@
 //    anything fails). Reported: the largest N held, and the driver's CPU per 1,000
 //    concurrent streams (driver CPU seconds / stream-seconds x 1000).
 //
-// Options: --only throughput|cpu|streams, --seconds N (per measurement), --pin.
+// Options: --only throughput|cpu|streams|fuzz (4. the fuzz phase, bench/fuzz.ts), --seconds N (per measurement), --pin.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -228,6 +228,8 @@ async function main(): Promise<void> {
     if (only === undefined || only === 'throughput') await benchThroughput();
     if (only === undefined || only === 'cpu') await benchCpu();
     if (only === undefined || only === 'streams') await benchStreams();
+    // --- issue 11: the fuzz phase's req/s and its share of a default run (bench/fuzz.ts) ---
+    if (only === undefined || only === 'fuzz') await (await import('./fuzz.ts')).benchFuzz();
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
