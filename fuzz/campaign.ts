@@ -58,6 +58,8 @@ export interface CampaignSummary {
   planned: number;
   sent: number;
   stoppedByTimeCap: boolean;
+  /** Sending stopped because the target failed this many requests at the transport level. */
+  stoppedByTransport?: number;
   durationMs: number;
   sendMs: number;
   byKind: Record<string, number>;
@@ -101,6 +103,7 @@ export function requestFor(c: FuzzCase, o: Pick<CampaignOptions, 'auth' | 'brain
 
 interface Raw { i: number; seed: number; c: FuzzCase; ex: Exchange; breaches: Breach[]; feats: Set<string> }
 
+const MAX_TRANSPORT_FAILURES = 4;
 const KIND_ORDER = ['valid', 'edge', 'no-model', 'bad-messages', 'bad-message', 'bad-stream', 'not-json'];
 
 /**
@@ -164,14 +167,19 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   // 1. Generate and send, bounded concurrency, in case order.
   const raws: Raw[] = [];
   let next = 0;
+  let transportFailures = 0;
   const worker = async () => {
     for (;;) {
+      // A target that hangs, resets or never closes would hold the phase for runs x TIMEOUT_MS:
+      // a few such failures are enough to report (the fixed probes say more about them).
+      if (transportFailures >= MAX_TRANSPORT_FAILURES) { summary.stoppedByTransport = transportFailures; return; }
       const i = next++;
       if (i >= runs) return;
       if (performance.now() > sendDeadline) { summary.stoppedByTimeCap = true; return; }
       const s = caseSeed(seed, i);
       const c = caseAt(arb, s, '0');
       const ex = await o.send(requestFor(c, o));
+      if (ex.status === undefined || ex.error) transportFailures++;
       tally(c, ex);
       const breaches = judge(c, ex);
       if (breaches.length) raws.push({ i, seed: s, c, ex, breaches, feats: new Set(features(c.body)) });
@@ -215,6 +223,12 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     for (let k = 0; k < 3 && shrinks < 16; k++) {
       const m = members.find((x) => !covered(x));
       if (!m) break;
+      if (summary.stoppedByTransport) {
+        // Shrinking would resend against a target that is not answering: report as seen.
+        const f = makeFinding(m.breach, m.raw.c, m.raw.ex, m.raw.i, m.raw.seed, '0', 0, 0, [`not shrunk: the target failed ${summary.stoppedByTransport} generated requests at the transport level, so the fuzz phase stopped sending`]);
+        if (!findings.has(f.signature)) findings.set(f.signature, f);
+        break;
+      }
       shrinks++;
       const out = await shrink(arb, m, deadline, budget, o);
       summary.shrinkRequests += out.requests;

@@ -33,7 +33,7 @@ const list = (rec: Record<string, number>) => Object.entries(rec).sort((a, b) =>
 /** What was sent and what came back, for the test's observations. */
 export function summaryLines(s: CampaignSummary): string[] {
   return [
-    `fuzz seed ${s.seed}: ${s.sent} of ${s.planned} generated requests sent${s.replay ? ` (replay of ${s.replay})` : ''}${s.stoppedByTimeCap ? ', stopped by FUZZ_TIME_MS' : ''}, ${s.streams} streaming, ${(s.bytes / 1024).toFixed(0)} KiB of bodies, in ${(s.sendMs / 1000).toFixed(1)} s (${s.sendMs ? Math.round((s.sent / s.sendMs) * 1000) : 0} req/s); shrinking ${s.shrinks} failures took ${s.shrinkRequests} more requests`,
+    `fuzz seed ${s.seed}: ${s.sent} of ${s.planned} generated requests sent${s.replay ? ` (replay of ${s.replay})` : ''}${s.stoppedByTimeCap ? ', stopped by FUZZ_TIME_MS' : ''}${s.stoppedByTransport ? `, stopped after ${s.stoppedByTransport} transport failures` : ''}, ${s.streams} streaming, ${(s.bytes / 1024).toFixed(0)} KiB of bodies, in ${(s.sendMs / 1000).toFixed(1)} s (${s.sendMs ? Math.round((s.sent / s.sendMs) * 1000) : 0} req/s); shrinking ${s.shrinks} failures took ${s.shrinkRequests} more requests`,
     `kinds: ${list(s.byKind)}`,
     `bodies: ${list(s.byLabel)}`,
     `routes: ${list(s.byRoute)}`,
