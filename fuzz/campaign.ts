@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import type { AuthSpec, Exchange, RequestSpec } from '../lib/http-client.ts';
 import type { FuzzConfig } from '../lib/config.ts';
 import { caseArbitrary, type FuzzCase } from './generators.ts';
-import { judge, judgedClauses, wantsStream, FUZZ_CLAUSES, type Breach, type FuzzClause } from './oracles.ts';
+import { judge as judgeWith, judgedClauses, measureBaseline, NO_BASELINE, wantsStream, type Baseline, FUZZ_CLAUSES, type Breach, type FuzzClause } from './oracles.ts';
 import { covers, difference, features, signature } from './signature.ts';
 
 export interface CampaignOptions {
@@ -76,6 +76,8 @@ export interface CampaignSummary {
   unattributed: number;
   /** Per clause: generated responses it had something to judge in. */
   judged: Record<string, number>;
+  /** What an ordinary request already got wrong (not reported by the fuzz phase). */
+  baseline: string[];
   replay?: string;
 }
 
@@ -133,7 +135,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const arb = caseArbitrary({ models: o.models, brainId: o.brainId, maxBodyBytes });
   const summary: CampaignSummary = {
     seed, planned: replay ? 1 : runs, sent: 0, stoppedByTimeCap: false, durationMs: 0, sendMs: 0, byKind: {}, byLabel: {}, byRoute: {},
-    streams: 0, bytes: 0, statuses: {}, throttled: 0, overloaded: 0, rawFailures: 0, shrinks: 0, shrinkRequests: 0, unattributed: 0, judged: {},
+    streams: 0, bytes: 0, statuses: {}, throttled: 0, overloaded: 0, rawFailures: 0, shrinks: 0, shrinkRequests: 0, unattributed: 0, judged: {}, baseline: [],
   };
   const prefix = o.replayPrefix ?? '';
   const replayCommand = (i: number, path: string) => `${prefix}FUZZ_SEED=${seed} FUZZ_REPLAY=${i}@${path} npm test -- fuzz`;
@@ -148,8 +150,28 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     count(summary.statuses, ex.status === undefined ? 'no response' : String(ex.status));
     if (ex.status === 429) summary.throttled++;
     if (ex.status === 503) summary.overloaded++;
-    for (const clause of judgedClauses(c, ex)) count(summary.judged, clause);
+    for (const clause of judgedClauses(c, ex)) {
+      // A clause the baseline already breaks is left to the fixed probes: nothing judged here.
+      if ((clause === 'ERR-1' && base.errorBodyBroken) || base.stream.has(clause)) continue;
+      count(summary.judged, clause);
+    }
   };
+
+  // What an ordinary request already gets wrong is the fixed probes' to report, not ours.
+  let base: Baseline = NO_BASELINE;
+  {
+    const frame = { model: o.models[0], messages: [{ role: 'user', content: 'Say hello in one short sentence.' }] };
+    const [plain, stream, invalid] = await Promise.all([
+      o.send({ method: 'POST', path: '/chat/completions', auth: o.auth, json: frame }),
+      o.send({ method: 'POST', path: '/chat/completions', auth: o.auth, json: { ...frame, stream: true }, stream: true }),
+      o.send({ method: 'POST', path: '/chat/completions', auth: o.auth, json: { model: o.models[0] } }),
+    ]);
+    base = measureBaseline(plain, stream, invalid);
+    if (base.completion.size) summary.baseline.push(`an ordinary completion already breaks ${[...base.completion].join(', ')}: left to the fixed probes`);
+    if (base.stream.size) summary.baseline.push(`an ordinary stream already breaks ${[...base.stream].join(', ')}: left to the fixed probes`);
+    if (base.errorBodyBroken) summary.baseline.push('an ordinary 400 already lacks a proper error body: error bodies left to the fixed probes and the run-wide ERR-1');
+  }
+  const judge = (c: FuzzCase, ex: Exchange) => judgeWith(c, ex, base);
 
   // Replay: exactly one request, the one a report named, judged by the same oracles.
   if (replay) {
@@ -230,7 +252,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
         break;
       }
       shrinks++;
-      const out = await shrink(arb, m, deadline, budget, o);
+      const out = await shrink(arb, m, deadline, budget, o, judge);
       summary.shrinkRequests += out.requests;
       const all = judge(out.c, out.ex);
       // The shrunk request may break further clauses (a 500 on a parameter: ERR-2 and CHAT-8).
@@ -285,7 +307,7 @@ interface Shrunk { c: FuzzCase; ex: Exchange; path: string; requests: number; no
  * budget or the deadline every candidate counts as passing, so the smallest failure
  * actually seen is kept: a report never shows a request that was not sent.
  */
-async function shrink(arb: fc.Arbitrary<FuzzCase>, m: { raw: Raw; breach: Breach }, deadline: number, budget: number, o: CampaignOptions): Promise<Shrunk> {
+async function shrink(arb: fc.Arbitrary<FuzzCase>, m: { raw: Raw; breach: Breach }, deadline: number, budget: number, o: CampaignOptions, judge: (c: FuzzCase, ex: Exchange) => Breach[]): Promise<Shrunk> {
   const want = { clause: m.breach.clause, status: m.raw.ex.status, kind: m.raw.c.kind, route: m.raw.c.route, stream: wantsStream(m.raw.c), label: m.raw.c.raw !== undefined ? m.raw.c.label : undefined };
   let requests = 0;
   let stopped: string | undefined;

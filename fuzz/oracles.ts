@@ -3,7 +3,7 @@
 // habits). Refusing a parameter with 400 is always legal; so is honouring or ignoring
 // it. A 429 that outlasts the client's retry budget and a 503 (overload) judge nothing.
 import type { Exchange } from '../lib/http-client.ts';
-import { errorBodyProblems } from '../lib/error-body.ts';
+import { errorBodyProblems as errorBodyProblemsOf } from '../lib/error-body.ts';
 import { validate } from '../lib/schema-validator.ts';
 import { readStream } from '../harness/stream-judge.ts';
 import type { CaseKind, FuzzCase } from './generators.ts';
@@ -59,10 +59,39 @@ export function judgedClauses(c: FuzzCase, ex: Exchange): FuzzClause[] {
 
 const fmt = (ex: Exchange) => ex.status === undefined ? `no response (${ex.error?.message ?? 'unknown'})` : `HTTP ${ex.status}`;
 
+/**
+ * What an ordinary request already gets wrong (measured once per campaign): those
+ * violations belong to the fixed probes of their own clauses (RES-*, EV-*, ERR-1), and the
+ * fuzz phase reports only what its generated requests add.
+ */
+export interface Baseline {
+  /** Schema violations of an ordinary completion, as "pointer-with-*|keyword". */
+  completion: Set<string>;
+  /** EV clauses an ordinary stream breaks. */
+  stream: Set<FuzzClause>;
+  /** An ordinary invalid request's 400 lacks a proper error body. */
+  errorBodyBroken: boolean;
+}
+
+export const NO_BASELINE: Baseline = { completion: new Set(), stream: new Set(), errorBodyBroken: false };
+
+export const violationKey = (pointer: string, keyword: string) => `${pointer.replace(/\/\d+(?=\/|$)/g, '/*')}|${keyword}`;
+
+/** Measures the baseline from an ordinary completion, an ordinary stream and an ordinary invalid request. */
+export function measureBaseline(plain: Exchange, stream: Exchange, invalid: Exchange): Baseline {
+  const completion = new Set<string>();
+  if (plain.status === 200 && plain.json !== undefined) for (const e of validate('chat-completion', plain.json).errors) completion.add(violationKey(e.pointer, e.keyword));
+  const ordinary: FuzzCase = { kind: 'valid', route: 'chat', body: { stream: true }, label: 'baseline' };
+  const streamSet = new Set<FuzzClause>(stream.status === 200 ? allStreamBreaches(ordinary, stream).map((b) => b.clause) : []);
+  const errorBodyBroken = invalid.status !== undefined && invalid.status >= 400 && errorBodyProblemsOf(invalid).length > 0;
+  return { completion, stream: streamSet, errorBodyBroken };
+}
+
 /** Every clause this exchange breaks. Statuses 429 and 503 are not judged (throttled, overloaded). */
-export function judge(c: FuzzCase, ex: Exchange): Breach[] {
+export function judge(c: FuzzCase, ex: Exchange, base: Baseline = NO_BASELINE): Breach[] {
   const out: Breach[] = [];
   const s = ex.status;
+  const errorBodyProblems = (e: Exchange) => (base.errorBodyBroken ? [] : errorBodyProblemsOf(e));
   if (s === 429 || s === 503) {
     // ERR-1 still holds for them: a failing response carries an error body.
     const p = errorBodyProblems(ex);
@@ -95,25 +124,26 @@ export function judge(c: FuzzCase, ex: Exchange): Breach[] {
     if (s !== undefined && s !== 200 && s !== 400 && s !== 413) {
       out.push({ clause: 'CHAT-8', expected: 'HTTP 200 (honoured or ignored) or 400 (refused)', seen: fmt(ex) });
     } else if (s === 200 && !wantsStream(c)) {
-      const problem = completionProblem(c, ex);
+      const problem = completionProblem(c, ex, base);
       if (problem) out.push({ clause: 'CHAT-8', expected: 'HTTP 200 with a chat completion, or a 400', seen: problem });
     }
   }
 
   if (wantsStream(c) && (s === 200 || s === undefined)) {
-    const ev = streamBreach(c, ex);
+    const ev = streamBreach(c, ex, base);
     if (ev) out.push(ev);
   }
   return out;
 }
 
-function completionProblem(c: FuzzCase, ex: Exchange): string | undefined {
+function completionProblem(c: FuzzCase, ex: Exchange, base: Baseline): string | undefined {
   if (ex.error) return `HTTP 200 cut short: ${ex.error.message}`;
   if (ex.json === undefined) return `HTTP 200 with a body that is not JSON (${ex.headers['content-type'] ?? 'no Content-Type'}): ${(ex.text ?? '').slice(0, 80)}`;
   const lenient = mayOmitText(c);
   const errors = validate('chat-completion', ex.json).errors
     // With tools or JSON mode a reply may hold tool calls and content null; finish_reason may be anything.
-    .filter((e) => !(lenient && /^\/choices\/\d+\/message\/content$/.test(e.pointer)));
+    .filter((e) => !(lenient && /^\/choices\/\d+\/message\/content$/.test(e.pointer)))
+    .filter((e) => !base.completion.has(violationKey(e.pointer, e.keyword)));
   return errors.length ? `HTTP 200 with ${errors.slice(0, 3).map((e) => `${e.message} [${e.clause}]`).join('; ')}` : undefined;
 }
 
@@ -123,10 +153,17 @@ function completionProblem(c: FuzzCase, ex: Exchange): string | undefined {
  * finish reasons (EV-5), empty reply (EV-4). Later ones are consequences: named in the
  * message, not reported on their own clause.
  */
-export function streamBreach(c: FuzzCase, ex: Exchange): Breach | undefined {
+export function streamBreach(c: FuzzCase, ex: Exchange, base: Baseline = NO_BASELINE): Breach | undefined {
+  const found = allStreamBreaches(c, ex).filter((b) => !base.stream.has(b.clause));
+  if (!found.length) return undefined;
+  const [first, ...rest] = found;
+  return rest.length ? { ...first!, seen: `${first!.seen} (then also: ${rest.map((b) => b.clause).join(', ')})` } : first;
+}
+
+function allStreamBreaches(c: FuzzCase, ex: Exchange): Breach[] {
   const found: Breach[] = [];
-  if (ex.status === undefined) return { clause: 'EV-10', expected: 'the stream to finish', seen: fmt(ex) };
-  if (ex.mediaType !== 'text/event-stream') return { clause: 'EV-1', expected: 'Content-Type text/event-stream', seen: `Content-Type ${ex.headers['content-type'] ?? '(none)'}` };
+  if (ex.status === undefined) return [{ clause: 'EV-10', expected: 'the stream to finish', seen: fmt(ex) }];
+  if (ex.mediaType !== 'text/event-stream') return [{ clause: 'EV-1', expected: 'Content-Type text/event-stream', seen: `Content-Type ${ex.headers['content-type'] ?? '(none)'}` }];
   if (ex.error) found.push({ clause: 'EV-10', expected: 'the stream to finish and close', seen: ex.error.message });
   const r = readStream(ex);
   const problems = ex.stream?.problems ?? [];
@@ -152,7 +189,5 @@ export function streamBreach(c: FuzzCase, ex: Exchange): Breach | undefined {
   if (!mayOmitText(c) && !(r.content.get(0) ?? '').length && r.chunks.length) {
     found.push({ clause: 'EV-4', expected: 'non-empty delta.content for choice 0', seen: `"" from ${r.chunks.length} chunks` });
   }
-  if (!found.length) return undefined;
-  const [first, ...rest] = found;
-  return rest.length ? { ...first!, seen: `${first!.seen} (then also: ${rest.map((b) => b.clause).join(', ')})` } : first;
+  return found;
 }

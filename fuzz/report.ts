@@ -38,6 +38,7 @@ export function summaryLines(s: CampaignSummary): string[] {
     `bodies: ${list(s.byLabel)}`,
     `routes: ${list(s.byRoute)}`,
     `statuses: ${list(s.statuses)}${s.throttled ? ` (429 after the retry budget: ${s.throttled}, not judged)` : ''}${s.overloaded ? ` (503: ${s.overloaded}, not judged)` : ''}`,
+    ...s.baseline.map((b) => `baseline: ${b}`),
     `raw failures: ${s.rawFailures}${s.unattributed ? `, ${s.unattributed} not attributed to a shrunk finding (shrink caps)` : ''}`,
   ];
 }

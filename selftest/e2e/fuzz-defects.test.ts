@@ -73,7 +73,7 @@ describe.concurrent('fuzz-only defects: the fixed probes miss them, the fuzz pha
     it(`${name}: ${defect.clauses.join(', ')}`, async () => {
       await slot(async () => {
         const run = await runSuite(
-          { REFERENCE_DEFECT: name, TIMEOUT_MS: '4000', STRICT: '1', RATE_LIMIT_PROBE_MAX: '0', FUZZ_RUNS: RUNS, FUZZ_SEED: SEED },
+          { REFERENCE_DEFECT: name, TIMEOUT_MS: '10000', STRICT: '1', RATE_LIMIT_PROBE_MAX: '0', FUZZ_RUNS: RUNS, FUZZ_SEED: SEED },
           { args: [...SECTION_FILES, 'fuzz'] },
         );
         const tests = run.results?.tests ?? [];
@@ -103,14 +103,14 @@ describe.concurrent('fuzz-only defects: the fixed probes miss them, the fuzz pha
         // The replay command, as printed, reproduces the first finding: same clause, same signature.
         const env = Object.fromEntries([...first!.finding.replay.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
         expect(env).toMatchObject({ REFERENCE_DEFECT: name, FUZZ_SEED: SEED });
-        const replay = await runSuite({ ...env, TIMEOUT_MS: '4000', STRICT: '1' }, { args: ['fuzz'] });
+        const replay = await runSuite({ ...env, TIMEOUT_MS: '10000', STRICT: '1' }, { args: ['fuzz'] });
         const again = replay.results?.tests.find((t) => t.clause === first!.clause && t.file === FUZZ_FILE);
         expect(again?.verdict, replay.stderr.slice(0, 300)).toMatch(/^(fail|warn)$/);
         expect(findingsIn(again!.seen ?? '').map((f) => f.signature)).toContain(first!.finding.signature);
         expect(again!.observations?.join(' ')).toContain('1 of 1 generated requests sent');
         rows.set(name, [name, defect.clauses.join(', '), 'clean', 'caught', sizes.join('; '), 'reproduced', `${((run.wallMs + replay.wallMs) / 1000).toFixed(1)} s`]);
       });
-    }, 180_000);
+    }, 600_000); // includes the wait for a slot: two runs at a time
   }
 });
 
