@@ -22,7 +22,10 @@ import { publishTable } from '../support/table.ts';
 
 const SECTION_FILES = ['auth', 'brains', 'chat-requests', 'events', 'limits', 'models', 'resources', 'svc', 'unavailable', 'versioning'];
 const SEED = '7';
-const RUNS = '300';
+/** The default budget (FUZZ_RUNS unset) catches every one of them with this seed. */
+const RUNS = '200';
+/** Replays cost a run each: one defect per kind of finding (crash on a parameter, on text, a stream, an error body, raw text, the brain route). */
+const REPLAYED = new Set(['fuzz-stop-array-500', 'fuzz-nul-500', 'fuzz-rtl-stream-no-done', 'fuzz-messages-400-no-body', 'fuzz-trailing-garbage-accepted', 'fuzz-brain-tool-role-500']);
 const FUZZ_FILE = 'suites/fuzz.test.ts';
 const slot = limiter(2);
 const rows = new Map<string, string[]>();
@@ -73,7 +76,7 @@ describe.concurrent('fuzz-only defects: the fixed probes miss them, the fuzz pha
     it(`${name}: ${defect.clauses.join(', ')}`, async () => {
       await slot(async () => {
         const run = await runSuite(
-          { REFERENCE_DEFECT: name, TIMEOUT_MS: '10000', STRICT: '1', RATE_LIMIT_PROBE_MAX: '0', FUZZ_RUNS: RUNS, FUZZ_SEED: SEED },
+          { REFERENCE_DEFECT: name, TIMEOUT_MS: '10000', STRICT: '1', RATE_LIMIT_PROBE_MAX: '0', FUZZ_SEED: SEED },
           { args: [...SECTION_FILES, 'fuzz'] },
         );
         const tests = run.results?.tests ?? [];
@@ -101,6 +104,10 @@ describe.concurrent('fuzz-only defects: the fixed probes miss them, the fuzz pha
           expect(fz!.notes.join(' ')).toContain(`FUZZ_SEED=${SEED}`);
         }
         // The replay command, as printed, reproduces the first finding: same clause, same signature.
+        if (!REPLAYED.has(name)) {
+          rows.set(name, [name, defect.clauses.join(', '), 'clean', 'caught', sizes.join('; '), '-', `${(run.wallMs / 1000).toFixed(1)} s`]);
+          return;
+        }
         const env = Object.fromEntries([...first!.finding.replay.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
         expect(env).toMatchObject({ REFERENCE_DEFECT: name, FUZZ_SEED: SEED });
         const replay = await runSuite({ ...env, TIMEOUT_MS: '10000', STRICT: '1' }, { args: ['fuzz'] });
