@@ -105,7 +105,6 @@ async function main(): Promise<number> {
   // --- fuzz phase (issue 11): one seed for every worker, always shown ---
   const fuzzSeed = config.fuzz.seed ?? Math.floor(Math.random() * FUZZ_MAX_SEED);
   process.env.FUZZ_SEED = String(fuzzSeed);
-  if (config.fuzz.runs > 0) process.stderr.write(`chatgate: fuzz phase: FUZZ_RUNS=${config.fuzz.runs} FUZZ_SEED=${fuzzSeed}${config.fuzz.replay ? ` FUZZ_REPLAY=${config.fuzz.replay.caseIndex}@${config.fuzz.replay.path}` : ''}\n`);
   const mode: RunMode = {
     fuzz: { runs: config.fuzz.runs, seed: fuzzSeed, timeMs: config.fuzz.timeMs, concurrency: config.fuzz.concurrency, maxBodyBytes: config.fuzz.maxBodyBytes, ...(config.fuzz.replay ? { replay: `${config.fuzz.replay.caseIndex}@${config.fuzz.replay.path}` } : {}) },
     strict: config.strict, clauses: process.env.CLAUSES?.trim() || undefined, testNamePattern: args.testNamePattern,
@@ -144,6 +143,8 @@ async function main(): Promise<number> {
     targetLabel = `embedded reference server ${ref.url}${extras.length ? ` (${extras.join('; ')})` : ''}`;
   }
 
+  // After every configuration check (one line of stderr for a configuration error, nothing else).
+  if (config.fuzz.runs > 0) process.stderr.write(`chatgate: fuzz phase: FUZZ_RUNS=${config.fuzz.runs} FUZZ_SEED=${fuzzSeed}${config.fuzz.replay ? ` FUZZ_REPLAY=${config.fuzz.replay.caseIndex}@${config.fuzz.replay.path}` : ''}\n`);
   const runDir = mkdtempSync(join(tmpdir(), 'chatgate-run-'));
   process.env.CHATGATE_RUN_DIR = runDir;
   const tty = process.stderr.isTTY;
