@@ -167,6 +167,16 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
       o.send({ method: 'POST', path: '/chat/completions', auth: o.auth, json: { model: o.models[0] } }),
     ]);
     base = measureBaseline(plain, stream, invalid);
+    const broken = [plain, stream, invalid].filter((ex) => ex.status === undefined || ex.error);
+    if (broken.length >= 2) {
+      // A target that does not answer ordinary requests has nothing to teach a fuzzer: the
+      // fixed probes report why; generated requests would only multiply the timeouts.
+      summary.baseline.push(`ordinary requests failed at the transport level (${broken[0]!.error?.message ?? 'no response'}): no generated request sent`);
+      summary.stoppedByTransport = broken.length;
+      summary.planned = 0;
+      summary.durationMs = Math.round(performance.now() - started);
+      return { summary, findings: [] };
+    }
     if (base.completion.size) summary.baseline.push(`an ordinary completion already breaks ${[...base.completion].join(', ')}: left to the fixed probes`);
     if (base.stream.size) summary.baseline.push(`an ordinary stream already breaks ${[...base.stream].join(', ')}: left to the fixed probes`);
     if (base.errorBodyBroken) summary.baseline.push('an ordinary 400 already lacks a proper error body: error bodies left to the fixed probes and the run-wide ERR-1');

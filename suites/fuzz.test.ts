@@ -55,7 +55,7 @@ describe('FUZZ: generated requests', () => {
       const judged = summary.judged[id] ?? 0;
       const mine = findings.filter((f) => f.clause === id);
       if (mine.length === 0) {
-        if (judged === 0) t.inconclusive(`no generated response for ${id} to judge among ${summary.sent} (seed ${summary.seed})`);
+        if (judged === 0) t.inconclusive(`no generated response for ${id} to judge among ${summary.sent} (seed ${summary.seed})${summary.baseline.length ? `; ${summary.baseline.join('; ')}` : ''}`);
         t.note(`${judged} generated responses judged, no failure`);
         return;
       }
