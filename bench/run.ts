@@ -26,9 +26,9 @@
 //    where they flowed at pace, its cores at the top step, memory per 1,000 streams.
 //    A full `npm run bench` took 4 to 6 minutes here.
 //
-// Options: --only throughput,cpu,floor,streams  --seconds N (per measurement)  --pin
+// Options: --only throughput,cpu,floor,streams,fuzz  --seconds N (per measurement)  --pin
 // (responder on CPU 0, the tool under test on CPU 1, with taskset)  --runs N (5)
-// --max-streams N  --floor-streams N (1000).
+// --max-streams N  --floor-streams N (1000). fuzz: the fuzz phase's req/s and its share of a default run (bench/fuzz.ts).
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -412,6 +412,7 @@ const SECTIONS: Section[] = [
   { name: 'cpu', run: benchCpu },
   { name: 'floor', run: benchFloor },
   { name: 'streams', run: benchStreams },
+  { name: 'fuzz', run: async () => { Object.assign(figures, await (await import('./fuzz.ts')).benchFuzz()); } },
 ];
 
 /** reports/bench/summary.json (the latest run) and reports/bench/<time>.json; prints the change from the previous summary. */

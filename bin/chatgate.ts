@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
+import { ConfigError, FUZZ_MAX_SEED, loadConfig, type Config } from '../lib/config.ts';
 import { addSecret, redact } from '../lib/redact.ts';
 import { preflight } from '../lib/preflight.ts';
 import { bypassProxyFor } from '../lib/proxy.ts';
@@ -47,6 +47,12 @@ const HELP = `Usage: npm test [-- [--update-expectations] [-t <pattern>] [file f
   GITHUB_STEP_SUMMARY   set by GitHub Actions: summary.md is appended to it
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY  forward proxy for the target (lower case too, read as curl does)
   NODE_EXTRA_CA_CERTS   PEM file of a private CA the target's certificate comes from
+  FUZZ_RUNS             generated requests of the fuzz phase; 0 turns it off (200)
+  FUZZ_SEED             seed of the fuzz phase (random, printed and in results.json)
+  FUZZ_TIME_MS          time cap of the fuzz phase, shrinking included (60000)
+  FUZZ_CONCURRENCY      generated requests in flight at once (4)
+  FUZZ_MAX_BODY_BYTES   largest generated body (65536)
+  FUZZ_REPLAY           <case>@<path> from a fuzz failure: send only that request
 
   --update-expectations remove known failures that now pass from the EXPECTATIONS file
   -t <pattern>          vitest's test-name filter (a regex on "<describe> <title>")
@@ -100,7 +106,11 @@ async function main(): Promise<number> {
     if (err instanceof ConfigError) configError(err.message);
     throw err;
   }
+  // --- fuzz phase (issue 11): one seed for every worker, always shown ---
+  const fuzzSeed = config.fuzz.seed ?? Math.floor(Math.random() * FUZZ_MAX_SEED);
+  process.env.FUZZ_SEED = String(fuzzSeed);
   const mode: RunMode = {
+    fuzz: { runs: config.fuzz.runs, seed: fuzzSeed, timeMs: config.fuzz.timeMs, concurrency: config.fuzz.concurrency, maxBodyBytes: config.fuzz.maxBodyBytes, ...(config.fuzz.replay ? { replay: `${config.fuzz.replay.caseIndex}@${config.fuzz.replay.path}` } : {}) },
     strict: config.strict, clauses: process.env.CLAUSES?.trim() || undefined, testNamePattern: args.testNamePattern,
     files: args.files.length ? args.files : undefined, retryFailed: retries,
     expectations: process.env.EXPECTATIONS?.trim() || undefined, updateExpectations: args.updateExpectations,
@@ -137,6 +147,7 @@ async function main(): Promise<number> {
     bypassProxyFor(new URL(ref.url).hostname); // our own loopback server: never through a proxy (issue 12)
     for (const [k, v] of Object.entries(ref.keys)) addSecret(v, k);
     Object.assign(process.env, {
+      CHATGATE_EMBEDDED: '1', // replay commands of the fuzz phase name the defect/variants, not this URL
       TARGET_URL: ref.url, API_KEY: ref.keys.main, LIMITED_API_KEY: ref.keys.limited,
       RATE_LIMIT_API_KEY: ref.keys.rateLimit, BRAIN_ID: ref.brainId,
     });
@@ -144,6 +155,8 @@ async function main(): Promise<number> {
     targetLabel = `embedded reference server ${ref.url}${extras.length ? ` (${extras.join('; ')})` : ''}`;
   }
 
+  // After every configuration check (one line of stderr for a configuration error, nothing else).
+  if (config.fuzz.runs > 0) process.stderr.write(`chatgate: fuzz phase: FUZZ_RUNS=${config.fuzz.runs} FUZZ_SEED=${fuzzSeed}${config.fuzz.replay ? ` FUZZ_REPLAY=${config.fuzz.replay.caseIndex}@${config.fuzz.replay.path}` : ''}\n`);
   const runDir = mkdtempSync(join(tmpdir(), 'chatgate-run-'));
   process.env.CHATGATE_RUN_DIR = runDir;
   const tty = process.stderr.isTTY;

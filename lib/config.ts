@@ -13,7 +13,49 @@ export interface Config {
   models: string[];
   timeoutMs: number;
   strict: boolean;
+  /** The fuzz phase (issue 11, suites/fuzz.test.ts). */
+  fuzz: FuzzConfig;
 }
+
+// --- fuzz phase knobs (issue 11) ------------------------------------------------------
+export interface FuzzConfig {
+  /** FUZZ_RUNS: generated requests in the campaign; 0 turns the phase off. */
+  runs: number;
+  /** FUZZ_SEED: undefined until the runner draws one (then it is exported for the workers). */
+  seed: number | undefined;
+  /** FUZZ_TIME_MS: no new generated request after this long; shrinking stops too. */
+  timeMs: number;
+  /** FUZZ_CONCURRENCY: generated requests in flight at once. */
+  concurrency: number;
+  /** FUZZ_MAX_BODY_BYTES: no generated body is larger. */
+  maxBodyBytes: number;
+  /** FUZZ_REPLAY: "<case>@<path>" of a reported failure: only that request is sent. */
+  replay: { caseIndex: number; path: string } | undefined;
+}
+
+export const FUZZ_DEFAULT_RUNS = 200;
+export const FUZZ_MAX_SEED = 2 ** 31 - 1;
+
+export function loadFuzzConfig(env: NodeJS.ProcessEnv): FuzzConfig {
+  const replayRaw = nonEmpty(env, 'FUZZ_REPLAY');
+  let replay: FuzzConfig['replay'];
+  if (replayRaw !== undefined) {
+    const m = /^(\d+)@(\d+(?::\d+)*)$/.exec(replayRaw);
+    if (!m) throw new ConfigError('FUZZ_REPLAY', `"${replayRaw}" is not <case>@<path> (e.g. 17@0:3:1); copy it from the fuzz failure's replay command`);
+    replay = { caseIndex: Number(m[1]), path: m[2]! };
+  }
+  const seedRaw = nonEmpty(env, 'FUZZ_SEED');
+  if (replay && seedRaw === undefined) throw new ConfigError('FUZZ_SEED', 'is required with FUZZ_REPLAY; copy both from the replay command');
+  return {
+    runs: integer(env, 'FUZZ_RUNS', FUZZ_DEFAULT_RUNS, 0, 1_000_000),
+    seed: seedRaw === undefined ? undefined : integer(env, 'FUZZ_SEED', 0, 0, FUZZ_MAX_SEED),
+    timeMs: integer(env, 'FUZZ_TIME_MS', 60_000, 1_000, 86_400_000),
+    concurrency: integer(env, 'FUZZ_CONCURRENCY', 4, 1, 64),
+    maxBodyBytes: integer(env, 'FUZZ_MAX_BODY_BYTES', 64 * 1024, 1024, 8 * 1024 * 1024),
+    replay,
+  };
+}
+// --- end fuzz phase knobs ---------------------------------------------------------------
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, message: string) {
@@ -97,5 +139,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     models,
     timeoutMs: integer(env, 'TIMEOUT_MS', 30_000, 100, 3_600_000),
     strict: strictRaw === '1' || strictRaw === 'true',
+    fuzz: loadFuzzConfig(env),
   };
 }

@@ -56,6 +56,8 @@ export interface RunMode {
   /** EXPECTATIONS as given. */
   expectations?: string;
   updateExpectations: boolean;
+  /** The fuzz phase's knobs as used (issue 11): the seed is always recorded, drawn or given. */
+  fuzz?: { runs: number; seed: number; timeMs: number; concurrency: number; maxBodyBytes: number; replay?: string };
 }
 
 export interface ExpectationsSummary {

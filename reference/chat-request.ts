@@ -51,6 +51,10 @@ export async function readJsonBody(ctx: RequestContext): Promise<unknown> {
   try {
     return JSON.parse(raw);
   } catch {
+    if (ctx.defect('fuzz-trailing-garbage-accepted')) {
+      const lenient = firstObject(raw);
+      if (lenient !== undefined) return lenient;
+    }
     if (ctx.defect('bad-json-500')) throw serverError('Internal error while reading the request.');
     if (ctx.defect('bad-json-200')) return structuredClone(DEFAULT_REQUEST);
     throw badRequest('The request body is not valid JSON.', 'invalid_json');
@@ -69,8 +73,12 @@ export function paramFromPointer(pointer: string): string | null {
 }
 
 /** Violations the accepts-* defects pretend not to see. */
-function ignoredByDefect(ctx: RequestContext, v: SchemaViolation): boolean {
+function ignoredByDefect(ctx: RequestContext, v: SchemaViolation, body: unknown): boolean {
   const p = v.pointer;
+  const raw = (body ?? {}) as Record<string, unknown>;
+  if (ctx.defect('fuzz-model-bool-accepted') && p === '/model' && v.keyword !== 'required' && typeof raw.model !== 'number') return true;
+  if (ctx.defect('fuzz-later-content-accepted') && /^\/messages\/[1-9]\d*\/content(\/|$)/.test(p)) return true;
+  if (ctx.defect('fuzz-stream-number-accepted') && p === '/stream' && typeof raw.stream !== 'string') return true;
   if (ctx.defect('accepts-missing-model') && p === '/model' && v.keyword === 'required') return true;
   if (ctx.defect('accepts-model-number') && p === '/model' && v.keyword !== 'required') return true;
   if (ctx.defect('accepts-missing-messages') && p === '/messages' && v.keyword === 'required') return true;
@@ -100,7 +108,12 @@ function violationError(v: SchemaViolation) {
   return badRequest(message, code, param);
 }
 
-function optionalNumber(
+function ignoredNumber(raw: Record<string, unknown>, name: string, check: (n: number) => boolean): number | undefined {
+  const v = raw[name];
+  return typeof v === 'number' && check(v) ? v : undefined;
+}
+
+function checkedNumber(
   raw: Record<string, unknown>,
   name: string,
   check: (n: number) => boolean,
@@ -126,8 +139,10 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
     }
   }
 
+  fuzzOnlyDefects(ctx, body);
+  refuseUnknownParams(ctx, body);
   const result = validate('chat-request', body);
-  const first = result.errors.find((v) => !ignoredByDefect(ctx, v));
+  const first = result.errors.find((v) => !ignoredByDefect(ctx, v, body));
   if (first) throw violationError(first);
   const raw = body as Record<string, unknown>;
 
@@ -150,6 +165,8 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
     }
   });
 
+  // params-ignored: a server that reads none of the optional parameters (all ignored, never refused).
+  const optionalNumber = ctx.variant('params-ignored') ? ignoredNumber : checkedNumber;
   const n = optionalNumber(raw, 'n', (v) => Number.isInteger(v) && v >= 1 && v <= MAX_CHOICES, `an integer from 1 to ${MAX_CHOICES}`) ?? 1;
   const maxTokens =
     optionalNumber(raw, 'max_tokens', (v) => Number.isInteger(v) && v >= 1, 'a positive integer') ??
@@ -171,4 +188,79 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
     n,
     raw,
   };
+}
+
+// --- issue 11: fuzz-only defects ----------------------------------------------------
+// Crashes on what fixed probes never send (a parameter's type, value or size, a role, a
+// kind of character, many messages, deep unknown fields), each switched on alone.
+
+const RTL = /[\u0590-\u08ff\u200f\u202b\u202e\u2067]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Every text of the request's messages: string contents and the text of parts. */
+function texts(body: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const m of Array.isArray(body.messages) ? body.messages : []) {
+    const c = (m as { content?: unknown } | null)?.content;
+    if (typeof c === 'string') out.push(c);
+    if (Array.isArray(c)) for (const part of c) if (typeof (part as { text?: unknown })?.text === 'string') out.push((part as { text: string }).text);
+  }
+  return out;
+}
+
+function depth(v: unknown): number {
+  if (!v || typeof v !== 'object') return 0;
+  let d = 0;
+  for (const x of Object.values(v as object)) d = Math.max(d, depth(x));
+  return d + 1;
+}
+
+/**
+ * unknown-params-400: refuses every top-level field that is not an OpenAI chat parameter,
+ * as OpenAI itself does ("Unrecognized request argument supplied"). "Unknown" is measured
+ * against the OpenAI API's own list (KNOWN_PARAMS), not against what this server reads:
+ * clients send stream_options, n, stop, tools... and a server that refused those would not
+ * be OpenAI-compatible; a field no OpenAI API defines (chatgate_unknown_field) may be refused.
+ */
+function refuseUnknownParams(ctx: RequestContext, body: unknown): void {
+  if (!ctx.variant('unknown-params-400') || !body || typeof body !== 'object' || Array.isArray(body)) return;
+  const unknown = Object.keys(body).find((k) => !KNOWN_PARAMS.has(k));
+  if (unknown !== undefined) throw badRequest(`Unrecognized request argument supplied: ${unknown.slice(0, 60)}`, 'unknown_parameter', unknown.slice(0, 60));
+}
+
+/** Whether a stream for this request loses its [DONE] (fuzz-rtl-stream-no-done). */
+export function rtlStreamDefect(ctx: RequestContext, req: ChatRequest): boolean {
+  return ctx.defect('fuzz-rtl-stream-no-done') && texts(req.raw).some((t) => RTL.test(t));
+}
+
+function fuzzOnlyDefects(ctx: RequestContext, body: unknown): void {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
+  const raw = body as Record<string, unknown>;
+  const messages = Array.isArray(raw.messages) ? raw.messages as Array<Record<string, unknown> | null> : [];
+  const crash = () => { throw serverError('Internal error while preparing the request.'); };
+  if (ctx.defect('fuzz-temperature-type-500') && raw.temperature !== undefined && raw.temperature !== null && typeof raw.temperature !== 'number') crash();
+  if (ctx.defect('fuzz-max-tokens-huge-500') && [raw.max_tokens, raw.max_completion_tokens].some((v) => typeof v === 'number' && v >= 65_536)) crash();
+  if (ctx.defect('fuzz-stop-array-500') && Array.isArray(raw.stop)) crash();
+  if (ctx.defect('fuzz-deep-unknown-500') && Object.keys(raw).some((k) => !KNOWN_PARAMS.has(k) && depth(raw[k]) > 8)) crash();
+  if (ctx.defect('fuzz-developer-role-500') && messages.some((m) => m?.role === 'developer')) crash();
+  if (ctx.defect('fuzz-long-content-500') && messages.some((m) => typeof m?.content === 'string' && m.content.length > 4096)) crash();
+  if (ctx.defect('fuzz-nul-500') && texts(raw).some((t) => t.includes('\u0000'))) crash();
+  if (ctx.defect('fuzz-lone-surrogate-500') && texts(raw).some((t) => LONE_SURROGATE.test(t))) crash();
+  if (ctx.defect('fuzz-many-messages-500') && messages.length > 32) crash();
+  if (ctx.defect('fuzz-content-parts-500') && messages.some((m) => Array.isArray(m?.content))) crash();
+  if (ctx.defect('fuzz-brain-tool-role-500') && ctx.path.startsWith('/v1/brains/') && messages.some((m) => m?.role === 'tool')) crash();
+  if (ctx.defect('fuzz-messages-400-no-body') && (typeof raw.messages === 'number' || typeof raw.messages === 'boolean' || raw.messages === null)) {
+    throw badRequest('Invalid messages.', 'invalid_type', 'messages').withForm('empty');
+  }
+}
+
+/** fuzz-trailing-garbage-accepted: the shortest prefix ending in "}" that parses as a JSON object. */
+function firstObject(text: string): unknown {
+  for (let i = text.indexOf('}'); i !== -1; i = text.indexOf('}', i + 1)) {
+    try {
+      const v = JSON.parse(text.slice(0, i + 1));
+      if (v && typeof v === 'object' && !Array.isArray(v)) return v;
+    } catch { /* keep looking */ }
+  }
+  return undefined;
 }

@@ -2,12 +2,12 @@
 // POST /brains/{id}/chat. Order of checks: body, scope (before the brain's existence,
 // so existence doesn't leak), brain id, existence, then the reply.
 import type { RequestContext } from './context.ts';
-import { parseChatRequest, readJsonBody, type ChatRequest } from './chat-request.ts';
+import { parseChatRequest, readJsonBody, rtlStreamDefect, type ChatRequest } from './chat-request.ts';
 import { checkBrainScope } from './auth.ts';
 import { BRAIN_MODEL_PREFIX, resolveBrain } from './brains.ts';
 import { badRequest, forbidden, notFound, overloaded, serverError } from './errors.ts';
 import { completionBody, planReply } from './completion.ts';
-import { planStream } from './stream-plan.ts';
+import { DONE, planStream } from './stream-plan.ts';
 import { SseWriter } from './sse-writer.ts';
 import { sendBody, sendJson } from './respond.ts';
 import { sleep } from './latency.ts';
@@ -103,7 +103,9 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
   if (streaming) {
     const n = ++ctx.state.counters.streams;
     const stalls = latency.stallEvery > 0 && n % latency.stallEvery === 0;
-    const steps = planStream(ctx, plan);
+    let steps = planStream(ctx, plan);
+    // issue 11, fuzz-only defect: right-to-left text in the request loses the [DONE].
+    if (rtlStreamDefect(ctx, req)) steps = steps.filter((s) => !(s.kind === 'data' && s.payload === DONE));
     await new SseWriter(ctx).play(steps, {
       ttftMs: latency.ttftMs,
       itlMs: latency.itlMs,

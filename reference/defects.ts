@@ -12,6 +12,8 @@ export interface DefectInfo {
   /** Typed: a clause id that is not in the registry is a compile error. */
   clauses: ClauseId[];
   description: string;
+  /** 'fuzz': only generated requests find it (issue 11); the fixed probes pass clean on its clauses. */
+  foundBy?: 'fuzz';
 }
 
 const CATALOG = {
@@ -161,11 +163,33 @@ const CATALOG = {
   // --- issue 10 (verdicts): misbehaving toward client libraries only -------------
   'client-libraries-500': { clauses: ['ERR-2'], description: 'Authenticated requests from OpenAI-style client libraries (x-stainless-* headers, OpenAI/JS or ai-sdk user agents) are answered 500.' },
   'key-echoed-to-clients': { clauses: ['AUTH-9'], description: 'Responses to client-library requests (x-stainless-* headers, OpenAI/JS or ai-sdk user agents) carry x-debug-key with the caller\'s full API key.' },
+  // --- issue 11: fuzz-only ----------------------------------------------------------
+  // Crashes and slips fixed probes never provoke; proven by selftest/e2e/fuzz-defects.test.ts.
+  'fuzz-temperature-type-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'temperature of any type but number (a string, a boolean, an array) is answered 500.' },
+  'fuzz-max-tokens-huge-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'max_tokens or max_completion_tokens of 65536 or more is answered 500.' },
+  'fuzz-stop-array-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'stop given as an array is answered 500.' },
+  'fuzz-deep-unknown-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'An unknown top-level field nested more than 8 levels deep is answered 500.' },
+  'fuzz-developer-role-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'A message with role "developer" is answered 500.' },
+  'fuzz-long-content-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'A message content string longer than 4096 characters is answered 500.' },
+  'fuzz-nul-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'A NUL character (U+0000) in any message text is answered 500.' },
+  'fuzz-lone-surrogate-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'A lone UTF-16 surrogate (a \\ud800 escape) in any message text is answered 500.' },
+  'fuzz-many-messages-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'More than 32 messages are answered 500.' },
+  'fuzz-content-parts-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'Content given as an array of parts is answered 500.' },
+  'fuzz-brain-tool-role-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'On POST /brains/{id}/chat, a message with role "tool" is answered 500.' },
+  'fuzz-rtl-stream-no-done': { clauses: ['EV-6'], foundBy: 'fuzz', description: 'Streams whose request holds right-to-left text (Hebrew, Arabic, U+202E, U+200F) end without data: [DONE].' },
+  'fuzz-messages-400-no-body': { clauses: ['CHAT-3', 'ERR-1'], foundBy: 'fuzz', description: 'messages given as a number, boolean or null is refused 400 with an empty body.' },
+  'fuzz-model-bool-accepted': { clauses: ['CHAT-2'], foundBy: 'fuzz', description: 'model given as a boolean, null, an array or an object is served with svc-auto.' },
+  'fuzz-later-content-accepted': { clauses: ['CHAT-4'], foundBy: 'fuzz', description: 'Content of an invalid type is accepted in any message but the first.' },
+  'fuzz-stream-number-accepted': { clauses: ['CHAT-5'], foundBy: 'fuzz', description: 'stream given as a number, an object or an array is accepted (as false).' },
+  'fuzz-trailing-garbage-accepted': { clauses: ['CHAT-6'], foundBy: 'fuzz', description: 'A body that is a JSON object followed by other text is read up to its last "}" (lenient parse).' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;
 
 export const DEFECTS: Record<string, DefectInfo> = CATALOG;
+
+/** The defects fixed probes are meant to catch (seeded-defects.test.ts); fuzz-only ones have their own self-test. */
+export const PROBED_DEFECTS: Record<string, DefectInfo> = Object.fromEntries(Object.entries(CATALOG).filter(([, d]) => (d as DefectInfo).foundBy !== 'fuzz'));
 
 export function isDefectName(name: string): name is DefectName {
   return Object.prototype.hasOwnProperty.call(CATALOG, name);

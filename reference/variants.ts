@@ -42,6 +42,9 @@ const CATALOG = {
   'keep-alive-timeout': { description: 'Keep-Alive: timeout=1 on every response; idle connections are closed after 1 s, as advertised.' },
   // --- issue 10 (verdicts) ---------------------------------------------------------
   'outside-base-plain-404': { description: 'Paths outside the base URL /v1 (such as VER-2\'s /v2/models) answer 404 text/plain "Not Found": the spec asks nothing there, so ERR-1 must not judge it.' },
+  // --- issue 11: what a server does with parameters it does not know (CHAT-8 allows both) ---
+  'unknown-params-400': { description: 'Top-level request fields that are not OpenAI chat parameters are refused with 400 ("Unrecognized request argument supplied").' },
+  'params-ignored': { description: 'Optional parameters are never validated: out-of-range or mistyped n, max_tokens, temperature, top_p are ignored (200).' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;

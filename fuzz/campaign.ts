@@ -1,0 +1,343 @@
+// The fuzz campaign: generate, send, judge, group, shrink, report.
+//
+// fast-check runs an async property one run at a time, which would make the campaign as
+// slow as the target's latency times the run count. So generation and shrinking are split:
+// - case i of a run is the first value fast-check generates for seed caseSeed(seed, i)
+//   (fc.check replaying path "0"), so cases are independent of each other and of the
+//   order they are sent in: the batch goes out FUZZ_CONCURRENCY at a time and the same
+//   seed always gives the same requests;
+// - each distinct failure is then shrunk with fc.check on its own case seed (path "0",
+//   endOnFailure off), whose counterexample path makes the shrunk request replayable:
+//   FUZZ_SEED=<seed> FUZZ_REPLAY=<case>@<path>.
+// Failures are grouped by (clause, status, kind, route, streaming); the smallest of a
+// group is shrunk, and other raw failures that show every feature the shrunk one needed
+// count as the same bug (signature.ts). Another raw failure not covered is shrunk too.
+import fc from 'fast-check';
+import type { AuthSpec, Exchange, RequestSpec } from '../lib/http-client.ts';
+import type { FuzzConfig } from '../lib/config.ts';
+import { caseArbitrary, type FuzzCase } from './generators.ts';
+import { judge as judgeWith, judgedClauses, measureBaseline, NO_BASELINE, wantsStream, type Baseline, FUZZ_CLAUSES, type Breach, type FuzzClause } from './oracles.ts';
+import { covers, difference, features, signature } from './signature.ts';
+
+export interface CampaignOptions {
+  send: (spec: RequestSpec) => Promise<Exchange>;
+  auth: AuthSpec;
+  models: string[];
+  brainId?: string;
+  fuzz: FuzzConfig & { seed: number };
+  /** How a reader reruns the campaign (env before FUZZ_SEED/FUZZ_REPLAY), e.g. "REFERENCE_DEFECT=x ". */
+  replayPrefix?: string;
+  /** Requests one shrink may send; the run's time cap bounds them all as well. */
+  shrinkBudget?: number;
+}
+
+export interface Finding {
+  clause: FuzzClause;
+  signature: string;
+  status: number | undefined;
+  expected: string;
+  seen: string;
+  case: FuzzCase;
+  caseIndex: number;
+  caseSeed: number;
+  path: string;
+  replay: string;
+  exchange: Exchange;
+  /** Bytes of the shrunk body as sent, and its top-level field count. */
+  bytes: number;
+  fields: number;
+  difference: string[];
+  /** Raw failures of the campaign this finding accounts for. */
+  rawCount: number;
+  shrinkRequests: number;
+  notes: string[];
+}
+
+export interface CampaignSummary {
+  seed: number;
+  planned: number;
+  sent: number;
+  stoppedByTimeCap: boolean;
+  /** Sending stopped because the target failed this many requests at the transport level. */
+  stoppedByTransport?: number;
+  durationMs: number;
+  sendMs: number;
+  byKind: Record<string, number>;
+  byLabel: Record<string, number>;
+  byRoute: Record<string, number>;
+  streams: number;
+  bytes: number;
+  statuses: Record<string, number>;
+  throttled: number;
+  overloaded: number;
+  rawFailures: number;
+  shrinks: number;
+  shrinkRequests: number;
+  unattributed: number;
+  /** Per clause: generated responses it had something to judge in. */
+  judged: Record<string, number>;
+  /** What an ordinary request already got wrong (not reported by the fuzz phase). */
+  baseline: string[];
+  replay?: string;
+}
+
+export interface CampaignResult { summary: CampaignSummary; findings: Finding[] }
+
+/** Case i's own seed: independent cases, reproducible from the run's seed alone. */
+export function caseSeed(seed: number, i: number): number {
+  return (Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) ^ Math.imul(i + 1, 0x9e3779b1)) >>> 1;
+}
+
+/** The value fast-check generates for `seed` at `path` ("0" = the first value, "0:3:1" = a shrunk one). */
+export function caseAt(arb: fc.Arbitrary<FuzzCase>, seed: number, path: string): FuzzCase {
+  let got: FuzzCase | undefined;
+  fc.check(fc.property(arb, (c) => { got = c; return false; }), { seed, path, numRuns: 1, endOnFailure: true });
+  if (!got) throw new Error(`fast-check produced no value for seed ${seed} path ${path}`);
+  return got;
+}
+
+export function requestFor(c: FuzzCase, o: Pick<CampaignOptions, 'auth' | 'brainId'>): RequestSpec {
+  const path = c.route === 'brain' ? `/brains/${encodeURIComponent(o.brainId!)}/chat` : '/chat/completions';
+  return c.raw !== undefined
+    ? { method: 'POST', path, auth: o.auth, body: c.raw }
+    : { method: 'POST', path, auth: o.auth, json: c.body, stream: wantsStream(c) };
+}
+
+interface Raw { i: number; seed: number; c: FuzzCase; ex: Exchange; breaches: Breach[]; feats: Set<string> }
+
+const MAX_TRANSPORT_FAILURES = 4;
+const KIND_ORDER = ['valid', 'edge', 'no-model', 'bad-messages', 'bad-message', 'bad-stream', 'not-json'];
+
+/**
+ * A raw failure is the same bug as a shrunk finding when it got the same status and shows
+ * every feature the shrunk request needed. A finding that needed nothing special (an
+ * ordinary request of its kind) only covers failures of its own kind, route and streaming.
+ */
+function coveredBy(f: Finding, raw: Raw): boolean {
+  if (f.status !== raw.ex.status) return false;
+  if ((f.case.raw === undefined) !== (raw.c.raw === undefined)) return false;
+  if (f.case.raw !== undefined) return f.case.label === raw.c.label;
+  if (f.difference.length === 0 && (f.case.kind !== raw.c.kind || f.case.route !== raw.c.route || wantsStream(f.case) !== wantsStream(raw.c))) return false;
+  return covers(raw.feats, f.difference);
+}
+
+const CLAUSE_ORDER = new Map(FUZZ_CLAUSES.map((c, i) => [c, i]));
+const statusKey = (ex: Exchange) => ex.status ?? -1;
+const bytesOf = (c: FuzzCase) => Buffer.byteLength(c.raw ?? JSON.stringify(c.body) ?? '');
+const fieldsOf = (c: FuzzCase) => (c.body && typeof c.body === 'object' && !Array.isArray(c.body) ? Object.keys(c.body).length : 0);
+
+export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
+  const started = performance.now();
+  const { seed, runs, timeMs, concurrency, maxBodyBytes, replay } = o.fuzz;
+  const deadline = started + timeMs;
+  // Sending stops at 3/4 of the cap, so the failures found still get shrunk within it.
+  const sendDeadline = started + timeMs * 0.75;
+  const arb = caseArbitrary({ models: o.models, brainId: o.brainId, maxBodyBytes });
+  const summary: CampaignSummary = {
+    seed, planned: replay ? 1 : runs, sent: 0, stoppedByTimeCap: false, durationMs: 0, sendMs: 0, byKind: {}, byLabel: {}, byRoute: {},
+    streams: 0, bytes: 0, statuses: {}, throttled: 0, overloaded: 0, rawFailures: 0, shrinks: 0, shrinkRequests: 0, unattributed: 0, judged: {}, baseline: [],
+  };
+  const prefix = o.replayPrefix ?? '';
+  const replayCommand = (i: number, path: string) => `${prefix}FUZZ_SEED=${seed} FUZZ_REPLAY=${i}@${path} npm test -- fuzz`;
+  const count = (rec: Record<string, number>, k: string) => { rec[k] = (rec[k] ?? 0) + 1; };
+  const tally = (c: FuzzCase, ex: Exchange) => {
+    summary.sent++;
+    count(summary.byKind, c.kind);
+    count(summary.byLabel, c.label);
+    count(summary.byRoute, c.route === 'brain' ? 'brain route' : '/chat/completions');
+    if (wantsStream(c)) summary.streams++;
+    summary.bytes += bytesOf(c);
+    count(summary.statuses, ex.status === undefined ? 'no response' : String(ex.status));
+    if (ex.status === 429) summary.throttled++;
+    if (ex.status === 503) summary.overloaded++;
+    for (const clause of judgedClauses(c, ex)) {
+      // A clause the baseline already breaks is left to the fixed probes: nothing judged here.
+      if ((clause === 'ERR-1' && base.errorBodyBroken) || base.stream.has(clause)) continue;
+      count(summary.judged, clause);
+    }
+  };
+
+  // What an ordinary request already gets wrong is the fixed probes' to report, not ours.
+  let base: Baseline = NO_BASELINE;
+  {
+    const frame = { model: o.models[0], messages: [{ role: 'user', content: 'Say hello in one short sentence.' }] };
+    const [plain, stream, invalid] = await Promise.all([
+      o.send({ method: 'POST', path: '/chat/completions', auth: o.auth, json: frame }),
+      o.send({ method: 'POST', path: '/chat/completions', auth: o.auth, json: { ...frame, stream: true }, stream: true }),
+      o.send({ method: 'POST', path: '/chat/completions', auth: o.auth, json: { model: o.models[0] } }),
+    ]);
+    base = measureBaseline(plain, stream, invalid);
+    const broken = [plain, stream, invalid].filter((ex) => ex.status === undefined || ex.error);
+    if (broken.length >= 2) {
+      // A target that does not answer ordinary requests has nothing to teach a fuzzer: the
+      // fixed probes report why; generated requests would only multiply the timeouts.
+      summary.baseline.push(`ordinary requests failed at the transport level (${broken[0]!.error?.message ?? 'no response'}): no generated request sent`);
+      summary.stoppedByTransport = broken.length;
+      summary.planned = 0;
+      summary.durationMs = Math.round(performance.now() - started);
+      return { summary, findings: [] };
+    }
+    if (base.completion.size) summary.baseline.push(`an ordinary completion already breaks ${[...base.completion].join(', ')}: left to the fixed probes`);
+    if (base.stream.size) summary.baseline.push(`an ordinary stream already breaks ${[...base.stream].join(', ')}: left to the fixed probes`);
+    if (base.errorBodyBroken) summary.baseline.push('an ordinary 400 already lacks a proper error body: error bodies left to the fixed probes and the run-wide ERR-1');
+  }
+  const judge = (c: FuzzCase, ex: Exchange) => judgeWith(c, ex, base);
+
+  // Replay: exactly one request, the one a report named, judged by the same oracles.
+  if (replay) {
+    const s = caseSeed(seed, replay.caseIndex);
+    const c = caseAt(arb, s, replay.path);
+    const ex = await o.send(requestFor(c, o));
+    tally(c, ex);
+    summary.replay = `${replay.caseIndex}@${replay.path}`;
+    const findings = judge(c, ex).map((b) => makeFinding(b, c, ex, replay.caseIndex, s, replay.path, 1, 0, ['replayed (not shrunk again)']));
+    summary.rawFailures = findings.length;
+    summary.sendMs = summary.durationMs = Math.round(performance.now() - started);
+    return { summary, findings };
+  }
+
+  // 1. Generate and send, bounded concurrency, in case order.
+  const raws: Raw[] = [];
+  let next = 0;
+  let transportFailures = 0;
+  const worker = async () => {
+    for (;;) {
+      // A target that hangs, resets or never closes would hold the phase for runs x TIMEOUT_MS:
+      // a few such failures are enough to report (the fixed probes say more about them).
+      if (transportFailures >= MAX_TRANSPORT_FAILURES) { summary.stoppedByTransport = transportFailures; return; }
+      const i = next++;
+      if (i >= runs) return;
+      if (performance.now() > sendDeadline) { summary.stoppedByTimeCap = true; return; }
+      const s = caseSeed(seed, i);
+      const c = caseAt(arb, s, '0');
+      const ex = await o.send(requestFor(c, o));
+      if (ex.status === undefined || ex.error) transportFailures++;
+      tally(c, ex);
+      const breaches = judge(c, ex);
+      if (breaches.length) raws.push({ i, seed: s, c, ex, breaches, feats: new Set(features(c.body)) });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(runs, 1)) }, worker));
+  summary.sendMs = Math.round(performance.now() - started);
+  raws.sort((a, b) => a.i - b.i);
+  summary.rawFailures = raws.length;
+
+  // 2. Group raw breaches; the clause order puts the general clauses (ERR-2, ERR-1) first.
+  type Member = { raw: Raw; breach: Breach };
+  const groups = new Map<string, Member[]>();
+  for (const raw of raws) {
+    for (const breach of raw.breaches) {
+      const key = `${breach.clause}|${statusKey(raw.ex)}|${raw.c.kind}|${raw.c.route}|${wantsStream(raw.c)}|${raw.c.raw !== undefined ? raw.c.label : ''}`;
+      const list = groups.get(key) ?? [];
+      list.push({ raw, breach });
+      groups.set(key, list);
+    }
+  }
+  // Valid bodies first, plain requests before streams, /chat/completions before the brain route:
+  // the most ordinary failure is shrunk first and then covers the rest of its bug.
+  const rank = (key: string) => {
+    const [clause, , kind, route, stream] = key.split('|');
+    return CLAUSE_ORDER.get(clause as FuzzClause)! * 1000 + KIND_ORDER.indexOf(kind!) * 10 + (route === 'brain' ? 2 : 0) + (stream === 'true' ? 1 : 0);
+  };
+  const ordered = [...groups.entries()].sort(([a], [b]) => rank(a) - rank(b));
+
+  // 3. Shrink: the smallest uncovered member of each group, at most 3 per group and 16 in all.
+  const findings = new Map<string, Finding>();
+  // A crash explained by a shrunk finding covers the other clauses' breaches of the same
+  // bug (a 500 on NUL text also "breaks" CHAT-2 for a body without model: downstream).
+  // CHAT-8 is the exception: whether the parameters caused it shows only on a valid body.
+  const covered = (m: Member) => [...findings.values()].some((f) => coveredBy(f, m.raw)
+    && (f.clause === m.breach.clause || m.breach.clause !== 'CHAT-8' || (f.case.kind === 'valid' && f.case.route === m.raw.c.route)));
+  const budget = o.shrinkBudget ?? 150;
+  let shrinks = 0;
+  for (const [, members] of ordered) {
+    members.sort((a, b) => bytesOf(a.raw.c) - bytesOf(b.raw.c) || a.raw.i - b.raw.i);
+    for (let k = 0; k < 3 && shrinks < 16; k++) {
+      const m = members.find((x) => !covered(x));
+      if (!m) break;
+      if (summary.stoppedByTransport) {
+        // Shrinking would resend against a target that is not answering: report as seen.
+        const f = makeFinding(m.breach, m.raw.c, m.raw.ex, m.raw.i, m.raw.seed, '0', 0, 0, [`not shrunk: the target failed ${summary.stoppedByTransport} generated requests at the transport level, so the fuzz phase stopped sending`]);
+        if (!findings.has(f.signature)) findings.set(f.signature, f);
+        break;
+      }
+      shrinks++;
+      const out = await shrink(arb, m, deadline, budget, o, judge);
+      summary.shrinkRequests += out.requests;
+      const all = judge(out.c, out.ex);
+      // The shrunk request may break further clauses (a 500 on a parameter: ERR-2 and CHAT-8).
+      const breaches = all.some((b) => b.clause === m.breach.clause) ? all : [m.breach, ...all];
+      for (const b of breaches) {
+        if (b.clause !== m.breach.clause && !groups.has(`${b.clause}|${statusKey(out.ex)}|${out.c.kind}|${out.c.route}|${wantsStream(out.c)}|${out.c.raw !== undefined ? out.c.label : ''}`)) continue;
+        const f = makeFinding(b, out.c, out.ex, m.raw.i, m.raw.seed, out.path, 0, out.requests, out.notes);
+        if (!findings.has(f.signature)) findings.set(f.signature, f);
+      }
+    }
+  }
+  summary.shrinks = shrinks;
+
+  // 4. One bug, one finding: drop a finding another one of its clause and status explains
+  // with fewer features (shrinking from two raw failures can stop at two local minima).
+  for (const [sig, f] of [...findings]) {
+    const feats = new Set(features(f.case.body));
+    const general = [...findings.values()].find((g) => g !== f && g.clause === f.clause && g.status === f.status
+      && g.difference.length > 0 && g.difference.length < f.difference.length && coveredBy(g, { c: f.case, ex: f.exchange, feats } as Raw));
+    if (general) findings.delete(sig);
+  }
+
+  // 5. Attribute every raw breach to the finding that covers it.
+  for (const [key, members] of groups) {
+    const clause = key.split('|')[0];
+    for (const m of members) {
+      const f = [...findings.values()].find((x) => x.clause === clause && (x.caseIndex === m.raw.i || coveredBy(x, m.raw)))
+        ?? [...findings.values()].find((x) => coveredBy(x, m.raw));
+      if (f && f.clause === clause) f.rawCount++;
+      else if (!f) summary.unattributed++;
+    }
+  }
+  summary.durationMs = Math.round(performance.now() - started);
+  const list = [...findings.values()].sort((a, b) => CLAUSE_ORDER.get(a.clause)! - CLAUSE_ORDER.get(b.clause)! || a.signature.localeCompare(b.signature));
+  return { summary, findings: list };
+
+  function makeFinding(b: Breach, c: FuzzCase, ex: Exchange, i: number, s: number, path: string, rawCount: number, requests: number, notes: string[]): Finding {
+    const diff = difference(c);
+    return {
+      clause: b.clause, signature: signature(b.clause, ex.status, c, diff), status: ex.status, expected: b.expected, seen: b.seen,
+      case: c, caseIndex: i, caseSeed: s, path, replay: replayCommand(i, path), exchange: ex, bytes: bytesOf(c), fields: fieldsOf(c),
+      difference: diff, rawCount, shrinkRequests: requests, notes,
+    };
+  }
+}
+
+interface Shrunk { c: FuzzCase; ex: Exchange; path: string; requests: number; notes: string[] }
+
+/**
+ * Shrinks one raw failure: fc.check replays its case seed at path "0" and shrinks while
+ * the same clause breaks with the same status (same kind, route and streaming). Past the
+ * budget or the deadline every candidate counts as passing, so the smallest failure
+ * actually seen is kept: a report never shows a request that was not sent.
+ */
+async function shrink(arb: fc.Arbitrary<FuzzCase>, m: { raw: Raw; breach: Breach }, deadline: number, budget: number, o: CampaignOptions, judge: (c: FuzzCase, ex: Exchange) => Breach[]): Promise<Shrunk> {
+  const want = { clause: m.breach.clause, status: m.raw.ex.status, kind: m.raw.c.kind, route: m.raw.c.route, stream: wantsStream(m.raw.c), label: m.raw.c.raw !== undefined ? m.raw.c.label : undefined };
+  let requests = 0;
+  let stopped: string | undefined;
+  let best: { c: FuzzCase; ex: Exchange } = { c: m.raw.c, ex: m.raw.ex };
+  const prop = fc.asyncProperty(arb, async (c) => {
+    if (c.kind !== want.kind || c.route !== want.route || wantsStream(c) !== want.stream || (want.label !== undefined && c.label !== want.label)) return true;
+    if (requests >= budget) { stopped ??= `shrinking stopped after ${budget} requests`; return true; }
+    if (performance.now() > deadline) { stopped ??= 'shrinking stopped at the time cap'; return true; }
+    requests++;
+    const ex = await o.send(requestFor(c, o));
+    if (ex.status !== want.status || !judge(c, ex).some((b) => b.clause === want.clause)) return true;
+    best = { c, ex };
+    return false;
+  });
+  const r = await fc.check(prop, { seed: m.raw.seed, path: '0', numRuns: 1, endOnFailure: false });
+  const notes: string[] = [];
+  if (stopped) notes.push(stopped);
+  if (!r.failed) {
+    notes.push('did not fail again when replayed: reported as first seen, not shrunk');
+    return { c: m.raw.c, ex: m.raw.ex, path: '0', requests, notes };
+  }
+  return { c: best.c, ex: best.ex, path: r.counterexamplePath ?? '0', requests, notes };
+}

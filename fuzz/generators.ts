@@ -1,0 +1,287 @@
+// Generated chat requests (fast-check arbitraries): from schemas/chat-request.schema.json
+// (model, messages with role and content as string / null / parts, stream, stream_options)
+// and from what OpenAI-style clients add on top (the usual parameters, roles, names,
+// tool calls), plus Unicode edge cases, long strings and conversations, unknown fields
+// with deep values, and invalid bodies of each kind the spec rules on (CHAT-2..CHAT-6).
+//
+// Mappers never mutate what they are given: fast-check reuses a generated value across
+// shrink candidates, so each mapper works on its own copy (structuredClone).
+//
+// Every arbitrary shrinks towards the smallest request that still shows a failure: record
+// keys are optional (removed first), arrays lose items, sizes and depths are integers.
+// A case carries its kind, so the oracle knows which clause judges it and shrinking never
+// wanders from one kind to another (the shrink predicate demands the same kind).
+import fc from 'fast-check';
+
+/** Which clause a generated body answers to. */
+export type CaseKind =
+  | 'valid'      // known shape + parameters/extra fields: CHAT-8 (any status but a crash)
+  | 'edge'       // odd but not ruled by the spec (empty messages, unknown role, ...): ERR-* only
+  | 'no-model'   // CHAT-2
+  | 'bad-messages' // CHAT-3
+  | 'bad-message'  // CHAT-4
+  | 'bad-stream'   // CHAT-5
+  | 'not-json';    // CHAT-6
+
+export interface FuzzCase {
+  kind: CaseKind;
+  route: 'chat' | 'brain';
+  /** The JSON body (undefined for not-json). */
+  body?: unknown;
+  /** Raw body text for not-json. */
+  raw?: string;
+  /** What the generator did, for the summary ("stop as array", "content parts", ...). */
+  label: string;
+}
+
+export interface GeneratorOptions {
+  models: string[];
+  brainId?: string;
+  maxBodyBytes: number;
+}
+
+// Pieces of text a real conversation may hold, and the ones parsers trip on: emoji and
+// ZWJ sequences, combining marks, right-to-left text and controls, NUL, lone surrogates
+// (JSON.stringify writes them as \ud800 escapes), line/paragraph separators, BOM, quotes.
+export const TEXT_PIECES = [
+  'hello', 'Say hello in one short sentence.', 'world', '42', 'ok',
+  '😀', '👩‍👩‍👧', 'e\u0301', 'Z\u0351\u0300', 'שלום', 'مرحبا', '\u202eevil', '\u200f',
+  '\u0000', '\ud800', '\udfff', '\u2028', '\ufeff', '\t', '\n', '"quoted"', '\\', '</script>', '%s%n', '{{x}}',
+];
+
+/**
+ * Absent or present; shrinking tries "absent" first (oneof's cross-shrink towards its first
+ * arbitrary). fast-check's array shrinker removes items from the front, so an item after
+ * the one that matters would stay: lists of `maybe` items let every item go on its own.
+ */
+export function maybe<T>(arb: fc.Arbitrary<T>, absentWeight = 1, presentWeight = 8): fc.Arbitrary<T | undefined> {
+  return fc.oneof({ withCrossShrink: true }, { arbitrary: fc.constant(undefined), weight: absentWeight }, { arbitrary: arb, weight: presentWeight });
+}
+function list<T>(arb: fc.Arbitrary<T>, minLength: number, maxLength: number, fallback: T[]): fc.Arbitrary<T[]> {
+  return fc.array(maybe(arb), { minLength, maxLength }).map((a) => {
+    const kept = a.filter((x): x is T => x !== undefined);
+    return kept.length >= minLength ? kept : [...kept, ...fallback].slice(0, Math.max(minLength, kept.length));
+  });
+}
+/** An object of optional fields: each one can be dropped on its own when shrinking. */
+function optionalFields<T extends Record<string, fc.Arbitrary<unknown>>>(fields: T, absentWeight: number, presentWeight = 1): fc.Arbitrary<Record<string, unknown>> {
+  const rec = Object.fromEntries(Object.entries(fields).map(([k, a]) => [k, maybe(a, absentWeight, presentWeight)])) as Record<string, fc.Arbitrary<unknown>>;
+  return fc.record(rec).map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)));
+}
+
+const plainText = list(fc.constantFrom('hello', 'world', 'ok', 'Say hello.'), 1, 4, ['hello']).map((a) => a.join(' '));
+const edgyText = list(fc.constantFrom(...TEXT_PIECES), 1, 6, ['hello']).map((a) => a.join(' '));
+/** A long string whose length shrinks by bisection (the size is what matters, not the letters). */
+const longText = fc.integer({ min: 256, max: 6000 }).map((n) => 'lorem ipsum '.repeat(Math.ceil(n / 12)).slice(0, n));
+const unicodeText = fc.string({ unit: 'binary', maxLength: 24 });
+
+export const text = fc.oneof(
+  { arbitrary: plainText, weight: 5 },
+  { arbitrary: edgyText, weight: 4 },
+  { arbitrary: unicodeText, weight: 1 },
+  { arbitrary: longText, weight: 1 },
+);
+
+const textPart = fc.record({ type: fc.constant('text'), text });
+const imagePart = fc.record({ type: fc.constant('image_url'), image_url: fc.record({ url: fc.constant('data:image/png;base64,iVBORw0KGgo=') }) });
+const parts = list(fc.oneof({ arbitrary: textPart, weight: 4 }, { arbitrary: imagePart, weight: 1 }), 1, 3, [{ type: 'text', text: 'hello' }]);
+const content = fc.oneof({ withCrossShrink: true }, { arbitrary: text, weight: 4 }, { arbitrary: parts, weight: 1 });
+const name = fc.constantFrom('alice', 'bob_2', 'tool-user');
+
+const withName = <T extends Record<string, unknown>>(arb: fc.Arbitrary<T>) => fc.tuple(arb, maybe(name, 3, 1)).map(([m, n]) => (n === undefined ? m : { ...m, name: n }));
+const userMessage = withName(fc.record({ role: fc.constant('user'), content }));
+const systemMessage = withName(fc.record({ role: fc.constantFrom('system', 'developer'), content: text }));
+const toolCall = fc.record({
+  id: fc.constant('call_fuzz_1'), type: fc.constant('function'),
+  function: fc.record({ name: fc.constant('get_weather'), arguments: fc.constantFrom('{}', '{"city":"Paris"}') }),
+});
+const assistantMessage = fc.oneof(
+  withName(fc.record({ role: fc.constant('assistant'), content: text })),
+  fc.record({ role: fc.constant('assistant'), content: fc.constant(null), tool_calls: fc.array(toolCall, { minLength: 1, maxLength: 2 }) }),
+);
+const toolMessage = fc.record({ role: fc.constant('tool'), tool_call_id: fc.constant('call_fuzz_1'), content: text });
+
+export const message = fc.oneof(
+  { withCrossShrink: true },
+  { arbitrary: userMessage, weight: 5 },
+  { arbitrary: systemMessage, weight: 2 },
+  { arbitrary: assistantMessage, weight: 2 },
+  { arbitrary: toolMessage, weight: 1 },
+);
+
+const HELLO: any = { role: 'user', content: 'hello' }; // eslint-disable-line @typescript-eslint/no-explicit-any -- a fixed filler of the union type
+export const messages = fc.oneof(
+  { arbitrary: list(message, 1, 6, [HELLO]), weight: 12 },
+  // A long conversation: filler turns before the generated ones; their count shrinks by bisection.
+  { arbitrary: fc.tuple(fc.integer({ min: 0, max: 60 }), list(message, 1, 4, [HELLO])).map(([k, ms]) => [...filler(k), ...ms]), weight: 1 },
+);
+
+function filler(k: number): Array<Record<string, unknown>> {
+  return Array.from({ length: k }, (_, i) => (i % 2 ? { role: 'assistant', content: 'ok' } : { role: 'user', content: 'hello' }));
+}
+
+// Values no well-typed client sends, for the parameters' "odd" side.
+const oddScalar = fc.oneof(
+  fc.constantFrom(null, true, false, '', '0.5', 'NaN', -1, 0, 1e308, -1e308, 2 ** 53, 0.1),
+  fc.integer({ min: 65_536, max: 2 ** 31 - 1 }),
+  fc.integer({ min: -(2 ** 31), max: -1 }),
+  fc.string({ maxLength: 8 }),
+);
+const odd = fc.oneof({ arbitrary: oddScalar, weight: 4 }, { arbitrary: fc.array(fc.integer(), { maxLength: 3 }), weight: 1 }, { arbitrary: fc.dictionary(fc.constantFrom('a', 'b'), fc.integer(), { maxKeys: 2 }), weight: 1 });
+const or = <T>(usual: fc.Arbitrary<T>) => fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
+
+const tool = fc.record({
+  type: fc.constant('function'),
+  function: fc.record({
+    name: fc.constantFrom('get_weather', 'lookup'),
+    description: text,
+    parameters: fc.constant({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+  }, { requiredKeys: ['name'] }),
+});
+
+/** The usual OpenAI parameters: a few of them per request (shrinking drops them first). */
+const paramValues = {
+  temperature: or(fc.double({ min: 0, max: 2, noNaN: true })),
+  top_p: or(fc.double({ min: 0, max: 1, noNaN: true })),
+  n: or(fc.integer({ min: 1, max: 3 })),
+  stop: fc.oneof(text, fc.array(fc.constantFrom('\n', 'END', 'stop', '###'), { maxLength: 4 }), odd),
+  max_tokens: or(fc.integer({ min: 1, max: 64 })),
+  max_completion_tokens: or(fc.integer({ min: 1, max: 64 })),
+  presence_penalty: or(fc.double({ min: -2, max: 2, noNaN: true })),
+  frequency_penalty: or(fc.double({ min: -2, max: 2, noNaN: true })),
+  logit_bias: or(fc.dictionary(fc.integer({ min: 0, max: 100_000 }).map(String), fc.integer({ min: -100, max: 100 }), { maxKeys: 3 })),
+  seed: or(fc.integer()),
+  user: or(fc.constantFrom('chatgate-fuzz', 'user-123', '')),
+  response_format: or(fc.constantFrom({ type: 'text' }, { type: 'json_object' })),
+  tools: or(fc.array(tool, { minLength: 1, maxLength: 2 })),
+  tool_choice: or(fc.constantFrom('auto', 'none', 'required', { type: 'function', function: { name: 'get_weather' } })),
+  parallel_tool_calls: or(fc.boolean()),
+  logprobs: or(fc.boolean()),
+};
+export const params = optionalFields(paramValues, 5);
+
+/** Objects nested `depth` levels deep; depth is an integer, so it shrinks to the exact threshold. */
+export function nested(depth: number, leaf: unknown = 1): unknown {
+  let v: unknown = leaf;
+  for (let i = 0; i < depth; i++) v = { a: v };
+  return v;
+}
+const nestedArrays = (depth: number) => { let v: unknown = [1]; for (let i = 1; i < depth; i++) v = [v]; return v; };
+
+const unknownValue = fc.oneof(
+  { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 4 },
+  { arbitrary: fc.integer({ min: 3, max: 64 }).map((d) => nested(d)), weight: 1 },
+  { arbitrary: fc.integer({ min: 3, max: 64 }).map(nestedArrays), weight: 1 },
+  { arbitrary: fc.integer({ min: 100, max: 4000 }).map((n) => Array.from({ length: n }, (_, i) => i)), weight: 1 },
+);
+export const unknownFields = optionalFields({ chatgate_fuzz: unknownValue, x_extra: unknownValue }, 5);
+
+/** stream / stream_options as clients send them. */
+const streaming = fc.oneof(
+  { withCrossShrink: true },
+  { arbitrary: fc.constant({}), weight: 3 },
+  { arbitrary: fc.constant({ stream: false }), weight: 1 },
+  { arbitrary: fc.record({ stream: fc.constant(true), stream_options: fc.record({ include_usage: fc.boolean() }) }, { requiredKeys: ['stream'] }), weight: 3 },
+);
+
+function sizeOf(body: unknown): number {
+  return Buffer.byteLength(JSON.stringify(body) ?? '');
+}
+
+export function caseArbitrary(opts: GeneratorOptions): fc.Arbitrary<FuzzCase> {
+  const modelNames = [...opts.models, ...(opts.brainId ? [`brain:${opts.brainId}`] : [])];
+  const model = fc.constantFrom(...modelNames);
+  const route = opts.brainId ? fc.oneof({ arbitrary: fc.constant('chat' as const), weight: 4 }, { arbitrary: fc.constant('brain' as const), weight: 1 }) : fc.constant('chat' as const);
+  const fits = (c: FuzzCase) => (c.raw !== undefined ? Buffer.byteLength(c.raw) : sizeOf(c.body)) <= opts.maxBodyBytes;
+
+  // A valid-looking body: model + messages + whatever clients add + unknown fields.
+  const validBody = fc.record({ model, messages, params, unknown: unknownFields, streaming })
+    .map(({ model, messages, params, unknown, streaming }) => ({ model, messages, ...params, ...unknown, ...streaming }) as Record<string, unknown>);
+
+  const valid = fc.tuple(route, validBody).map(([route, shared]): FuzzCase => {
+    const body = structuredClone(shared);
+    if (route === 'brain') delete body.model; // the route names the brain
+    return { kind: 'valid', route, body, label: labelOf(body) };
+  });
+
+  const nonString = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.constant('svc'), { maxLength: 2 }), fc.constant({ id: 'svc' }));
+  const noModel = fc.tuple(validBody, fc.option(nonString, { nil: undefined })).map(([shared, m]): FuzzCase => {
+    const body = structuredClone(shared);
+    if (m === undefined) delete body.model; else body.model = m;
+    return { kind: 'no-model', route: 'chat', body, label: m === undefined ? 'model missing' : `model as ${typeName(m)}` };
+  });
+
+  const nonArray = fc.oneof(fc.constant({ role: 'user', content: 'hi' }), fc.constant('hi'), fc.integer(), fc.boolean(), fc.constant(null));
+  const badMessages = fc.tuple(validBody, fc.option(nonArray, { nil: undefined })).map(([shared, m]): FuzzCase => {
+    const body = structuredClone(shared);
+    if (m === undefined) delete body.messages; else body.messages = m;
+    return { kind: 'bad-messages', route: 'chat', body, label: m === undefined ? 'messages missing' : `messages as ${typeName(m)}` };
+  });
+
+  // CHAT-4 names two things: no role, and content of a type no client sends (number, object without parts).
+  const badContent = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant({ text: 'hi' }), fc.constant({}));
+  const badMessage = fc.tuple(validBody, fc.nat(), fc.option(badContent, { nil: undefined })).map(([shared, at, c]): FuzzCase => {
+    const body = structuredClone(shared);
+    const list = body.messages as Array<Record<string, unknown>>;
+    const i = at % list.length;
+    const m = { ...list[i] };
+    if (c === undefined) delete m.role; else m.content = c;
+    body.messages = list.map((x, j) => (j === i ? m : x));
+    return { kind: 'bad-message', route: 'chat', body, label: c === undefined ? 'message without role' : `content as ${typeName(c)}` };
+  });
+
+  const nonBoolean = fc.oneof(fc.constantFrom('yes', 'true', 'false', ''), fc.integer({ min: 0, max: 2 }), fc.constant({}), fc.constant([true]));
+  const badStream = fc.tuple(validBody, nonBoolean).map(([shared, s]): FuzzCase => {
+    const body = structuredClone(shared);
+    delete body.stream_options;
+    body.stream = s;
+    return { kind: 'bad-stream', route: 'chat', body, label: `stream as ${typeName(s)}` };
+  });
+
+  // Text that is not JSON: a cut-off body, trailing garbage, a trailing comma, single quotes.
+  const notJson = fc.tuple(validBody, fc.nat(), fc.constantFrom('cut', 'garbage', 'comma', 'quotes')).map(([body, at, how]): FuzzCase => {
+    const json = JSON.stringify(body);
+    let raw: string;
+    if (how === 'cut') raw = json.slice(0, 1 + (at % (json.length - 1)));
+    else if (how === 'garbage') raw = `${json}}x`;
+    else if (how === 'comma') raw = `${json.slice(0, -1)},}`;
+    else raw = json.replace(/"/g, "'");
+    return { kind: 'not-json', route: 'chat', raw, label: `not JSON (${how})` };
+  });
+
+  // Not ruled by the spec: judged only by ERR-1/ERR-2 (and EV-* if a stream comes back).
+  const edge = fc.tuple(route, validBody, fc.constantFrom('empty-messages', 'unknown-role', 'role-not-string', 'message-not-object', 'empty-model', 'content-boolean', 'body-array', 'stream-null'))
+    .map(([route, shared, how]): FuzzCase => {
+      const body = structuredClone(shared);
+      const list = body.messages as unknown[];
+      if (how === 'empty-messages') body.messages = [];
+      if (how === 'unknown-role') body.messages = [{ role: 'chatgate-robot', content: 'hi' }, ...list];
+      if (how === 'role-not-string') body.messages = [{ role: 7, content: 'hi' }, ...list];
+      if (how === 'message-not-object') body.messages = ['hi', ...list];
+      if (how === 'empty-model') body.model = '';
+      if (how === 'content-boolean') body.messages = [{ role: 'user', content: true }, ...list];
+      if (how === 'stream-null') { delete body.stream_options; body.stream = null; }
+      if (route === 'brain') delete body.model;
+      return { kind: 'edge', route, body: how === 'body-array' ? [body] : body, label: how };
+    });
+
+  return fc.oneof(
+    { arbitrary: valid, weight: 10 },
+    { arbitrary: noModel, weight: 1 },
+    { arbitrary: badMessages, weight: 1 },
+    { arbitrary: badMessage, weight: 2 },
+    { arbitrary: badStream, weight: 1 },
+    { arbitrary: notJson, weight: 1 },
+    { arbitrary: edge, weight: 2 },
+  ).filter(fits);
+}
+
+function typeName(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+}
+
+/** A coarse description of a valid body for the summary: what it carries beyond model and messages. */
+function labelOf(body: Record<string, unknown>): string {
+  const extra = Object.keys(body).filter((k) => !['model', 'messages', 'stream', 'stream_options'].includes(k));
+  return extra.length ? 'with parameters' : 'plain';
+}

@@ -1,0 +1,193 @@
+// One oracle per clause, applied to every generated request's exchange. Each says only
+// what its clause says (test262 style: the spec anchor decides, never our reference's
+// habits). Refusing a parameter with 400 is always legal; so is honouring or ignoring
+// it. A 429 that outlasts the client's retry budget and a 503 (overload) judge nothing.
+import type { Exchange } from '../lib/http-client.ts';
+import { exchangeErrorBodyProblems as errorBodyProblemsOf } from '../harness/exchange-log.ts';
+import { validate } from '../lib/schema-validator.ts';
+import { readStream } from '../harness/stream-judge.ts';
+import type { CaseKind, FuzzCase } from './generators.ts';
+
+export type FuzzClause =
+  | 'ERR-1' | 'ERR-2' | 'CHAT-2' | 'CHAT-3' | 'CHAT-4' | 'CHAT-5' | 'CHAT-6' | 'CHAT-8'
+  | 'EV-1' | 'EV-2' | 'EV-3' | 'EV-4' | 'EV-5' | 'EV-6' | 'EV-10';
+
+/** The clauses the fuzz phase judges, in report order (one clause test each). */
+export const FUZZ_CLAUSES: FuzzClause[] = ['ERR-2', 'ERR-1', 'CHAT-2', 'CHAT-3', 'CHAT-4', 'CHAT-5', 'CHAT-6', 'CHAT-8', 'EV-1', 'EV-2', 'EV-3', 'EV-4', 'EV-5', 'EV-6', 'EV-10'];
+
+export interface Breach {
+  clause: FuzzClause;
+  expected: string;
+  seen: string;
+}
+
+/** CHAT-2..CHAT-6: the invalid kinds and the clause that rules them. */
+export const INVALID_CLAUSE: Partial<Record<CaseKind, FuzzClause>> = {
+  'no-model': 'CHAT-2', 'bad-messages': 'CHAT-3', 'bad-message': 'CHAT-4', 'bad-stream': 'CHAT-5', 'not-json': 'CHAT-6',
+};
+
+/** Whether the request asked for a stream (the SDKs decide how to read the answer the same way). */
+export function wantsStream(c: FuzzCase): boolean {
+  return !!c.body && typeof c.body === 'object' && (c.body as { stream?: unknown }).stream === true;
+}
+
+/** Parameters whose honouring may legitimately leave a reply without text (tool calls, JSON mode). */
+function mayOmitText(c: FuzzCase): boolean {
+  const b = (c.body ?? {}) as Record<string, unknown>;
+  return ['tools', 'tool_choice', 'functions', 'function_call', 'response_format', 'logit_bias', 'stop', 'max_tokens', 'max_completion_tokens'].some((k) => k in b);
+}
+
+/** CHAT-8 speaks of requests with parameters or extra fields: a body with nothing beyond model/messages/stream is not its business. */
+function hasExtras(c: FuzzCase): boolean {
+  const b = c.body;
+  if (!b || typeof b !== 'object' || Array.isArray(b)) return false;
+  return Object.keys(b).some((k) => !['model', 'messages', 'stream'].includes(k));
+}
+
+/** The clauses that had something to judge in this exchange (for "judged N responses" and inconclusive verdicts). */
+export function judgedClauses(c: FuzzCase, ex: Exchange): FuzzClause[] {
+  const s = ex.status;
+  if (s === 429 || s === 503) return ['ERR-1'];
+  const out: FuzzClause[] = ['ERR-2'];
+  if (s !== undefined && s >= 400) out.push('ERR-1');
+  const invalid = INVALID_CLAUSE[c.kind];
+  if (invalid && c.route === 'chat') out.push(invalid);
+  if (c.kind === 'valid' && c.route === 'chat' && hasExtras(c)) out.push('CHAT-8');
+  if (!invalid && wantsStream(c) && (s === 200 || s === undefined)) out.push('EV-1', 'EV-2', 'EV-3', 'EV-4', 'EV-5', 'EV-6', 'EV-10');
+  return out;
+}
+
+const fmt = (ex: Exchange) => ex.status === undefined ? `no response (${ex.error?.message ?? 'unknown'})` : `HTTP ${ex.status}`;
+
+/**
+ * What an ordinary request already gets wrong (measured once per campaign): those
+ * violations belong to the fixed probes of their own clauses (RES-*, EV-*, ERR-1), and the
+ * fuzz phase reports only what its generated requests add.
+ */
+export interface Baseline {
+  /** Schema violations of an ordinary completion, as "pointer-with-*|keyword". */
+  completion: Set<string>;
+  /** EV clauses an ordinary stream breaks. */
+  stream: Set<FuzzClause>;
+  /** An ordinary invalid request's 400 lacks a proper error body. */
+  errorBodyBroken: boolean;
+}
+
+export const NO_BASELINE: Baseline = { completion: new Set(), stream: new Set(), errorBodyBroken: false };
+
+export const violationKey = (pointer: string, keyword: string) => `${pointer.replace(/\/\d+(?=\/|$)/g, '/*')}|${keyword}`;
+
+/** Measures the baseline from an ordinary completion, an ordinary stream and an ordinary invalid request. */
+export function measureBaseline(plain: Exchange, stream: Exchange, invalid: Exchange): Baseline {
+  const completion = new Set<string>();
+  if (plain.status === 200 && plain.json !== undefined) for (const e of validate('chat-completion', plain.json).errors) completion.add(violationKey(e.pointer, e.keyword));
+  const ordinary: FuzzCase = { kind: 'valid', route: 'chat', body: { stream: true }, label: 'baseline' };
+  const streamSet = new Set<FuzzClause>(stream.status === 200 ? allStreamBreaches(ordinary, stream).map((b) => b.clause) : []);
+  const errorBodyBroken = invalid.status !== undefined && invalid.status >= 400 && errorBodyProblemsOf(invalid).length > 0;
+  return { completion, stream: streamSet, errorBodyBroken };
+}
+
+/** Every clause this exchange breaks. Statuses 429 and 503 are not judged (throttled, overloaded). */
+export function judge(c: FuzzCase, ex: Exchange, base: Baseline = NO_BASELINE): Breach[] {
+  const out: Breach[] = [];
+  const s = ex.status;
+  const errorBodyProblems = (e: Exchange) => (base.errorBodyBroken ? [] : errorBodyProblemsOf(e));
+  if (s === 429 || s === 503) {
+    // ERR-1 still holds for them: a failing response carries an error body.
+    const p = errorBodyProblems(ex);
+    if (p.length) out.push({ clause: 'ERR-1', expected: 'an error body on every status >= 400', seen: `HTTP ${s}: ${p.join('; ')}` });
+    return out;
+  }
+  if (s !== undefined && s >= 500) out.push({ clause: 'ERR-2', expected: 'no 5xx other than 503', seen: `HTTP ${s}` });
+  if (s !== undefined && s >= 400) {
+    const p = errorBodyProblems(ex);
+    if (p.length) out.push({ clause: 'ERR-1', expected: 'an error body on every status >= 400', seen: `HTTP ${s}: ${p.join('; ')}` });
+  }
+
+  const invalid = INVALID_CLAUSE[c.kind];
+  if (invalid && c.route === 'chat') {
+    // "400 with an error body" (the brain route's body is not specified: not judged there).
+    if (s !== 400) out.push({ clause: invalid, expected: 'HTTP 400 with an error body', seen: fmt(ex) });
+    else if (errorBodyProblems(ex).length) out.push({ clause: invalid, expected: 'HTTP 400 with an error body', seen: `HTTP 400: ${errorBodyProblems(ex).join('; ')}` });
+    return out;
+  }
+  if (invalid) return out;
+
+  // A request that got no answer at all: a crash from the server's side.
+  if (s === undefined && !wantsStream(c)) {
+    out.push({ clause: c.kind === 'valid' && c.route === 'chat' && hasExtras(c) ? 'CHAT-8' : 'ERR-2', expected: 'an answer (never a crash)', seen: fmt(ex) });
+    return out;
+  }
+
+  if (c.kind === 'valid' && c.route === 'chat' && hasExtras(c)) {
+    // CHAT-8: honoured, ignored or refused with 400; never a 5xx. 413 is HTTP's own refusal of a body too large.
+    if (s !== undefined && s !== 200 && s !== 400 && s !== 413) {
+      out.push({ clause: 'CHAT-8', expected: 'HTTP 200 (honoured or ignored) or 400 (refused)', seen: fmt(ex) });
+    } else if (s === 200 && !wantsStream(c)) {
+      const problem = completionProblem(c, ex, base);
+      if (problem) out.push({ clause: 'CHAT-8', expected: 'HTTP 200 with a chat completion, or a 400', seen: problem });
+    }
+  }
+
+  if (wantsStream(c) && (s === 200 || s === undefined)) {
+    const ev = streamBreach(c, ex, base);
+    if (ev) out.push(ev);
+  }
+  return out;
+}
+
+function completionProblem(c: FuzzCase, ex: Exchange, base: Baseline): string | undefined {
+  if (ex.error) return `HTTP 200 cut short: ${ex.error.message}`;
+  if (ex.json === undefined) return `HTTP 200 with a body that is not JSON (${ex.headers['content-type'] ?? 'no Content-Type'}): ${(ex.text ?? '').slice(0, 80)}`;
+  const lenient = mayOmitText(c);
+  const errors = validate('chat-completion', ex.json).errors
+    // With tools or JSON mode a reply may hold tool calls and content null; finish_reason may be anything.
+    .filter((e) => !(lenient && /^\/choices\/\d+\/message\/content$/.test(e.pointer)))
+    .filter((e) => !base.completion.has(violationKey(e.pointer, e.keyword)));
+  return errors.length ? `HTTP 200 with ${errors.slice(0, 3).map((e) => `${e.message} [${e.clause}]`).join('; ')}` : undefined;
+}
+
+/**
+ * The first EV clause a stream breaks, in the order a client meets them: no event stream
+ * (EV-1), never finished (EV-10), not SSE (EV-2), not chunks (EV-3), no [DONE] (EV-6),
+ * finish reasons (EV-5), empty reply (EV-4). Later ones are consequences: named in the
+ * message, not reported on their own clause.
+ */
+export function streamBreach(c: FuzzCase, ex: Exchange, base: Baseline = NO_BASELINE): Breach | undefined {
+  const found = allStreamBreaches(c, ex).filter((b) => !base.stream.has(b.clause));
+  if (!found.length) return undefined;
+  const [first, ...rest] = found;
+  return rest.length ? { ...first!, seen: `${first!.seen} (then also: ${rest.map((b) => b.clause).join(', ')})` } : first;
+}
+
+function allStreamBreaches(c: FuzzCase, ex: Exchange): Breach[] {
+  const found: Breach[] = [];
+  if (ex.status === undefined) return [{ clause: 'EV-10', expected: 'the stream to finish', seen: fmt(ex) }];
+  if (ex.mediaType !== 'text/event-stream') return [{ clause: 'EV-1', expected: 'Content-Type text/event-stream', seen: `Content-Type ${ex.headers['content-type'] ?? '(none)'}` }];
+  if (ex.error) found.push({ clause: 'EV-10', expected: 'the stream to finish and close', seen: ex.error.message });
+  const r = readStream(ex);
+  const problems = ex.stream?.problems ?? [];
+  if (problems.length || r.payloads.length === 0) {
+    found.push({ clause: 'EV-2', expected: 'well-formed server-sent events with data: fields', seen: problems.length ? problems.slice(0, 2).map((p) => `${p.kind} at byte ${p.offset}: ${p.detail}`).join('; ') : 'no data: payload' });
+  }
+  for (const p of r.payloads) {
+    if (p.data.trim() === '[DONE]') continue;
+    const errors = p.parseError ? [`not JSON (${p.data.slice(0, 60)})`] : validate('chat-completion-chunk', p.json).errors.map((e) => e.message);
+    if (errors.length) { found.push({ clause: 'EV-3', expected: 'every payload a chat.completion.chunk', seen: `event ${p.index}: ${errors.slice(0, 2).join('; ')}` }); break; }
+  }
+  if (r.doneIndex === undefined || r.afterDone.length) {
+    found.push({ clause: 'EV-6', expected: 'a final data: [DONE] and nothing after it', seen: r.doneIndex === undefined ? `no [DONE] in ${r.payloads.length} payloads` : `${r.afterDone.length} events after [DONE]` });
+  }
+  for (const i of new Set([...r.content.keys(), ...r.finishes.keys()])) {
+    const f = r.finishes.get(i) ?? [];
+    // "stop" on a normal completion: with max_tokens/stop/tools the end may be "length" or "tool_calls"; only the count and the order are judged.
+    if (f.length !== 1 || r.contentAfterFinish.has(i)) {
+      found.push({ clause: 'EV-5', expected: `exactly one finish_reason for choice ${i} and no content after it`, seen: r.contentAfterFinish.has(i) ? `content after the finish of choice ${i}` : `${f.length} finish_reasons for choice ${i}` });
+      break;
+    }
+  }
+  if (!mayOmitText(c) && !(r.content.get(0) ?? '').length && r.chunks.length) {
+    found.push({ clause: 'EV-4', expected: 'non-empty delta.content for choice 0', seen: `"" from ${r.chunks.length} chunks` });
+  }
+  return found;
+}

@@ -1,0 +1,21 @@
+// The environment a replay command needs besides FUZZ_SEED and FUZZ_REPLAY: the target
+// (the key masked as ***, the reader puts theirs) and everything the generators read
+// (models, brain id, body cap), so the same case index and path give the same request.
+
+const q = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+export function replayPrefix(env: NodeJS.ProcessEnv): string {
+  const parts: string[] = [];
+  if (env.CHATGATE_EMBEDDED === '1') {
+    // The embedded reference server: the runner starts a new one with the same defect/variants.
+    if (env.REFERENCE_DEFECT) parts.push(`REFERENCE_DEFECT=${q(env.REFERENCE_DEFECT)}`);
+    if (env.REFERENCE_VARIANTS) parts.push(`REFERENCE_VARIANTS=${q(env.REFERENCE_VARIANTS)}`);
+  } else {
+    if (env.TARGET_URL) parts.push(`TARGET_URL=${q(env.TARGET_URL)}`);
+    parts.push('API_KEY=***');
+    if (env.BRAIN_ID) parts.push(`BRAIN_ID=${q(env.BRAIN_ID)}`);
+  }
+  if (env.MODELS) parts.push(`MODELS=${q(env.MODELS)}`);
+  if (env.FUZZ_MAX_BODY_BYTES) parts.push(`FUZZ_MAX_BODY_BYTES=${q(env.FUZZ_MAX_BODY_BYTES)}`);
+  return parts.length ? `${parts.join(' ')} ` : '';
+}

@@ -1,0 +1,72 @@
+// FUZZ: generated requests (fast-check) against /chat/completions and the brain route,
+// streaming and not, judged clause by clause (fuzz/oracles.ts). One campaign per run
+// (FUZZ_RUNS requests, FUZZ_SEED, FUZZ_TIME_MS, FUZZ_CONCURRENCY, FUZZ_MAX_BODY_BYTES);
+// every clause test below reads the same campaign and reports the shrunk failures of its
+// own clause, each once, with its replay command and curl line.
+//
+// Generated exchanges are not logged for the run-wide checks: ERR-1 and ERR-2 judge them
+// here, shrunk and de-duplicated, instead of listing hundreds of raw requests there.
+import { describe } from 'vitest';
+import { clause } from '../harness/clause-test.ts';
+import { brainId, config, http, keys, models, shared } from '../harness/target.ts';
+import { runCampaign } from '../fuzz/campaign.ts';
+import { FUZZ_CLAUSES, type FuzzClause } from '../fuzz/oracles.ts';
+import { describeFinding, summaryLines } from '../fuzz/report.ts';
+import { replayPrefix } from '../fuzz/replay.ts';
+
+const fz = config.fuzz;
+
+const WHAT: Record<FuzzClause, string> = {
+  'ERR-2': 'no generated request, valid or not, gets a 5xx other than 503',
+  'ERR-1': 'every generated request answered with status >= 400 gets an error body',
+  'CHAT-2': 'bodies without model or with a non-string model get 400 with an error body',
+  'CHAT-3': 'bodies without messages or with non-array messages get 400 with an error body',
+  'CHAT-4': 'a message without role or with number/object content gets 400 with an error body',
+  'CHAT-5': 'a non-boolean stream gets 400 with an error body',
+  'CHAT-6': 'bodies that are not JSON get 400 with an error body',
+  'CHAT-8': 'parameters and unknown fields are honoured (200 with a chat completion), ignored or refused with 400',
+  'EV-1': 'every accepted generated stream is text/event-stream',
+  'EV-2': 'every generated stream is well-formed SSE with data: payloads',
+  'EV-3': 'every payload of every generated stream is a chat.completion.chunk',
+  'EV-4': 'every generated stream without tools, stop or token limits has non-empty content',
+  'EV-5': 'every generated stream finishes each choice once, with no content after it',
+  'EV-6': 'every generated stream ends with [DONE] and nothing after it',
+  'EV-10': 'every generated stream finishes within the time limit',
+};
+
+const campaign = shared(() => {
+  if (fz.seed === undefined) throw new Error('FUZZ_SEED is unset: the runner (npm test) draws one');
+  return runCampaign({
+    send: (spec) => http.send(spec), auth: keys.main, models, brainId,
+    fuzz: { ...fz, seed: fz.seed }, replayPrefix: replayPrefix(process.env),
+  });
+});
+
+// Long enough for the whole campaign: its time cap, plus one request's limit and 429 waits.
+const requests = Math.ceil(fz.timeMs / (config.timeoutMs + 31_000)) + 2;
+
+describe('FUZZ: generated requests', () => {
+  for (const id of FUZZ_CLAUSES) {
+    clause(id, `fuzz: ${WHAT[id]}`, async (t) => {
+      if (fz.runs === 0) t.skip('FUZZ_RUNS=0: the fuzz phase is off');
+      const { summary, findings } = await campaign();
+      for (const line of summaryLines(summary)) t.observe(line);
+      t.note(`fuzz seed ${summary.seed} (FUZZ_SEED=${summary.seed} sends the same requests again)`);
+      const judged = summary.judged[id] ?? 0;
+      const mine = findings.filter((f) => f.clause === id);
+      if (mine.length === 0) {
+        if (judged === 0) t.inconclusive(`no generated response for ${id} to judge among ${summary.sent} (seed ${summary.seed})${summary.baseline.length ? `; ${summary.baseline.join('; ')}` : ''}`);
+        // The campaign judged every generated response by this clause's oracle: that is this test's check.
+        t.check(true, `${WHAT[id]}`, `${judged} generated responses judged, no failure`);
+        t.note(`${judged} generated responses judged, no failure`);
+        return;
+      }
+      const first = mine[0]!;
+      t.fail(
+        `${WHAT[id]} (${judged} generated responses judged)`,
+        `${mine.length} distinct failure${mine.length === 1 ? '' : 's'}, shrunk:\n${mine.map((f, i) => describeFinding(f, i + 1)).join('\n')}`,
+        first.exchange,
+      );
+    }, { requests });
+  }
+});
