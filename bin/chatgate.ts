@@ -19,7 +19,7 @@ import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectio
 import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, suiteFileOf, type ExpectationsFile } from '../lib/expectations.ts';
 import { VerdictCollector, testId } from '../runner/verdict-collector.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
-import { RUN_WIDE_FILE, runWideChecks } from '../runner/run-wide-checks.ts';
+import { RUN_WIDE_FILE, runWideChecks, runWideTestIds } from '../runner/run-wide-checks.ts';
 import { writeResultsJson } from '../reports/writers/results-json.ts';
 import { writeJunit } from '../reports/writers/junit.ts';
 import { writeMarkdown } from '../reports/writers/markdown.ts';
@@ -262,7 +262,7 @@ async function retryFailures(records: TestRecord[], retries: number, unexpected:
 
 /** The ids of the tests the expectations file names: its test ids' suite files, collected without running them. */
 async function listTestIds(file: ExpectationsFile): Promise<Set<string>> {
-  const ids = new Set(runWideChecks([]).map((r) => r.id));
+  const ids = new Set(runWideTestIds());
   const files = [...new Set(file.entries.map((e) => suiteFileOf(e.id)).filter((f): f is string => !!f && existsSync(join(ROOT, f))))];
   if (files.length === 0) return ids;
   const { createVitest } = await import('vitest/node');

@@ -89,7 +89,11 @@ describe('SVC: what the service does', () => {
         after = i;
         const announced = prev && /(^|,)\s*close\s*(,|$)/i.test(prev.ex.headers.connection ?? '');
         seen.push(`${what}: ${ex.status === undefined ? `no response (${ex.error?.message})` : `HTTP ${ex.status}`}${ex.connection?.reused ? ' on the same connection' : connects > connectsBefore ? ' on a new connection' : ''}`);
-        if (prev && !announced && !prev.ex.error) {
+        // A response cut short (cap, deadline) says nothing about the connection after it.
+        if (prev?.ex.error) t.inconclusive(`${prev.what} was cut short (${prev.ex.error.message}), so reuse after it cannot be judged`);
+        // Closing after announcing it is what the clause allows: a connection not left open.
+        if (prev && announced) t.check(true, `${what} on a new connection, as ${prev.what} announced Connection: close`, '');
+        if (prev && !announced) {
           const closed = serverCloses.find((c) => c.after === i - 1);
           const left = `the connection left open after ${prev.what} (no Connection: close)`;
           if (ex.status === undefined && ex.error?.kind === 'reset') {

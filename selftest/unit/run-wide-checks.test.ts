@@ -30,9 +30,9 @@ describe('run-wide checks', () => {
   });
 
   it('give no pass on no evidence', () => {
-    expect(verdicts([])).toEqual({ 'ERR-1': 'inconclusive', 'ERR-2': 'inconclusive', 'ERR-3': 'inconclusive', 'ERR-4': 'inconclusive', 'ERR-5': 'inconclusive', 'AUTH-9': 'inconclusive', 'SVC-8': 'inconclusive' });
+    expect(verdicts([])).toEqual({ 'ERR-1': 'inconclusive', 'ERR-2': 'inconclusive', 'ERR-3': 'inconclusive', 'ERR-4': 'inconclusive', 'ERR-5': 'inconclusive', 'AUTH-9': 'inconclusive' });
     // Responses, but no failing one: ERR-1/ERR-3/ERR-4/ERR-5 have nothing to judge.
-    expect(verdicts([ok('/v1/models')])).toEqual({ 'ERR-1': 'inconclusive', 'ERR-2': 'pass', 'ERR-3': 'inconclusive', 'ERR-4': 'inconclusive', 'ERR-5': 'inconclusive', 'AUTH-9': 'pass', 'SVC-8': 'inconclusive' });
+    expect(verdicts([ok('/v1/models')])).toEqual({ 'ERR-1': 'inconclusive', 'ERR-2': 'pass', 'ERR-3': 'inconclusive', 'ERR-4': 'inconclusive', 'ERR-5': 'inconclusive', 'AUTH-9': 'pass' });
     // Only transport failures: no response at all.
     expect(verdicts([ok('/v1/models', { status: undefined, transportError: 'connection reset' })])['ERR-2']).toBe('inconclusive');
   });
@@ -65,6 +65,6 @@ describe('run-wide checks', () => {
     expect(r.verdict).toBe('warn');
     expect(r.message).toMatch(/connection reset before any response on a connection left open 3 ms after its previous response/);
     const idle = ok('/v1/chat/completions', { reuseRetry: { error: 'connection reset before any response', firstSeq: 1, idleMs: 1500, keepAliveTimeoutMs: 1000 } });
-    expect(verdicts([ok('/v1/models'), idle])['SVC-8']).toBe('inconclusive');
+    expect(verdicts([ok('/v1/models'), idle])['SVC-8']).toBeUndefined();
   });
 });
