@@ -26,9 +26,9 @@ describe('the nightly workflow example', () => {
     expect(job['runs-on']).toBe('ubuntu-latest');
   });
 
-  it('installs Node 20 and the locked dependencies', () => {
+  it('installs the current Node LTS (24, where openai 7 runs) and the locked dependencies', () => {
     const node = steps[index((s) => !!s.uses?.startsWith('actions/setup-node@'))]!;
-    expect(String(node.with!['node-version'])).toBe('20');
+    expect(String(node.with!['node-version'])).toBe('24');
     expect(index((s) => s.run?.trim().startsWith('npm ci') ?? false)).toBeGreaterThan(index((s) => s === node));
     for (const s of steps.filter((x) => x.uses)) expect(s.uses, 'actions pinned to a major version').toMatch(/^actions\/[a-z-]+(\/[a-z]+)?@v\d+$/);
   });
