@@ -122,62 +122,41 @@ export async function buildK6(opts: { outdir?: string; scripts?: string[] } = {}
       b.onResolve({ filter: /^chatgate:validators$/ }, () => ({ path: validatorsFile }));
     },
   };
-  const bundles: BundleInfo[] = [];
-  for (const name of opts.scripts ?? scriptNames()) {
-    const outfile = join(outdir, `${name}.js`);
+  // One build of a script: ES module (k6's default mode) or CommonJS (--compatibility-mode=base).
+  const bundle = async (name: string, base: boolean): Promise<BundleInfo> => {
+    const outfile = base ? join(outdir, BASE_SUBDIR, `${name}.js`) : join(outdir, `${name}.js`);
     const r = await build({
       entryPoints: [join(SCRIPTS_DIR, `${name}.ts`)],
       bundle: true,
-      format: 'esm',
+      format: base ? 'cjs' : 'esm',
       // neutral: nothing from Node is assumed; a node: import fails the build.
       platform: 'neutral',
       mainFields: ['module', 'main'],
-      target: TARGET,
+      target: base ? BASE_TARGET : TARGET,
       external: ['k6', 'k6/*'],
       plugins: [virtual],
       outfile,
       metafile: true,
       legalComments: 'none',
-      banner: { js: `// chatgate k6 script built from load/k6/scripts/${name}.ts by \`npm run build:k6\`. Do not edit; see docs/K6.md.` },
+      banner: { js: base
+        ? `// chatgate k6 script built from load/k6/scripts/${name}.ts by \`npm run build:k6\` as CommonJS for \`k6 run --compatibility-mode=base\`. Do not edit; see docs/K6.md.`
+        : `// chatgate k6 script built from load/k6/scripts/${name}.ts by \`npm run build:k6\`. Do not edit; see docs/K6.md.` },
       logLevel: 'silent',
       absWorkingDir: ROOT_DIR,
     });
     const info = describe(r.metafile, outfile, name);
+    if (base) info.exports = cjsExports(readFileSync(outfile, 'utf8'));
     assertOnlyK6Imports(info);
-    for (const needed of ['default', 'options', 'handleSummary']) {
-      if (!info.exports.includes(needed)) throw new Error(`${name}: the bundle does not export ${needed}`);
+    for (const needed of base ? ['default', 'options', 'handleSummary', 'setup'] : ['default', 'options', 'handleSummary']) {
+      if (!info.exports.includes(needed)) throw new Error(`${name}${base ? ' (base)' : ''}: the bundle does not export ${needed}`);
     }
-    bundles.push(info);
-  }
-
+    return info;
+  };
+  const bundles: BundleInfo[] = [];
+  for (const name of opts.scripts ?? scriptNames()) bundles.push(await bundle(name, false));
   // 3. The same scripts as CommonJS for --compatibility-mode=base (see BASE_TARGET).
   const baseBundles: BundleInfo[] = [];
-  for (const name of opts.scripts ?? scriptNames()) {
-    const outfile = join(outdir, BASE_SUBDIR, `${name}.js`);
-    const r = await build({
-      entryPoints: [join(SCRIPTS_DIR, `${name}.ts`)],
-      bundle: true,
-      format: 'cjs',
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      target: BASE_TARGET,
-      external: ['k6', 'k6/*'],
-      plugins: [virtual],
-      outfile,
-      metafile: true,
-      legalComments: 'none',
-      banner: { js: `// chatgate k6 script built from load/k6/scripts/${name}.ts by \`npm run build:k6\` as CommonJS for \`k6 run --compatibility-mode=base\`. Do not edit; see docs/K6.md.` },
-      logLevel: 'silent',
-      absWorkingDir: ROOT_DIR,
-    });
-    const info = describe(r.metafile, outfile, name);
-    info.exports = cjsExports(readFileSync(outfile, 'utf8'));
-    assertOnlyK6Imports(info);
-    for (const needed of ['default', 'options', 'handleSummary', 'setup']) {
-      if (!info.exports.includes(needed)) throw new Error(`${name} (base): the bundle does not export ${needed}`);
-    }
-    baseBundles.push(info);
-  }
+  for (const name of opts.scripts ?? scriptNames()) baseBundles.push(await bundle(name, true));
   return { outdir, validators, bundles, baseBundles };
 }
 

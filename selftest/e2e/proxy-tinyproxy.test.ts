@@ -13,11 +13,10 @@
 //   the proxy as well; curl reproductions carry --proxy (password masked) and work.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TSX_LOADER } from '../../load/ts-child.ts';
-import { ROOT, runSuite } from '../support/run-suite.ts';
+import { runLoad } from '../support/run-load.ts';
+import { runSuite } from '../support/run-suite.ts';
 import { referenceTarget, type RunningTarget } from '../support/targets.ts';
 import { startNginx, startTinyproxy, startWiretap, type Daemon, type Wiretap } from '../support/daemons.ts';
 import { makeTestCerts, type TestCerts } from '../support/tls.ts';
@@ -127,7 +126,7 @@ describe('through a forward proxy (tinyproxy)', () => {
   it('the load harness (lean client) goes through the proxy too', async () => {
     const logBefore = proxy.log().length;
     const out = join(certs.dir, 'load-through-proxy');
-    const r = await load(['stream', '--rate', '4', '--duration', '2', '--warmup', '2', '--quiet', '--out', out], { ...staging, HTTPS_PROXY: proxyUrl });
+    const r = await runLoad(['stream', '--rate', '4', '--duration', '2', '--warmup', '2', '--quiet', '--out', out], { ...staging, HTTPS_PROXY: proxyUrl });
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.counts.ok).toBeGreaterThan(0);
@@ -161,13 +160,3 @@ function readReports(dir: string): string {
   return readdirSync(latest).map((f) => readFileSync(join(latest, f), 'utf8')).join('\n');
 }
 
-function load(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'bin/load.ts'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}

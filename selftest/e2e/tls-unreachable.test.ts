@@ -7,15 +7,14 @@
 // private CA not trusted, expired, wrong host name), a proxy that refuses.
 // The legal counterparts: the same TLS server with its CA trusted, and any HTTP
 // answer even a 503, let the run go on. The load harness shares the check.
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TSX_LOADER } from '../../load/ts-child.ts';
-import { ROOT, runSuite, type SuiteRun } from '../support/run-suite.ts';
+import { runLoad } from '../support/run-load.ts';
+import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { freePort } from '../support/daemons.ts';
 import { makeTestCerts, pem, type Pair, type TestCerts } from '../support/tls.ts';
 
@@ -110,21 +109,10 @@ describe('the legal counterparts: any HTTP answer lets the run go on', () => {
 });
 
 describe('the load harness shares the check', () => {
-  function load(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'bin/load.ts'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => { stdout += d; });
-      child.stderr.on('data', (d) => { stderr += d; });
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
-
   it('npm run load against an untrusted certificate: exit 2, the same cause and fix, no report', async () => {
     const before = answered;
     const out = join(certs.dir, 'load-out');
-    const r = await load(['stream', '--duration', '2', '--quiet', '--out', out], target(`https://localhost:${ports.selfSigned}`));
+    const r = await runLoad(['stream', '--duration', '2', '--quiet', '--out', out], target(`https://localhost:${ports.selfSigned}`));
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^chatgate load: TARGET_URL: .*not signed by a CA Node trusts .*NODE_EXTRA_CA_CERTS=\/path\/to\/ca\.pem/);
@@ -135,7 +123,7 @@ describe('the load harness shares the check', () => {
 
   it('throughput at fixed connections (autocannon) with a proxy in force: refused with the way out, before any request', async () => {
     const before = answered;
-    const r = await load(['throughput', '--duration', '2', '--quiet'], { ...target(`http://127.0.0.1:${ports.http}`), HTTP_PROXY: `http://127.0.0.1:${ports.closed}` });
+    const r = await runLoad(['throughput', '--duration', '2', '--quiet'], { ...target(`http://127.0.0.1:${ports.http}`), HTTP_PROXY: `http://127.0.0.1:${ports.closed}` });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^chatgate load: HTTP_PROXY: throughput at fixed connections runs on autocannon, which cannot go through a proxy; give --rate <n> .*or set NO_PROXY=127\.0\.0\.1/);
     expect(answered).toBe(before);
