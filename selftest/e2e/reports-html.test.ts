@@ -148,7 +148,7 @@ describe('the HTML report of a real run, in Chromium', () => {
       if (t.response?.status) expect(detail).toContain(`HTTP ${t.response.status}`);
       expect(await item.locator('.curl pre').textContent()).toBe(t.curl);
     }
-    const known = page.locator('details.clause[data-clause="ERR-1"] li.test');
+    const known = page.locator('details.clause[data-clause="ERR-1"] li.test[data-test-id^="run-wide/"]');
     expect(await known.getAttribute('data-outcome')).toBe('expected-fail');
     expect(await known.innerText()).toContain('https://tracker.example/API-42');
   });
