@@ -9,7 +9,8 @@ export default defineConfig({
   test: {
     include: ['selftest/**/*.test.ts'],
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Hooks start servers and suite runs: a hang guard, not a bound on a loaded machine's speed.
+    hookTimeout: 20 * 60_000,
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,

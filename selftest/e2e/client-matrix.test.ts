@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { VARIANTS } from '../../reference/variants.ts';
 import { CLIENTS, clientById, nodeMajor, OPERATIONS, operationsOf, unavailable } from '../../harness/clients/registry.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
-import { limiter, QUEUED_RUN_GUARD_MS } from '../support/limit.ts';
+import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
 
 const slot = limiter(2);
@@ -108,7 +108,7 @@ describe.concurrent('the client matrix in results.json', () => {
       }
       // Legal variants fail nothing: a client that breaks on them is an SVC-4b warning at most.
       if (!c.env.REFERENCE_DEFECT) expect(run.exitCode, detail).toBe(0);
-    }, QUEUED_RUN_GUARD_MS);
+    }, HANG_GUARD_MS);
   }
 });
 

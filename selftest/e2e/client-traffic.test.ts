@@ -9,7 +9,7 @@
 // Cost: four suite runs of the client suites (two at a time), 30-40 s in all (measured at load average 12-17).
 import { describe, expect, it } from 'vitest';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
-import { limiter, QUEUED_RUN_GUARD_MS } from '../support/limit.ts';
+import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
 
 const slot = limiter(2);
 const cells = (run: SuiteRun) => (run.results?.tests ?? []).filter((t) => t.matrix && !(t.verdict === 'skip' && /requires Node/.test(t.message ?? '')));
@@ -30,7 +30,7 @@ describe.concurrent('client-library traffic and client cells', () => {
     for (const t of all.filter((x) => x.matrix!.operation !== 'error-401')) {
       expect(`${t.title}: ${t.verdict} ${t.message}`).toMatch(/: inconclusive the server answered 500(, not \d+: see [A-Z]+-\d+ and ERR-2|: see ERR-2)/);
     }
-  }, QUEUED_RUN_GUARD_MS);
+  }, HANG_GUARD_MS);
 
   it('key-echoed-to-clients: AUTH-9 fails on client traffic alone', async () => {
     const r = await run('key-echoed-to-clients', 'SVC-4*,AUTH-9', ['clients']);
@@ -39,7 +39,7 @@ describe.concurrent('client-library traffic and client cells', () => {
     expect(auth9.verdict, auth9.message).toBe('fail');
     expect(auth9.message).toMatch(/\(client library\)/);
     expect(JSON.stringify(r.results) + r.stdout).not.toMatch(/sk-[A-Za-z0-9-]{20,}/);
-  }, QUEUED_RUN_GUARD_MS);
+  }, HANG_GUARD_MS);
 
   it('auth-any-key: AUTH-2 fails; the error-401 cells are inconclusive "see AUTH-2", no cell fails', async () => {
     const r = await run('auth-any-key', 'SVC-4*,AUTH-2', ['clients', 'auth']);
@@ -50,7 +50,7 @@ describe.concurrent('client-library traffic and client cells', () => {
     expect(c401.length).toBeGreaterThan(3);
     for (const t of c401) expect(`${t.verdict} ${t.message}`).toMatch(/^inconclusive the server answered 200, not 401: see AUTH-2/);
     for (const t of cells(r).filter((x) => x.matrix!.operation !== 'error-401')) expect(`${t.title}: ${t.verdict}`).toMatch(/: pass$/);
-  }, QUEUED_RUN_GUARD_MS);
+  }, HANG_GUARD_MS);
 
   it('accepts-model-number: CHAT-2 fails; the error-400 cells are inconclusive "see CHAT-2", no cell fails', async () => {
     const r = await run('accepts-model-number', 'SVC-4*,CHAT-2', ['clients', 'chat-requests']);
@@ -60,5 +60,5 @@ describe.concurrent('client-library traffic and client cells', () => {
     const c400 = cells(r).filter((t) => t.matrix!.operation === 'error-400');
     expect(c400.length).toBeGreaterThan(3);
     for (const t of c400) expect(`${t.verdict} ${t.message}`).toMatch(/^inconclusive the server answered 200, not 400: see CHAT-2/);
-  }, QUEUED_RUN_GUARD_MS);
+  }, HANG_GUARD_MS);
 });

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSuite } from '../support/run-suite.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 let requests = 0;
 const server = createServer((_req, res) => { requests++; res.end('{}'); });
@@ -36,6 +37,6 @@ describe('configuration errors', () => {
       expect(lines[0]).toMatch(message);
       expect(lines[0]).not.toContain('sk-test-123456789');
       expect(requests).toBe(before);
-    }, 30_000);
+    }, HANG_GUARD_MS);
   }
 });

@@ -17,7 +17,7 @@ import { ConfigError, loadFuzzConfig } from '../../lib/config.ts';
 import { runCampaign, type CampaignResult } from '../../fuzz/campaign.ts';
 import { startIndependentServer, type IndependentServerOptions } from '../fixtures/independent-server.ts';
 import { runSuite } from '../support/run-suite.ts';
-import { limiter } from '../support/limit.ts';
+import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
 
 const SECTION_FILES = ['auth', 'brains', 'chat-requests', 'events', 'limits', 'models', 'resources', 'svc', 'unavailable', 'versioning'];
@@ -150,7 +150,7 @@ describe('no false findings on conformant servers', () => {
         clean(r);
       }
     } finally { await ref.close(); }
-  }, 300_000);
+  }, HANG_GUARD_MS);
 
   it('every legal variant: 150 generated requests each', async () => {
     for (const name of Object.keys(VARIANTS)) {
@@ -161,7 +161,7 @@ describe('no false findings on conformant servers', () => {
         clean(r);
       } finally { await ref.close(); }
     }
-  }, 300_000);
+  }, HANG_GUARD_MS);
 
   it('the independent server: 3 configurations x 300 generated requests', async () => {
     const keys = { main: 'sk-indep-main-5f0c2a9e7d1b4c3a', limited: 'sk-indep-limited-8e2d4f6a1c3b', rateLimit: 'sk-indep-rate-3a7c9e1f5b2d' };
@@ -175,7 +175,7 @@ describe('no false findings on conformant servers', () => {
         clean(r);
       } finally { await srv.close(); }
     }
-  }, 300_000);
+  }, HANG_GUARD_MS);
 });
 
 // --- reproducibility and knobs ----------------------------------------------------------

@@ -8,6 +8,7 @@
 // Cost: one suite run of 18 tests, about 5 s.
 import { describe, expect, it } from 'vitest';
 import { runSuite } from '../support/run-suite.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 describe('harness errors', () => {
   it('a broken test, a test that judges nothing, a client that fails to load and a crashing suite file are `error` and exit 1', async () => {
@@ -44,5 +45,5 @@ describe('harness errors', () => {
     expect(html).toContain(advice);
     // No request reached the target: the run-wide checks have no evidence, and say so.
     for (const t of tests.filter((x) => x.id.startsWith('run-wide/'))) expect(`${t.clause} ${t.verdict}`).toBe(`${t.clause} inconclusive`);
-  }, 120_000);
+  }, HANG_GUARD_MS);
 });

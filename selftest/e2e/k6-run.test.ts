@@ -13,6 +13,7 @@ import { delimiter, join } from 'node:path';
 import { parse } from 'yaml';
 import { buildK6, K6_DIR } from '../../load/k6/build.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 function findOnPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
@@ -202,7 +203,7 @@ describe('k6 run: what the operator and a user without a reachable target see', 
     } finally {
       await ref.close();
     }
-  }, 120_000);
+  }, HANG_GUARD_MS);
 
   it.skipIf(!k6)(title('a target that gives no HTTP answer: setup stops the run with one line (cause, k6 error 1212, fix), no summary files'), async () => {
     const dir = mkdtempSync(join(outdir, 'refused-'));
@@ -214,5 +215,5 @@ describe('k6 run: what the operator and a user without a reachable target see', 
     expect(run.stdout).toContain('NOT RUN');
     expect(readdirSync(dir)).toEqual([]);
     expect(run.stderr + run.stdout).not.toContain('sk-unreachable-0123456789');
-  }, 60_000);
+  }, HANG_GUARD_MS);
 });

@@ -8,7 +8,7 @@ import { VARIANTS } from '../../reference/variants.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { referenceTarget } from '../support/targets.ts';
 import { startIndependentServer, type IndependentServerOptions } from '../fixtures/independent-server.ts';
-import { limiter, QUEUED_RUN_GUARD_MS } from '../support/limit.ts';
+import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
 
 const rows = new Map<string, string[]>();
@@ -29,7 +29,7 @@ describe.concurrent('legal variants of the reference server pass', () => {
         const target = await referenceTarget({ variants: [name] });
         try { judge(name, await runSuite({ ...target.env, TIMEOUT_MS: '10000', FUZZ_RUNS: '0' })); } finally { await target.close(); }
       });
-    }, QUEUED_RUN_GUARD_MS);
+    }, HANG_GUARD_MS);
   }
 });
 
@@ -49,7 +49,7 @@ describe.concurrent('an independently written conformant server passes', () => {
           judge(name, await runSuite({ TARGET_URL: srv.url, API_KEY: keys.main, LIMITED_API_KEY: keys.limited, RATE_LIMIT_API_KEY: keys.rateLimit, BRAIN_ID: brainId, TIMEOUT_MS: '10000', FUZZ_RUNS: '0' }));
         } finally { await srv.close(); }
       });
-    }, QUEUED_RUN_GUARD_MS);
+    }, HANG_GUARD_MS);
   }
 });
 

@@ -21,6 +21,7 @@ import { renderHtml } from '../../reports/writers/html.ts';
 import { parse } from 'yaml';
 import { fixtureResults } from '../unit/reports-fixture.ts';
 import { ROOT, runSuite } from '../support/run-suite.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 /** Where .ci/run puts the LTS binary (`npm install --prefix .cache/node-lts node@<major>`). */
 export const NODE_LTS_DEFAULT = join(ROOT, '.cache', 'node-lts', 'node_modules', '.bin', 'node');
@@ -99,5 +100,5 @@ describe('the client matrix under the newest Node LTS', () => {
     expect(run.report('summary.md')).toContain(`on Node ${version}`);
     expect(run.report('junit.xml')).toContain(`<property name="node" value="${version}"/>`);
     expect(run.report('index.html')).toContain(`node ${version}`);
-  }, 120_000);
+  }, HANG_GUARD_MS);
 });

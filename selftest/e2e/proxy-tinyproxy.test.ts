@@ -20,6 +20,7 @@ import { runSuite } from '../support/run-suite.ts';
 import { referenceTarget, type RunningTarget } from '../support/targets.ts';
 import { startNginx, startTinyproxy, startWiretap, type Daemon, type Wiretap } from '../support/daemons.ts';
 import { makeTestCerts, type TestCerts } from '../support/tls.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 const PROXY_USER = 'chatgate';
 const PROXY_PASSWORD = `proxy-pw-${Math.random().toString(36).slice(2, 10)}`;
@@ -39,7 +40,7 @@ beforeAll(async () => {
   tap = await startWiretap(proxy.port);
   proxyUrl = `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${tap.port}`;
   staging = { ...ref.env, TARGET_URL: `https://localhost:${nginx.port}/v1`, NODE_EXTRA_CA_CERTS: certs.ca };
-}, 60_000);
+}, HANG_GUARD_MS);
 afterAll(async () => {
   await tap?.close();
   await nginx?.close();
@@ -86,7 +87,7 @@ describe('through a forward proxy (tinyproxy)', () => {
     expect(curls.length).toBeGreaterThan(0);
     for (const c of curls) expect(c).toContain(`--proxy 'http://${PROXY_USER}:***@127.0.0.1:${tap.port}/'`);
     expect(run.stdout + run.stderr + readReports(run.reportsDir)).not.toContain(PROXY_PASSWORD);
-  }, 180_000);
+  }, HANG_GUARD_MS);
 
   it('NO_PROXY (and lower-case http_proxy/no_proxy) send the run direct: nothing reaches the proxy', async () => {
     const logBefore = proxy.log();
@@ -97,7 +98,7 @@ describe('through a forward proxy (tinyproxy)', () => {
     expect(run.stderr.replace(/^chatgate: fuzz phase: .*\n/m, '')).toBe('');
     expect(proxy.log()).toBe(logBefore);
     expect(tap.sent().length).toBe(tapBefore);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('an http:// target also goes through a CONNECT tunnel, where the proxy relays the key in clear: the run warns', async () => {
     const tapBefore = tap.sent().length;
@@ -113,7 +114,7 @@ describe('through a forward proxy (tinyproxy)', () => {
     expect(seen).toContain(`CONNECT ${origin} HTTP/1.1`);
     expect(seen).toContain(`Bearer ${ref.env.API_KEY}`);
     expect(proxy.log()).not.toContain(ref.env.API_KEY!);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('a proxy asking for credentials (407): the exit-2 line says where they go', async () => {
     const run = await runSuite({ ...staging, HTTPS_PROXY: `http://127.0.0.1:${tap.port}` });
@@ -122,7 +123,7 @@ describe('through a forward proxy (tinyproxy)', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^chatgate: configuration error: HTTPS_PROXY: proxy http:\/\/127\.0\.0\.1:\d+\/ \(for localhost:\d+\): it asks for credentials \(407 Proxy Authentication Required\); put them in the proxy URL: HTTPS_PROXY=http:\/\/user:password@host:port/);
     expect(existsSync(run.reportsDir) ? readdirSync(run.reportsDir) : []).toEqual([]);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('the load harness (lean client) goes through the proxy too', async () => {
     const logBefore = proxy.log().length;
@@ -134,7 +135,7 @@ describe('through a forward proxy (tinyproxy)', () => {
     expect(summary.counts.ok).toBe(summary.counts.sent);
     expect(tunnels(proxy.log().slice(logBefore), `localhost:${nginx.port}`)).toBeGreaterThan(0);
     for (const key of ref.keys) expect(r.stdout + r.stderr + readFileSync(join(out, 'summary.json'), 'utf8')).not.toContain(key);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('a curl reproduction runs through the same proxy once the key and the proxy password are pasted in', async () => {
     const { toCurl } = await import('../../lib/curl.ts');
@@ -152,7 +153,7 @@ describe('through a forward proxy (tinyproxy)', () => {
     const out = await new Promise<string>((resolve) => execFile('sh', ['-c', `${filled} --cacert '${certs.ca}'`], (_e, stdout, stderr) => resolve(stdout + stderr)));
     expect(out).toMatch(/^HTTP\/[\d.]+ 200 Connection established/m);
     expect(out).toMatch(/^HTTP\/2 200/m);
-  }, 30_000);
+  }, HANG_GUARD_MS);
 });
 
 function readReports(dir: string): string {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runChatgate } from './reports-run.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'chatgate-expect-e2e-'));
 const write = (name: string, text: string) => { const p = join(dir, name); writeFileSync(p, text); return p; };
@@ -39,7 +40,7 @@ describe('EXPECTATIONS', () => {
     expect(run.report('summary.md')).toContain('**RES-CC-1** (expected fail): known: https://tracker.example/API-91');
     expect(run.report('junit.xml')).toContain('<skipped message="expected fail (https://tracker.example/API-91');
     expect(run.report('index.html')).toMatch(/data-outcome="expected-fail" data-count="1"/);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   const yaml = `# known failures (chatgate self-test)\nRES-CC-1: https://tracker.example/API-91 # fixed in the reference\nLIM-2: https://tracker.example/API-88\n`;
 
@@ -55,7 +56,7 @@ describe('EXPECTATIONS', () => {
     expect(run.report('summary.md')).toContain('**RES-CC-1** (MUST, unexpected pass)');
     expect(run.report('junit.xml')).toContain('<failure type="unexpected-pass"');
     expect(readFileSync(file, 'utf8')).toBe(yaml);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('--update-expectations removes the entries that pass, keeps the others and the comments, and the run passes', async () => {
     const file = write('update.yaml', yaml);
@@ -64,7 +65,7 @@ describe('EXPECTATIONS', () => {
     expect(run.results!.expectations).toMatchObject({ unexpectedPass: ['RES-CC-1'], updated: true });
     expect(run.stdout).toContain(`expectations: removed RES-CC-1 from ${file} (they pass now)`);
     expect(readFileSync(file, 'utf8')).toBe('# known failures (chatgate self-test)\nLIM-2: https://tracker.example/API-88\n');
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   const refused: Array<[string, string, string, RegExp]> = [
     ['an unknown clause id', 'unknown-clause.yaml', 'NOPE-1: https://tracker.example/1\n', /EXPECTATIONS: .*unknown-clause\.yaml: "NOPE-1" is no clause id/],
@@ -82,12 +83,12 @@ describe('EXPECTATIONS', () => {
       expect(lines[0]).toMatch(message);
       expect(requests).toBe(before);
       expect(run.results).toBeUndefined();
-    }, 30_000);
+    }, HANG_GUARD_MS);
   }
 
   it('--update-expectations without EXPECTATIONS is a configuration error', async () => {
     const run = await runChatgate({ ...target }, ['--update-expectations']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr.trim()).toBe('chatgate: configuration error: --update-expectations: needs EXPECTATIONS=<file> to update');
-  }, 30_000);
+  }, HANG_GUARD_MS);
 });

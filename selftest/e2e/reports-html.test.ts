@@ -19,6 +19,7 @@ import { referenceTarget, type RunningTarget } from '../support/targets.ts';
 import { ROOT } from '../support/run-suite.ts';
 import { fixtureResults } from '../unit/reports-fixture.ts';
 import { runChatgate, type ChatgateRun } from './reports-run.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'reports/selftest');
@@ -40,7 +41,7 @@ beforeAll(async () => {
   const known = join(dir, 'known.yaml');
   writeFileSync(known, '# staging\nERR-1: https://tracker.example/API-42 401 answers are text/plain\nLIM-2: https://tracker.example/API-51 no Retry-After yet\n');
   run = await runChatgate({ ...target.env, EXPECTATIONS: known });
-}, 120_000);
+}, HANG_GUARD_MS);
 
 afterAll(async () => {
   await browser?.close();

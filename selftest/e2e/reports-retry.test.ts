@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runChatgate } from './reports-run.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 // Only the file that holds RES-CC-*: a run then loads one suite file, not all of them.
 const RES = ['resources'];
@@ -19,7 +20,7 @@ describe('RETRY_FAILED: flaky tests', () => {
     expect(run.exitCode, run.stderr).toBe(1);
     expect(run.tests('RES-CC-1').map((t) => t.verdict)).toEqual(['fail']);
     expect(run.tests('RES-CC-1')[0]!.attempts).toBeUndefined();
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('a test that passes on a rerun is flaky, shown in every report, and the run passes; the step summary is written', async () => {
     const stepSummary = join(mkdtempSync(join(tmpdir(), 'chatgate-step-')), 'summary.md');
@@ -40,7 +41,7 @@ describe('RETRY_FAILED: flaky tests', () => {
     expect(run.report('index.html')).toMatch(/data-outcome="flaky" data-count="1"/);
     // GitHub Actions: the summary is appended to $GITHUB_STEP_SUMMARY, as written to summary.md.
     expect(readFileSync(stepSummary, 'utf8')).toBe(`${run.report('summary.md')}\n`);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('in strict mode a flaky test fails the run, and every report says strict mode ran', async () => {
     const run = await runChatgate({ REFERENCE_DEFECT: 'flaky-cc-id', CLAUSES: 'RES-CC-1', RETRY_FAILED: '1', STRICT: '1' }, RES);
@@ -53,7 +54,7 @@ describe('RETRY_FAILED: flaky tests', () => {
     expect(run.report('summary.md')).toContain('**Mode:** strict');
     expect(run.report('index.html')).toContain('data-mode="strict"');
     expect(run.report('junit.xml')).toContain('<failure type="flaky"');
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('a test that keeps failing stays fail after every retry, and passing tests are not rerun', async () => {
     const run = await runChatgate({ REFERENCE_DEFECT: 'cc-id-no-prefix', CLAUSES: 'RES-CC-1,RES-CC-2', RETRY_FAILED: '2' }, RES);
@@ -64,11 +65,11 @@ describe('RETRY_FAILED: flaky tests', () => {
     expect(run.tests('RES-CC-2')[0]!.attempts).toBeUndefined();
     expect(run.stderr).toContain('rerunning 1 failed test (attempt 3)');
     expect(run.results!.summary.flaky).toBe(0);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('a bad RETRY_FAILED is a configuration error', async () => {
     const run = await runChatgate({ RETRY_FAILED: 'twice' });
     expect(run.exitCode).toBe(2);
     expect(run.stderr.trim()).toBe('chatgate: configuration error: RETRY_FAILED: "twice" is not a whole number from 0 to 10; set how many times a failing test is rerun');
-  }, 30_000);
+  }, HANG_GUARD_MS);
 });

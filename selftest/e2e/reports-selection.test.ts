@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CLAUSES } from '../../lib/clauses.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import { runChatgate } from './reports-run.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 const clausesOf = (run: Awaited<ReturnType<typeof runChatgate>>) => [...new Set(run.results!.tests.map((t) => t.clause))].sort();
 
@@ -25,7 +26,7 @@ describe('selection', () => {
     expect(run.stdout).toContain('mode: normal (only MUST/COMPAT failures fail the run); CLAUSES=AUTH-1,EV-1*');
     expect(run.report('summary.md')).toMatch(/\| `AUTH-2` \| MUST \| · not selected \| 0 \|/);
     expect(run.report('index.html').match(/data-outcome="not-selected"/g)).toHaveLength(others);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it("vitest's -t and file filters work through the runner, run-wide checks follow -t", async () => {
     const run = await runChatgate({}, ['-t', 'an empty key', 'auth']);
@@ -36,13 +37,13 @@ describe('selection', () => {
     const none = await runChatgate({}, ['no-such-suite-file']);
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('chatgate: no test matched file filters no-such-suite-file');
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('an unknown option is a configuration error', async () => {
     const run = await runChatgate({}, ['--bail']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr.trim()).toMatch(/^chatgate: configuration error: arguments: Unknown option '--bail'.*npm test -- --help lists them$/);
-  }, 30_000);
+  }, HANG_GUARD_MS);
 });
 
 describe('run history', () => {
@@ -71,5 +72,5 @@ describe('run history', () => {
     expect(after.report('summary.md')).toContain(`S${line.slice(1)}`);
     expect(after.report('index.html')).toMatch(/newly failing <b class="bad"><a href="#clause-RES-CC-1">RES-CC-1<\/a><\/b>/);
     expect(readdirSync(join(reportsDir, 'runs'))).toHaveLength(2);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runSuite } from '../support/run-suite.ts';
 import { referenceTarget } from '../support/targets.ts';
 import { nearMissKeys } from '../../lib/redact.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -35,6 +36,6 @@ describe.concurrent('keys never appear in reports or output', () => {
         const curls = run.results!.tests.filter((t) => t.curl).map((t) => t.curl!);
         if (run.exitCode === 1) expect(curls.some((c) => c.includes("Bearer ***"))).toBe(true);
       } finally { await target.close(); }
-    }, 120_000);
+    }, HANG_GUARD_MS);
   }
 });

@@ -11,7 +11,7 @@ import type { Results } from '../../lib/verdicts.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, runSuite } from '../support/run-suite.ts';
-import { limiter, QUEUED_RUN_GUARD_MS } from '../support/limit.ts';
+import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
 
 const rows = new Map<string, string[]>();
@@ -67,7 +67,7 @@ describe.concurrent('seeded defects are caught on their declared clauses', () =>
       expect(run.exitCode, run.stderr.slice(0, 500)).toBe(1);
       expect(missed, `declared clauses without a judged violation; judged failing were ${[...failed].join(', ')}`).toEqual([]);
       expect(errors.map((t) => `${t.title}: ${t.message}`), 'harness errors in the run').toEqual([]);
-    }, QUEUED_RUN_GUARD_MS);
+    }, HANG_GUARD_MS);
   }
 });
 

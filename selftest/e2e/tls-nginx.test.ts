@@ -11,6 +11,7 @@ import { runSuite } from '../support/run-suite.ts';
 import { referenceTarget, type RunningTarget } from '../support/targets.ts';
 import { startNginx, type Daemon } from '../support/daemons.ts';
 import { makeTestCerts, type TestCerts } from '../support/tls.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 let certs: TestCerts;
 let ref: RunningTarget;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   ref = await referenceTarget();
   nginx = await startNginx({ upstream: new URL(ref.env.TARGET_URL!).origin, cert: certs.localhost.cert, key: certs.localhost.key });
   env = { ...ref.env, TARGET_URL: `https://localhost:${nginx.port}/v1` };
-}, 60_000);
+}, HANG_GUARD_MS);
 afterAll(async () => {
   await nginx?.close();
   await ref?.close();
@@ -58,7 +59,7 @@ describe('the reference behind nginx (TLS with a private CA, HTTP/2, gzip, proxy
     expect(log).toMatch(/GET \/v1\/models 200 gzip=\d+\.\d+ type=application\/json/);
     expect(run.results?.target).toBe(env.TARGET_URL);
     for (const key of ref.keys) expect(run.stdout + run.stderr + run.report('results.json')).not.toContain(key);
-  }, 180_000);
+  }, HANG_GUARD_MS);
 
   it('without NODE_EXTRA_CA_CERTS: one line naming the fix, exit 2, nothing written', async () => {
     const before = nginx.log().length;
@@ -70,5 +71,5 @@ describe('the reference behind nginx (TLS with a private CA, HTTP/2, gzip, proxy
     expect(existsSync(run.reportsDir) ? readdirSync(run.reportsDir) : []).toEqual([]);
     // The handshake failed: nginx never saw a request.
     expect(nginx.log().length).toBe(before);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 });

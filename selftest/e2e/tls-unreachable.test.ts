@@ -17,6 +17,7 @@ import { runLoad } from '../support/run-load.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { freePort } from '../support/daemons.ts';
 import { makeTestCerts, pem, type Pair, type TestCerts } from '../support/tls.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 const KEY = 'sk-staging-test-0123456789abcdef';
 let certs: TestCerts;
@@ -49,7 +50,7 @@ beforeAll(async () => {
   ports.silent = await listen(createTcpServer((s) => { held.add(s); s.on('error', () => {}); }));
   ports.closed = await freePort();
   ports.http = await listen(createHttpServer((_q, r) => { answered++; r.writeHead(404).end(); }));
-}, 60_000);
+}, HANG_GUARD_MS);
 afterAll(async () => {
   for (const s of held) s.destroy();
   await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
@@ -93,7 +94,7 @@ describe.concurrent('a target the run cannot reach: one line, exit 2, nothing wr
       const line = expectOneLine(run, variable, cause);
       expect(line).not.toContain('proxy-pass-123');
       expect(answered).toBe(before);
-    }, 60_000);
+    }, HANG_GUARD_MS);
   }
 });
 
@@ -105,7 +106,7 @@ describe('the legal counterparts: any HTTP answer lets the run go on', () => {
     expect(answered - before).toBeGreaterThan(1);
     expect(run.results?.summary.fail).toBeGreaterThan(0);
     expect(run.stdout + run.stderr + run.report('results.json')).not.toContain(KEY);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 });
 
 describe('the load harness shares the check', () => {
@@ -119,7 +120,7 @@ describe('the load harness shares the check', () => {
     expect(r.stdout + r.stderr).not.toContain(KEY);
     expect(existsSync(out)).toBe(false);
     expect(answered).toBe(before);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 
   it('throughput at fixed connections (autocannon) with a proxy in force: refused with the way out, before any request', async () => {
     const before = answered;
@@ -127,5 +128,5 @@ describe('the load harness shares the check', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^chatgate load: HTTP_PROXY: throughput at fixed connections runs on autocannon, which cannot go through a proxy; give --rate <n> .*or set NO_PROXY=127\.0\.0\.1/);
     expect(answered).toBe(before);
-  }, 60_000);
+  }, HANG_GUARD_MS);
 });

@@ -13,9 +13,10 @@ export function limiter(slots: number) {
 }
 
 /**
- * vitest's timeout for a test that queues for a `limiter` slot. It is a hang guard only:
- * each suite run ends by the suite's own deadlines (TIMEOUT_MS per request, bounded
- * probes), and the time spent waiting for a slot on a loaded machine says nothing about
- * the target, so it must not fail a test (a 120 s bound did, at load average 30).
+ * vitest's timeout for an end-to-end self-test (suite runs, child processes, servers,
+ * queueing for a `limiter` slot). It is a hang guard only: each suite run ends by the
+ * suite's own deadlines (TIMEOUT_MS per request, bounded probes), and how long a run takes
+ * on a loaded machine says nothing about the target, so it must not fail a test (a 120 s
+ * bound did, at load average 30).
  */
-export const QUEUED_RUN_GUARD_MS = 20 * 60_000;
+export const HANG_GUARD_MS = 20 * 60_000;
