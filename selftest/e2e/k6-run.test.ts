@@ -87,8 +87,6 @@ async function k6Run(script: string, ref: ReferenceServer, env: Record<string, s
   // Only what k6 needs: no inherited TARGET_URL/keys from the developer's shell; keys in the
   // environment, never on the command line (visible in ps).
   const childEnv: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? dir,
     TARGET_URL: ref.url,
     API_KEY: ref.keys.main,
     LIMITED_API_KEY: ref.keys.limited,
@@ -98,20 +96,8 @@ async function k6Run(script: string, ref: ReferenceServer, env: Record<string, s
     K6_NO_USAGE_REPORT: 'true',
     ...env,
   };
-  return new Promise((resolve, reject) => {
-    const args = opts.base ? ['run', '--compatibility-mode=base', '--quiet', '--no-color', join(outdir, 'base', `${script}.js`)] : ['run', '--quiet', '--no-color', join(outdir, `${script}.js`)];
-    const child = spawn(k6!, args, { env: childEnv, cwd: dir });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, dir });
-    });
-  });
+  const args = opts.base ? ['run', '--compatibility-mode=base', '--quiet', '--no-color', join(outdir, 'base', `${script}.js`)] : ['run', '--quiet', '--no-color', join(outdir, `${script}.js`)];
+  return k6Exec(args, childEnv, dir);
 }
 
 function readSummaries(run: K6Run, script: string) {
