@@ -1,6 +1,6 @@
 // Bench helper: the stream driver's own work per SSE event, without sockets. The
-// responder's exact bytes (bench/stream-responder.ts's chunks, one network piece per
-// event as on the wire) are fed to the driver's request handler (load/lean-client.ts:
+// responder's exact bytes (bench/stream-bytes.ts, one network piece per event as
+// bench/stream-responder.ts writes them) are fed to the driver's request handler (load/lean-client.ts:
 // SSE reading, JSON parsing, checks, timestamps, the gap tally) and each finished
 // stream to the recorder (histograms), in this process, and the CPU time is divided by
 // the events. It is the part of the driver's cost that is the driver's own (the rest,
@@ -14,19 +14,7 @@ import { Findings } from '../load/findings.ts';
 import { LeanCall, type Outcome } from '../load/lean-client.ts';
 import { Recorder } from '../load/recorder.ts';
 import { SseScan } from '../load/sse-scan.ts';
-
-const chunk = (delta: Record<string, unknown>, finish: string | null, usage: unknown = null) =>
-  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'svc-auto', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage })}\n\n`;
-
-/** One stream as the responder writes it, one Buffer per network piece. */
-function streamPieces(tokens: number): Buffer[] {
-  const pieces = [Buffer.from(chunk({ role: 'assistant', content: 'Token' }, null))];
-  for (let i = 1; i < tokens; i++) pieces.push(Buffer.from(chunk({ content: ' token' }, null)));
-  pieces.push(Buffer.from(chunk({}, 'stop')
-    + `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'svc-auto', choices: [], usage: { prompt_tokens: 9, completion_tokens: tokens, total_tokens: 9 + tokens } })}\n\n`
-    + 'data: [DONE]\n\n'));
-  return pieces;
-}
+import { streamPieces } from './stream-bytes.ts';
 
 const controller = { abort() {}, pause() {}, resume() {}, aborted: false, paused: false, reason: null } as unknown as Dispatcher.DispatchController;
 const headers = { 'content-type': 'text/event-stream' };

@@ -222,9 +222,9 @@ async function streamResponder(pace: { ttftMs: number; itlMs: number; tokens: nu
   return responder;
 }
 
-/** The floor (bench/stream-floor.ts) in its own process, as the driver runs: pinned, same streams. */
-async function floorRun(base: string, n: number, secs: number, rampS: number): Promise<{ events: number; cpu_user_s: number; cpu_system_s: number; failed: number; max_rss_mib: number }> {
-  const r = await run(...pinned(...withFiles(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'bench/stream-floor.ts'), base, String(n), String(secs), String(rampS)])),
+/** The floor (bench/stream-floor.ts, on undici or on plain sockets) in its own process, as the driver runs: pinned, same streams. */
+async function floorRun(base: string, n: number, secs: number, rampS: number, kind: 'undici' | 'socket'): Promise<{ events: number; cpu_user_s: number; cpu_system_s: number; failed: number; max_rss_mib: number }> {
+  const r = await run(...pinned(...withFiles(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'bench/stream-floor.ts'), base, String(n), String(secs), String(rampS), kind])),
     { ...process.env, API_KEY: KEY }, 300_000);
   const line = r.stdout.trim().split('\n').pop() ?? '';
   if (!line.startsWith('{')) throw new Error(`stream floor printed no result (exit ${r.code}): ${r.stderr.slice(0, 500)}`);
@@ -238,26 +238,29 @@ async function benchFloor(): Promise<void> {
   const responder = await streamResponder(FLOOR);
   const base = `http://127.0.0.1:${responder.ready.port}/v1`;
   console.log(`\n3. Stream driver vs the floor: ${n} concurrent streams (closed loop, ramp-up ${rampS} s) for ${secs} s each, first token at ${FLOOR.ttftMs} ms, then one every ${FLOOR.itlMs} ms, ${FLOOR.tokens} tokens;`);
-  console.log(`   the floor (bench/stream-floor.ts: same pool and requests, only finds event boundaries and timestamps them) and the driver (\`npm run load -- stream\`) take turns, ${FLOOR_ROUNDS} rounds; CPU = user + system of each process`);
+  console.log(`   the floor (bench/stream-floor.ts: same pool and requests, only finds event boundaries and timestamps them) and the driver (\`npm run load -- stream\`) take turns, ${FLOOR_ROUNDS} rounds; CPU = user + system of each process;`);
+  console.log('   for reference, the socket floor below undici (the same loop on plain node:net sockets, no HTTP parsing): what the kernel and Node\'s socket reads cost per event here');
   const own = measureDriverWork();
   console.log(`   the driver's own work, in this process without sockets (${own.events} events of the same bytes through load/lean-client.ts and the recorder): ${own.driver_us_per_event.toFixed(2)} µs per event;`);
   console.log(`   of it reading SSE + JSON.parse of every payload: ${own.fast_path_us_per_event.toFixed(2)} µs on the fast path (load/sse-scan.ts), ${own.strict_reader_us_per_event.toFixed(2)} µs through the strict reader alone (lib/sse-reader.ts)`);
-  console.log('   round   floor µs/event (user)   driver µs/event (user)   driver/floor   events (floor / driver)   load average');
-  const rows: Array<{ floor: number; driver: number; floorUser: number; driverUser: number }> = [];
+  console.log('   round   floor µs/event (user, system)   driver µs/event (user, system)   driver/floor   socket floor µs/event (user, system)   events (floor / driver / socket)   load average');
+  const rows: Array<{ floor: number; driver: number; floorUser: number; driverUser: number; floorSystem: number; driverSystem: number; socket: number; socketUser: number; socketSystem: number }> = [];
+  const us = (cpuS: number, events: number) => (cpuS / events) * 1e6;
   try {
     for (let round = 0; round < FLOOR_ROUNDS; round++) {
-      const f = await floorRun(base, n, secs, rampS);
+      const f = await floorRun(base, n, secs, rampS, 'undici');
+      const k = await floorRun(base, n, secs, rampS, 'socket');
       const s = await chatgateLoad(['stream', '--concurrency', String(n), '--duration', String(secs), '--ramp-up', String(rampS), '--warmup', '5', '--cap-concurrency', String(Math.max(n, 5000))], base, join(work, `fl-${round}`));
       const events = s.details.sse_events as number;
-      if (f.failed > 0 || s.counts.failed > 0 || !events || !f.events) throw new Error(`floor round ${round + 1}: failures (floor ${f.failed}, driver ${s.counts.failed}) or no events`);
+      if (f.failed > 0 || k.failed > 0 || s.counts.failed > 0 || !events || !f.events || !k.events) throw new Error(`floor round ${round + 1}: failures (floor ${f.failed}, socket floor ${k.failed}, driver ${s.counts.failed}) or no events`);
       const row = {
-        floor: ((f.cpu_user_s + f.cpu_system_s) / f.events) * 1e6,
-        floorUser: (f.cpu_user_s / f.events) * 1e6,
-        driver: ((s.driver.cpu_user_s + s.driver.cpu_system_s) / events) * 1e6,
-        driverUser: (s.driver.cpu_user_s / events) * 1e6,
+        floor: us(f.cpu_user_s + f.cpu_system_s, f.events), floorUser: us(f.cpu_user_s, f.events), floorSystem: us(f.cpu_system_s, f.events),
+        driver: us(s.driver.cpu_user_s + s.driver.cpu_system_s, events), driverUser: us(s.driver.cpu_user_s, events), driverSystem: us(s.driver.cpu_system_s, events),
+        socket: us(k.cpu_user_s + k.cpu_system_s, k.events), socketUser: us(k.cpu_user_s, k.events), socketSystem: us(k.cpu_system_s, k.events),
       };
       rows.push(row);
-      console.log(`   ${String(round + 1).padStart(5)}   ${fmt(row.floor, 14)} (${row.floorUser.toFixed(1)})   ${fmt(row.driver, 15)} (${row.driverUser.toFixed(1)})   ${(row.driver / row.floor).toFixed(3).padStart(11)}x   ${String(f.events).padStart(10)} / ${String(events).padEnd(10)}   ${loadAverage().join(' ')}`);
+      const split = (all: number, user: number, system: number, width: number) => `${fmt(all, width)} (${user.toFixed(1)}, ${system.toFixed(1)})`;
+      console.log(`   ${String(round + 1).padStart(5)}   ${split(row.floor, row.floorUser, row.floorSystem, 16)}   ${split(row.driver, row.driverUser, row.driverSystem, 17)}   ${(row.driver / row.floor).toFixed(3).padStart(11)}x   ${split(row.socket, row.socketUser, row.socketSystem, 23)}   ${`${f.events} / ${events} / ${k.events}`.padStart(32)}   ${loadAverage().join(' ')}`);
     }
   } finally {
     await responder.close();
@@ -267,29 +270,47 @@ async function benchFloor(): Promise<void> {
   const ratio = median(rows.map((r) => r.driver / r.floor));
   console.log(`   result: floor ${floor.toFixed(2)} µs per event, driver ${driver.toFixed(2)} µs per event: ${ratio.toFixed(3)}x the floor (medians of ${FLOOR_ROUNDS} rounds; the ratio is the median of the rounds' ratios)`);
   console.log(`           user time only: floor ${median(rows.map((r) => r.floorUser)).toFixed(2)}, driver ${median(rows.map((r) => r.driverUser)).toFixed(2)} µs per event`);
+  const socket = median(rows.map((r) => r.socket));
+  const socketSystem = median(rows.map((r) => r.socketSystem));
+  console.log(`           below undici: the socket floor ${socket.toFixed(2)} µs per event, ${socketSystem.toFixed(2)} of them system time (the kernel's, for any client on this machine)`);
   Object.assign(figures, {
     stream_floor_us_per_event: round3(floor),
     stream_driver_us_per_event: round3(driver),
     stream_driver_to_floor_ratio: round3(ratio),
     stream_floor_user_us_per_event: round3(median(rows.map((r) => r.floorUser))),
+    stream_floor_system_us_per_event: round3(median(rows.map((r) => r.floorSystem))),
+    stream_driver_system_us_per_event: round3(median(rows.map((r) => r.driverSystem))),
+    stream_socket_floor_us_per_event: round3(socket),
+    stream_socket_floor_system_us_per_event: round3(socketSystem),
     stream_driver_user_us_per_event: round3(median(rows.map((r) => r.driverUser))),
     stream_driver_own_work_us_per_event: round3(own.driver_us_per_event),
     stream_sse_fast_path_us_per_event: round3(own.fast_path_us_per_event),
     stream_sse_strict_reader_us_per_event: round3(own.strict_reader_us_per_event),
-    stream_floor_rounds: rows.map((r) => ({ floor_us_per_event: round3(r.floor), driver_us_per_event: round3(r.driver), ratio: round3(r.driver / r.floor) })),
+    stream_floor_rounds: rows.map((r) => ({ floor_us_per_event: round3(r.floor), driver_us_per_event: round3(r.driver), ratio: round3(r.driver / r.floor), socket_floor_us_per_event: round3(r.socket) })),
     stream_floor_setup: { streams: n, seconds: secs, ttft_ms: FLOOR.ttftMs, itl_ms: FLOOR.itlMs, tokens: FLOOR.tokens },
   });
 }
 
-interface HoldRun { n: number; held: boolean; failed: number; cores: number; why: string; ttftErr: number; itlErr: number; perThousand: number; rssMib: number; row: string }
+interface HoldRun { n: number; held: boolean; failed: number; cores: number; why: string; ttftErr: number; itlErr: number; perThousand: number; rssMib: number; lateP50: number; lateP99: number; row: string }
+
+interface Lateness { writes: number; p50_ms: number; p99_ms: number; max_ms: number }
+/**
+ * The truth is delivered when the responder's own writes left at most this late
+ * (median): half the 5 % band, so a step the driver holds is the driver's doing, and
+ * a step that misses because the responder fell behind says so instead of blaming it.
+ */
+const RESPONDER_LATE_LIMIT = 0.025;
 
 async function holdOnce(base: string, n: number, secs: number, responder: { ask<T>(m: { type: string }, t: string): Promise<T> }): Promise<HoldRun> {
   const cpu0 = await responder.ask<{ user_s: number; system_s: number }>({ type: 'cpu' }, 'cpu');
+  await responder.ask<Lateness>({ type: 'late' }, 'late'); // starts the responder's tally afresh
   const t0 = performance.now();
   // Connection setup at up to 2,500 per second: 10,000 streams start over 4 s.
   const rampS = Math.max(1, Math.ceil(n / 2500));
   const s: Summary = await chatgateLoad(['stream', '--concurrency', String(n), '--duration', String(secs + rampS), '--ramp-up', String(rampS), '--warmup', '5', '--cap-concurrency', String(Math.max(n, 5000))], base, join(work, `st-${n}-${Date.now()}`));
   const cpu1 = await responder.ask<{ user_s: number; system_s: number }>({ type: 'cpu' }, 'cpu');
+  const late = await responder.ask<Lateness>({ type: 'late' }, 'late');
+  const responderLate = late.writes === 0 || late.p50_ms > RESPONDER_LATE_LIMIT * HOLD.itlMs;
   const wall = (performance.now() - t0) / 1000;
   const ttft = s.latencies.ttft_ms;
   const itl = s.latencies.itl_ms;
@@ -301,10 +322,11 @@ async function holdOnce(base: string, n: number, secs: number, responder: { ask<
   const perThousand = streamSeconds > 0 ? (driverCpu / streamSeconds) * 1000 : 0;
   const responderCores = (cpu1.user_s + cpu1.system_s - cpu0.user_s - cpu0.system_s) / wall;
   const failed = s.counts.failed + (s.failures?.not_sent ?? 0);
-  const why = [ttftErr >= 0.05 ? 'TTFT median off by 5% or more' : '', itlErr >= 0.05 ? 'ITL median off by 5% or more' : '', failed > 0 ? `${failed} failed` : '', s.details.peak_concurrent_streams < n ? `only ${s.details.peak_concurrent_streams} streams at once` : ''].filter(Boolean).join(', ');
-  const row = `   ${String(n).padStart(6)}  ${fmt(ttft.p50_ms, 8)} ms ${(ttftErr * 100).toFixed(1).padStart(4)} %  ${fmt(itl.p50_ms, 7)} ms ${(itlErr * 100).toFixed(1).padStart(4)} %  ${fmt(ttft.p95_ms, 8)} ms  ${String(s.counts.ok).padStart(9)}  ${String(failed).padStart(6)}  ${s.driver.cpu_cores.toFixed(3).padStart(7)}  ${perThousand.toFixed(3).padStart(10)}  ${String(s.driver.max_rss_mib).padStart(7)}  ${responderCores.toFixed(3).padStart(9)}   ${loadAverage()[0]!.toFixed(1).padStart(5)}${why ? `   <- ${why}` : ''}`;
+  const why = [responderLate ? `the responder's writes left ${late.p50_ms} ms late (median; p99 ${late.p99_ms} ms): the truth was not delivered` : '',
+    ttftErr >= 0.05 ? 'TTFT median off by 5% or more' : '', itlErr >= 0.05 ? 'ITL median off by 5% or more' : '', failed > 0 ? `${failed} failed` : '', s.details.peak_concurrent_streams < n ? `only ${s.details.peak_concurrent_streams} streams at once` : ''].filter(Boolean).join(', ');
+  const row = `   ${String(n).padStart(6)}  ${fmt(ttft.p50_ms, 8)} ms ${(ttftErr * 100).toFixed(1).padStart(4)} %  ${fmt(itl.p50_ms, 7)} ms ${(itlErr * 100).toFixed(1).padStart(4)} %  ${fmt(ttft.p95_ms, 8)} ms  ${String(s.counts.ok).padStart(9)}  ${String(failed).padStart(6)}  ${s.driver.cpu_cores.toFixed(3).padStart(7)}  ${perThousand.toFixed(3).padStart(10)}  ${String(s.driver.max_rss_mib).padStart(7)}  ${responderCores.toFixed(3).padStart(9)}  ${`${late.p50_ms.toFixed(1)} / ${late.p99_ms.toFixed(1)}`.padStart(11)}   ${loadAverage()[0]!.toFixed(1).padStart(5)}${why ? `   <- ${why}` : ''}`;
   console.log(row);
-  return { n, held: !why, failed, cores: s.driver.cpu_cores, why, ttftErr, itlErr, perThousand, rssMib: s.driver.max_rss_mib, row };
+  return { n, held: !why, failed, cores: s.driver.cpu_cores, why, ttftErr, itlErr, perThousand, rssMib: s.driver.max_rss_mib, lateP50: late.p50_ms, lateP99: late.p99_ms, row };
 }
 
 async function benchStreams(): Promise<void> {
@@ -316,7 +338,8 @@ async function benchStreams(): Promise<void> {
   const base = `http://127.0.0.1:${responder.ready.port}/v1`;
   console.log(`\n4. Streams held: closed loop, N concurrent streams for ${secs} s after the ramp-up; the responder paces the first token at ${HOLD.ttftMs} ms, then one every ${HOLD.itlMs} ms, ${HOLD.tokens} tokens`);
   console.log(`   held = TTFT and ITL medians within 5% of the injected ${HOLD.ttftMs} ms / ${HOLD.itlMs} ms, nothing failed; the largest N held is run ${runs} times in all. Open files allowed: ${files} (steps above ${files - 500} are not tried)`);
-  console.log('        N   TTFT p50  error   ITL p50  error   TTFT p95   ok streams  failed    cores  cores/1000  RSS MiB  responder   load1');
+  console.log(`   the responder times its own writes: "late" is how late they left (ms, median / p99); a step counts only if that median is within ${RESPONDER_LATE_LIMIT * HOLD.itlMs} ms`);
+  console.log('        N   TTFT p50  error   ITL p50  error   TTFT p95   ok streams  failed    cores  cores/1000  RSS MiB  responder  late p50/p99   load1');
   const ladder: HoldRun[] = [];
   let confirmed: { n: number; held: number; runs: HoldRun[] } | undefined;
   try {
@@ -386,7 +409,7 @@ async function benchStreams(): Promise<void> {
   const stoppedAt = ladder.find((r) => !r.held);
   Object.assign(figures, {
     streams_setup: { ttft_ms: HOLD.ttftMs, itl_ms: HOLD.itlMs, tokens: HOLD.tokens, seconds: secs, pinned: pinning, open_files: Number.isFinite(files) ? files : null },
-    streams_ladder: ladder.map((r) => ({ streams: r.n, held: r.held, ttft_error_pct: round3(r.ttftErr * 100), itl_error_pct: round3(r.itlErr * 100), cores_per_1000_streams: round3(r.perThousand), max_rss_mib: r.rssMib, why: r.why || undefined })),
+    streams_ladder: ladder.map((r) => ({ streams: r.n, held: r.held, ttft_error_pct: round3(r.ttftErr * 100), itl_error_pct: round3(r.itlErr * 100), cores_per_1000_streams: round3(r.perThousand), max_rss_mib: r.rssMib, responder_late_p50_ms: r.lateP50, responder_late_p99_ms: r.lateP99, why: r.why || undefined })),
     streams_first_not_held: stoppedAt ? { streams: stoppedAt.n, why: stoppedAt.why } : null,
   });
 }
