@@ -6,7 +6,6 @@
 // decoding, no parsing, no checks, no histograms. The driver's CPU per event divided
 // by this one's is the price of everything the driver does on top (bench/run.ts).
 //
-//
 // With `socket` as the fifth argument it is the floor below undici, for reference: the
 // same loop on plain node:net sockets, the request written by hand and the response's
 // bytes only scanned (no HTTP parsing at all: it knows bench/stream-responder.ts's
@@ -127,6 +126,7 @@ function socketSend(then?: () => void): void {
   const body = nextBody();
   const request = `POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   let conn = idleSockets.pop();
+  while (conn?.socket.destroyed) conn = idleSockets.pop(); // closed while idle: not reused
   if (!conn) {
     const socket = net.connect(Number(url.port), url.hostname);
     socket.setNoDelay(true);

@@ -9,11 +9,12 @@
 //
 // Why not node:http: at 10,000 streams (50,000 events and 4,500 requests a second)
 // node:http with a timer per write took this process's whole core and sent writes
-// 20 to 60 ms late (measured), so the bench measured the responder. This one speaks
-// just the HTTP/1.1 its two clients send (bench/stream-floor.ts and the load driver,
-// both undici: a request with a Content-Length body, keep-alive, no pipelining), with
-// pre-framed chunked-encoding pieces and one 1 ms timer wheel for every stream. A
-// request it does not understand gets a 400 and the connection is closed.
+// 20 to 64 ms late (measured), so the bench measured the responder. This one speaks
+// just the HTTP/1.1 its clients send (the load driver and the floors of
+// bench/stream-floor.ts: a request with a Content-Length body, keep-alive, no
+// pipelining), with pre-framed chunked-encoding pieces and one 1 ms timer wheel for
+// every stream. A request it does not understand gets a 400 and the connection is
+// closed.
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { serveChild } from '../load/ts-child.ts';
