@@ -97,6 +97,7 @@ export const CLAUSES = {
   'EV-9': c('INFO', 'EV', 'Whether stream_options.include_usage brings a final usage chunk, and its figures.'),
   'EV-10': c('MUST', 'EV', 'A stream finishes within the time limit and the connection is released.'),
   'EV-11': c('SHOULD', 'EV', 'Chunk events carry no event: field (openai v4 mistakes named events for something else).'),
+  'EV-12': c('COMPAT', 'EV', 'Each chunk\'s delta.content is new text only: no stream whose deltas are cumulative snapshots of the reply ("Hel", "Hello", "Hello wor"), which every client concatenates into a garbled reply.'),
 
   'ERR-1': c('MUST', 'ERR', 'Every response with status >= 400 carries an error body.'),
   'ERR-2': c('MUST', 'ERR', 'No request, valid or not, gets a 5xx other than 503.'),

@@ -1,0 +1,49 @@
+// lib/cumulative-deltas.ts: the one EV-12 rule (suite, load harness, k6).
+import { describe, expect, it } from 'vitest';
+import { DeltaSnapshotWatch, describeSnapshots, snapshotDeltas } from '../../lib/cumulative-deltas.ts';
+
+describe('EV-12: deltas that are snapshots of the reply so far', () => {
+  it('finds deltas that each repeat the previous one and grow', () => {
+    const f = snapshotDeltas(['Hel', 'Hello', 'Hello wor', 'Hello world']);
+    expect(f).toMatchObject({ choice: 0, deltas: 4, style: 'prefix of the previous delta', first: ['Hel', 'Hello', 'Hello wor'] });
+    expect(describeSnapshots(f!)).toContain('"Hel", "Hello", "Hello wor"');
+  });
+  it('finds deltas that each start with all earlier deltas combined', () => {
+    expect(snapshotDeltas(['a', 'ab', 'aabc'])).toMatchObject({ style: 'prefix of all earlier deltas combined', deltas: 3 });
+  });
+  it('needs three non-empty deltas: two snapshots are no evidence', () => {
+    expect(snapshotDeltas(['Hel', 'Hello'])).toBeUndefined();
+    expect(snapshotDeltas(['Hel', '', 'Hello', ''])).toBeUndefined();
+  });
+  it('passes legal streams: repeated words, repetitive one-character deltas, one chunk, empty deltas, ordinary text', () => {
+    for (const legal of [
+      ['ha', 'ha', 'ha', 'ha'],
+      ['a', 'a', 'a', 'a', 'a'],
+      ['ha', 'ha', 'haha'],
+      ['Hello world, this is the whole reply.'],
+      ['', 'Hello', '', ' world', ''],
+      ['Hello', ' world', ', how', ' are', ' you?'],
+      ['The', 'The', 'The end'],
+    ]) expect(snapshotDeltas(legal), JSON.stringify(legal)).toBeUndefined();
+  });
+  it('one break in the pattern is not a snapshot stream', () => {
+    expect(snapshotDeltas(['Hel', 'Hello', 'xyz', 'xyz and more'])).toBeUndefined();
+  });
+  it('reads chunks as clients do: role-only first chunk, usage-only last chunk, per choice, non-strings ignored', () => {
+    const w = new DeltaSnapshotWatch();
+    w.pushChunk({ choices: [{ index: 0, delta: { role: 'assistant' } }] });
+    for (const t of ['Hi', 'Hi th', 'Hi there']) w.pushChunk({ choices: [{ index: 0, delta: { content: t } }, { index: 1, delta: { content: t.length.toString() } }] });
+    w.pushChunk({ choices: [], usage: { prompt_tokens: 1 } });
+    w.pushChunk({ choices: [{ index: 0, delta: { content: null }, finish_reason: 'stop' }] });
+    w.pushChunk(null);
+    expect(w.finding()).toMatchObject({ choice: 0, deltas: 3 });
+    const legal = new DeltaSnapshotWatch();
+    for (const t of ['Hi', ' there', '!']) legal.pushChunk({ choices: [{ delta: { content: t } }] });
+    expect(legal.finding()).toBeUndefined();
+  });
+  it('quotes long deltas cut short', () => {
+    const long = 'x'.repeat(100);
+    const f = snapshotDeltas([long, `${long}y`, `${long}yz`]);
+    expect(f!.first[0]).toBe(`${'x'.repeat(60)}…`);
+  });
+});
