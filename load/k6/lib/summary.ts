@@ -36,8 +36,9 @@ export interface SummaryData {
  */
 export interface ThresholdResult { metric: string; expression: string; ok: boolean; judged: boolean; observed?: string }
 
-/** A metric that was never fed: a Rate with no samples at all. */
+/** A metric that was never fed: a Rate or a Trend with no samples at all. */
 function noSamples(m: MetricSummary): boolean {
+  if (m.type === 'trend') return m.values.count === 0; // count is in SUMMARY_TREND_STATS
   return m.type === 'rate' && (m.values.passes ?? 0) + (m.values.fails ?? 0) === 0;
 }
 
