@@ -199,7 +199,18 @@ describe('k6 run: what the operator and a user without a reachable target see', 
     expect([107, 108], `${run.stdout}\n${run.stderr}`).toContain(run.code);
     expect(run.stderr + run.stdout).toMatch(/gave no HTTP answer to GET \/models: connection refused \(k6 error 1212/);
     expect(run.stdout).toContain('NOT RUN');
+    // k6 prints its error line (the cause) after the summary, and the summary says so.
+    expect(run.stdout).toContain('k6 prints the reason next');
     expect(readdirSync(dir)).toEqual([]);
     expect(run.stderr + run.stdout).not.toContain('sk-unreachable-0123456789');
+  }, HANG_GUARD_MS);
+
+  it.skipIf(!k6)(title('a configuration error (TARGET_URL without /v1): exit 107, the one chatgate line, no JavaScript stack trace'), async () => {
+    const dir = mkdtempSync(join(outdir, 'config-'));
+    const run = await k6Exec(['run', '--quiet', '--no-color', join(outdir, 'chat-throughput.js')], { TARGET_URL: 'http://127.0.0.1:9/api', API_KEY: 'sk-config-0123456789', K6_NO_USAGE_REPORT: 'true' }, dir);
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(107);
+    expect(run.stderr).toMatch(/chatgate k6: TARGET_URL: path \\"\/api\\" does not end with \/v1 \(VER-1\)/);
+    // k6 logs an uncaught Error with "\n\tat <function> (file:...)" frames; a ConfigError has none.
+    expect(run.stderr).not.toMatch(/\\tat |\bat targetConfig\b|ConfigError:/);
   }, HANG_GUARD_MS);
 });
