@@ -109,7 +109,8 @@ describe('testrun-sse.yaml (chat-stream-sse on a custom runner image) and its Do
     expect(arg('XK6_VERSION')).toMatch(/^v\d+\.\d+\.\d+$/);
     expect(arg('K6_VERSION')).toMatch(/^v1\.\d+\.\d+$/);
     expect(arg('XK6_SSE_VERSION')).toMatch(/^v\d+\.\d+\.\d+$/);
-    expect(dockerfile).toMatch(/xk6 build \$\{K6_VERSION\} \\\n\s+--with github\.com\/phymbert\/xk6-sse@\$\{XK6_SSE_VERSION\}/);
+    expect(dockerfile).toMatch(/xk6 build --k6-version \$\{K6_VERSION\} \\\n\s+--with github\.com\/phymbert\/xk6-sse@\$\{XK6_SSE_VERSION\}/);
+    expect(dockerfile).toContain('go install go.k6.io/xk6@${XK6_VERSION}');
     expect(dockerfile).not.toMatch(/@latest|:latest/);
     // The runtime image is the official one of the same k6 version.
     expect(dockerfile).toContain(`FROM grafana/k6:${arg('K6_VERSION')!.slice(1)}`);
