@@ -138,6 +138,15 @@ describe('chat-stream-sse bundle (xk6-sse)', () => {
     expect(out.stdout).toMatch(/3 2xx streams gave xk6-sse nothing to read/);
   });
 
+  it('TIMEOUT_MS: a stream still sending after it is closed at the next event and counted as failed, not timed', () => {
+    const { shim } = runSse({ ...SSE_OK, calls: stream(['a', 'b', 'c'], { first: 300, gap: 400 }) }, { TIMEOUT_MS: '1000' });
+    // Events at 300 (role), 700, 1100: the one at 1100 closes the stream; nothing after it is played.
+    expect(total(shim, 'chatgate_stream_chunks')).toBe(3);
+    expect(total(shim, 'chatgate_stream_failed')).toBe(1);
+    expect(samples(shim, 'ttft_ms')).toEqual([]);
+    expect(shim.logs.join('\n')).toMatch(/still open after TIMEOUT_MS \(1000 ms\): closed/);
+  });
+
   it('429 is rate limiting, not a failed stream; a refused connection is', () => {
     const limited = runSse({ status: 429, headers: { 'content-type': 'application/json' } });
     expect(total(limited.shim, 'chatgate_status_429')).toBe(1);
