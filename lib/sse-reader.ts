@@ -16,47 +16,15 @@
  *   bounded by the largest line/event, not by the stream. Problem records and distinct
  *   field names are capped for the same reason (a hostile stream may repeat a bad line
  *   millions of times).
+ * - What each decoded line means (fields, comments, dispatch, problems) is the framing
+ *   core in lib/sse-framing.ts, which the k6 scripts bundle too: one set of rules for
+ *   every engine.
  */
 
-export interface SseEvent {
-  /** Value of the last `event:` field of this event, if any (an empty value gives ''). */
-  event?: string;
-  /** The data lines joined with '\n'. */
-  data: string;
-  /**
-   * The stream's last event ID when the event was dispatched. As in the spec (and a
-   * browser's `lastEventId`) it persists across events until an `id:` field changes it;
-   * undefined while no `id:` was seen.
-   */
-  id?: string;
-  /** The stream's reconnection time (last valid `retry:`) when the event was dispatched; persists like `id`. */
-  retry?: number;
-  /** Number of `data:` lines in this event. */
-  dataLines: number;
-  /** Byte offset in the stream of the event's first non-comment line. */
-  offset: number;
-}
+import { SseFraming, type SseEvent, type SseProblem, type SseStats } from './sse-framing.ts';
 
-export type SseProblemKind =
-  | 'unterminated-event' // bytes/fields after the last blank line at end of stream (event would be dropped)
-  | 'malformed-field' // a non-comment line whose field name is not a token (e.g. JSON sent without `data:`)
-  | 'invalid-utf8'; // bytes that are not UTF-8; decoded as U+FFFD
-
-export interface SseProblem {
-  kind: SseProblemKind;
-  detail: string;
-  /** Byte offset in the stream. */
-  offset: number;
-}
-
-export interface SseStats {
-  bytes: number;
-  lineEnds: { lf: number; crlf: number; cr: number };
-  comments: number;
-  /** Count per field name, including unknown ones (malformed names are not counted, see problems). */
-  fields: Record<string, number>;
-  events: number;
-}
+// The types and the line-level rules live in the framing core, shared with the k6 bundles.
+export { OTHER_FIELDS, type SseEvent, type SseProblem, type SseProblemKind, type SseStats } from './sse-framing.ts';
 
 export interface SseReaderOptions {
   /** Problems recorded per kind before the rest are summarised in one extra record. Default 100. */
@@ -65,37 +33,19 @@ export interface SseReaderOptions {
 
 const LF = 0x0a;
 const CR = 0x0d;
-const COLON = 0x3a;
-const SPACE = 0x20;
-const TOKEN = /^[A-Za-z0-9_\-.]+$/;
-const DIGITS = /^[0-9]+$/;
-const MAX_DETAIL_CHARS = 200;
-/** Distinct field names kept in stats.fields; the rest are counted under OTHER_FIELDS. */
-const MAX_FIELD_NAMES = 100;
-/** Not a token, so it cannot collide with a real field name. */
-export const OTHER_FIELDS = '(other)';
 const EMPTY = new Uint8Array(0);
 
 export class SseReader {
-  readonly problems: SseProblem[] = [];
-  readonly stats: SseStats = {
-    bytes: 0,
-    lineEnds: { lf: 0, crlf: 0, cr: 0 },
-    comments: 0,
-    // Null prototype: field names come from the wire ('__proto__' must be a plain key).
-    fields: Object.create(null) as Record<string, number>,
-    events: 0,
-  };
+  /** What a line means, dispatch, problems and stats: the framing core (lib/sse-framing.ts). */
+  private readonly framing: SseFraming;
+  readonly problems: SseProblem[];
+  readonly stats: SseStats;
 
   // ignoreBOM: lines are decoded one by one, so the decoder must not strip a BOM at the
   // start of every line; the single leading BOM of the stream is stripped by hand.
   private readonly fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   private readonly lenientDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
   private readonly encoder = new TextEncoder();
-  private readonly maxProblemsPerKind: number;
-  private readonly problemCounts = new Map<SseProblemKind, number>();
-  private readonly problemSummaries = new Map<SseProblemKind, SseProblem>();
-  private distinctFieldNames = 0;
 
   // Current incomplete line: copies of its pieces (copies, so the caller may reuse its
   // buffers and we do not pin whole network chunks for a short tail).
@@ -112,16 +62,10 @@ export class SseReader {
   private pendingHighSurrogate = '';
   private ended = false;
 
-  // Event being built.
-  private dataParts: string[] = [];
-  private eventType: string | undefined;
-  /** Offset of the first non-comment line since the last blank line, -1 if none. */
-  private eventOffset = -1;
-  private lastEventId: string | undefined;
-  private reconnectionTime: number | undefined;
-
   constructor(options: SseReaderOptions = {}) {
-    this.maxProblemsPerKind = options.maxProblemsPerKind ?? 100;
+    this.framing = new SseFraming(options.maxProblemsPerKind ?? 100);
+    this.problems = this.framing.problems;
+    this.stats = this.framing.stats;
   }
 
   /** Feeds one piece of the stream; returns the events it completed, in order. */
@@ -156,21 +100,7 @@ export class SseReader {
       tail = this.takeLine(EMPTY);
       tailOffset = this.lineTextOffset;
     }
-    const tailIsContent = tail !== undefined && tail.length > 0 && tail.charCodeAt(0) !== COLON;
-    if (this.eventOffset >= 0 || tailIsContent) {
-      const what: string[] = [];
-      const n = this.dataParts.length;
-      if (n > 0) what.push(`${n} data line${n === 1 ? '' : 's'}`);
-      else if (this.eventOffset >= 0) what.push('lines that carry no data');
-      if (tailIsContent) what.push(`an incomplete last line: ${truncate(tail!)}`);
-      this.record(
-        'unterminated-event',
-        `stream ended without a blank line after ${what.join(' and ')}; ` +
-          'the event is not dispatched (per the spec; openai-node 4-6 drop it silently)',
-        this.eventOffset >= 0 ? this.eventOffset : tailOffset,
-      );
-    }
-    this.resetEvent();
+    this.framing.finish(tail, tailOffset);
     return [];
   }
 
@@ -238,7 +168,7 @@ export class SseReader {
         pos = end + 1;
       }
       this.lineStart = base + pos;
-      this.processLine(text, offset, out);
+      this.framing.line(text, offset, out);
     }
     if (pos < len) {
       const rest = bytes.slice(pos);
@@ -279,7 +209,7 @@ export class SseReader {
       // (U+FFFD) as the spec's decoder does.
       const at = Math.max(0, firstInvalidUtf8(line));
       const bad = Array.from(line.subarray(at, at + 4), (b) => b.toString(16).toUpperCase().padStart(2, '0'));
-      this.record(
+      this.framing.record(
         'invalid-utf8',
         `bytes that are not UTF-8 (${bad.join(' ')}) at byte ${offset + at}; decoded as U+FFFD`,
         offset + at,
@@ -288,107 +218,6 @@ export class SseReader {
     }
   }
 
-  private processLine(text: string, offset: number, out: SseEvent[]): void {
-    if (text.length === 0) {
-      this.dispatch(out);
-      return;
-    }
-    if (text.charCodeAt(0) === COLON) {
-      this.stats.comments++;
-      return;
-    }
-    if (this.eventOffset < 0) this.eventOffset = offset;
-    const colon = text.indexOf(':');
-    let name: string;
-    let value: string;
-    if (colon === -1) {
-      name = text;
-      value = '';
-    } else {
-      name = text.slice(0, colon);
-      // Exactly one space after the colon is part of the syntax, not the value.
-      value = text.slice(text.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1);
-    }
-    if (!TOKEN.test(name)) {
-      // The spec ignores it like any unknown field; we say so, since it usually means a
-      // payload sent without its `data:` prefix, which clients drop silently.
-      const c0 = text.charCodeAt(0);
-      const hint = c0 === 0x7b || c0 === 0x5b || c0 === 0x22 ? ' (a JSON payload without a `data:` prefix?)' : '';
-      this.record('malformed-field', `line ignored, field name is not a token${hint}: ${truncate(text)}`, offset);
-      return;
-    }
-    this.countField(name);
-    switch (name) {
-      case 'data':
-        // Collected in an array and joined at dispatch: no repeated concatenation.
-        this.dataParts.push(value);
-        break;
-      case 'event':
-        this.eventType = value;
-        break;
-      case 'id':
-        if (!value.includes('\0')) this.lastEventId = value;
-        break;
-      case 'retry':
-        if (DIGITS.test(value)) this.reconnectionTime = Number(value);
-        break;
-      default:
-        break; // unknown fields are ignored (but counted)
-    }
-  }
-
-  private dispatch(out: SseEvent[]): void {
-    const n = this.dataParts.length;
-    // An empty data buffer means no data line: per the spec nothing is dispatched.
-    if (n > 0) {
-      // Same keys in the same order for every event (absent ones undefined): one object shape.
-      out.push({
-        event: this.eventType,
-        data: n === 1 ? this.dataParts[0]! : this.dataParts.join('\n'),
-        id: this.lastEventId,
-        retry: this.reconnectionTime,
-        dataLines: n,
-        offset: this.eventOffset,
-      });
-      this.stats.events++;
-    }
-    this.resetEvent();
-  }
-
-  /** Clears the event buffers; the last event ID and reconnection time persist, as in the spec. */
-  private resetEvent(): void {
-    this.dataParts = [];
-    this.eventType = undefined;
-    this.eventOffset = -1;
-  }
-
-  private countField(name: string): void {
-    const fields = this.stats.fields;
-    const seen = fields[name];
-    if (seen !== undefined) fields[name] = seen + 1;
-    else if (this.distinctFieldNames < MAX_FIELD_NAMES) {
-      fields[name] = 1;
-      this.distinctFieldNames++;
-    } else fields[OTHER_FIELDS] = (fields[OTHER_FIELDS] ?? 0) + 1;
-  }
-
-  private record(kind: SseProblemKind, detail: string, offset: number): void {
-    const count = (this.problemCounts.get(kind) ?? 0) + 1;
-    this.problemCounts.set(kind, count);
-    if (count <= this.maxProblemsPerKind) {
-      this.problems.push({ kind, detail, offset });
-      return;
-    }
-    // Over the cap: one summary record per kind, at the first unrecorded offset.
-    let summary = this.problemSummaries.get(kind);
-    if (!summary) {
-      summary = { kind, detail: '', offset };
-      this.problemSummaries.set(kind, summary);
-      this.problems.push(summary);
-    }
-    const more = count - this.maxProblemsPerKind;
-    summary.detail = `${more} more ${kind} problem${more === 1 ? '' : 's'} not recorded (the first at this offset); only ${this.maxProblemsPerKind} are kept`;
-  }
 }
 
 /** Parses a whole stream, given at once or as pieces. */
@@ -404,14 +233,6 @@ export function parseSse(input: Uint8Array | string | Array<Uint8Array | string>
   }
   for (const ev of reader.end()) events.push(ev);
   return { events, problems: reader.problems, stats: reader.stats };
-}
-
-function truncate(s: string): string {
-  if (s.length <= MAX_DETAIL_CHARS) return s;
-  let cut = MAX_DETAIL_CHARS;
-  const c = s.charCodeAt(cut - 1);
-  if (c >= 0xd800 && c <= 0xdbff) cut--; // do not split a surrogate pair
-  return s.slice(0, cut) + '…';
 }
 
 /** Index of the first byte that starts an invalid UTF-8 sequence (WHATWG rules), -1 if valid. */

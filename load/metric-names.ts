@@ -48,7 +48,7 @@ export const METRICS = {
   itl_p50_ms: ms('Inter-token latency: gap between consecutive content chunks, median.', 0.15, 1),
   itl_p95_ms: ms('Inter-token latency, 95th percentile.', 0.2, 2),
   itl_p99_ms: ms('Inter-token latency, 99th percentile.', 0.3, 5),
-  tpot_p50_ms: ms('Time per output token after the first ((E2E - TTFT) / (tokens - 1), tokens from usage), median.', 0.15, 1),
+  tpot_p50_ms: ms('Time per output token after the first ((last content chunk - first content chunk) / (tokens - 1), tokens from usage), median.', 0.15, 1),
   e2e_p50_ms: ms('End-to-end stream time (intended send to end of stream), median.', 0.15),
   e2e_p95_ms: ms('End-to-end stream time, 95th percentile.', 0.2),
   e2e_p99_ms: ms('End-to-end stream time, 99th percentile.', 0.3, 5),

@@ -122,6 +122,17 @@ export async function buildK6(opts: { outdir?: string; scripts?: string[] } = {}
       b.onResolve({ filter: /^chatgate:validators$/ }, () => ({ path: validatorsFile }));
     },
   };
+  // CommonJS bundles: every module that imports k6/http would get its own
+  // require("k6/http"), and on k6 v0.40 each require is a separate instance of the
+  // module, so setResponseCallback on one misses the requests sent through another.
+  // All imports of k6/http resolve to this one shim instead, which requires it once.
+  const httpOnce: Plugin = {
+    name: 'chatgate-k6-http-once',
+    setup(b) {
+      b.onResolve({ filter: /^k6\/http$/ }, (args) => (args.namespace === 'k6-http-once' ? { path: 'k6/http', external: true } : { path: 'k6/http', namespace: 'k6-http-once' }));
+      b.onLoad({ filter: /.*/, namespace: 'k6-http-once' }, () => ({ contents: 'module.exports = require("k6/http");', loader: 'js', resolveDir: ROOT_DIR }));
+    },
+  };
   // One build of a script: ES module (k6's default mode) or CommonJS (--compatibility-mode=base).
   const bundle = async (name: string, base: boolean): Promise<BundleInfo> => {
     const outfile = base ? join(outdir, BASE_SUBDIR, `${name}.js`) : join(outdir, `${name}.js`);
@@ -134,7 +145,7 @@ export async function buildK6(opts: { outdir?: string; scripts?: string[] } = {}
       mainFields: ['module', 'main'],
       target: base ? BASE_TARGET : TARGET,
       external: ['k6', 'k6/*'],
-      plugins: [virtual],
+      plugins: base ? [virtual, httpOnce] : [virtual],
       outfile,
       metafile: true,
       legalComments: 'none',

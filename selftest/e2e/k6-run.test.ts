@@ -6,12 +6,15 @@
 // by selftest/unit/k6-scripts.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { parse } from 'yaml';
-import { buildK6, K6_DIR } from '../../load/k6/build.ts';
+import { build } from 'esbuild';
+import { createServer as createHttpServer } from 'node:http';
+import { buildK6, K6_DIR, ROOT_DIR, TARGET } from '../../load/k6/build.ts';
+import { SSE_CASES, nodeFraming } from '../support/sse-cases.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { HANG_GUARD_MS } from '../support/limit.ts';
 
@@ -199,7 +202,65 @@ describe('k6 run: what the operator and a user without a reachable target see', 
     expect([107, 108], `${run.stdout}\n${run.stderr}`).toContain(run.code);
     expect(run.stderr + run.stdout).toMatch(/gave no HTTP answer to GET \/models: connection refused \(k6 error 1212/);
     expect(run.stdout).toContain('NOT RUN');
+    // k6 prints its error line (the cause) after the summary, and the summary says so.
+    expect(run.stdout).toContain('k6 prints the reason next');
     expect(readdirSync(dir)).toEqual([]);
     expect(run.stderr + run.stdout).not.toContain('sk-unreachable-0123456789');
+  }, HANG_GUARD_MS);
+
+  it.skipIf(!k6)(title('one SSE framing in a real k6: the bundled reader gives the Node reader\'s events, problems and stats for the same bytes over HTTP'), async () => {
+    // A loopback server writes each case's bytes in its pieces; a k6 script built like the
+    // bundles reads them with k6/http and load/k6/lib/sse.ts and hands the results back
+    // through setup() data in its summary.
+    const srv = createHttpServer((req, res) => {
+      const c = SSE_CASES[Number((req.url ?? '').split('/').pop())];
+      if (!c) { res.writeHead(404).end(); return; }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const p of c.pieces) res.write(p);
+      res.end();
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    try {
+      const dir = mkdtempSync(join(outdir, 'framing-'));
+      const entry = [
+        "import http from 'k6/http';",
+        "import { SseTextReader } from './load/k6/lib/sse.ts';",
+        'export const options = { vus: 1, iterations: 1 };',
+        'export function setup() {',
+        '  const out = [];',
+        '  for (let i = 0; i < Number(__ENV.CASES); i++) {',
+        "    const res = http.get(`${__ENV.BASE}/case/${i}`, { responseType: 'text' });",
+        '    const r = new SseTextReader(5);',
+        '    const events = r.push(res.body);',
+        '    r.end();',
+        // As JSON text: k6 passes setup data through Go, which would turn absent keys into null.
+        '    out.push(JSON.stringify({ events, problems: r.problems, stats: r.stats }));',
+        '  }',
+        '  return out;',
+        '}',
+        'export default function () {}',
+        'export function handleSummary(data) { return { stdout: JSON.stringify(data.setup_data) }; }',
+      ].join('\n');
+      const script = join(dir, 'framing.js');
+      const r = await build({ stdin: { contents: entry, resolveDir: ROOT_DIR, sourcefile: 'framing.ts', loader: 'ts' }, bundle: true, format: 'esm', platform: 'neutral', mainFields: ['module', 'main'], target: TARGET, external: ['k6', 'k6/*'], write: false, logLevel: 'silent', absWorkingDir: ROOT_DIR });
+      writeFileSync(script, r.outputFiles[0]!.text);
+      const port = (srv.address() as { port: number }).port;
+      const run = await k6Exec(['run', '--quiet', '--no-color', script], { BASE: `http://127.0.0.1:${port}`, CASES: String(SSE_CASES.length), K6_NO_USAGE_REPORT: 'true' }, dir);
+      expect(run.code, run.stderr).toBe(0);
+      const got = (JSON.parse(run.stdout) as string[]).map((t) => JSON.parse(t) as unknown);
+      expect(got).toHaveLength(SSE_CASES.length);
+      SSE_CASES.forEach((c, i) => expect(got[i], c.name).toEqual(JSON.parse(JSON.stringify(nodeFraming(c.pieces)))));
+    } finally {
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
+  }, HANG_GUARD_MS);
+
+  it.skipIf(!k6)(title('a configuration error (TARGET_URL without /v1): exit 107, the one chatgate line, no JavaScript stack trace'), async () => {
+    const dir = mkdtempSync(join(outdir, 'config-'));
+    const run = await k6Exec(['run', '--quiet', '--no-color', join(outdir, 'chat-throughput.js')], { TARGET_URL: 'http://127.0.0.1:9/api', API_KEY: 'sk-config-0123456789', K6_NO_USAGE_REPORT: 'true' }, dir);
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(107);
+    expect(run.stderr).toMatch(/chatgate k6: TARGET_URL: path \\"\/api\\" does not end with \/v1 \(VER-1\)/);
+    // k6 logs an uncaught Error with "\n\tat <function> (file:...)" frames; a ConfigError has none.
+    expect(run.stderr).not.toMatch(/\\tat |\bat targetConfig\b|ConfigError:/);
   }, HANG_GUARD_MS);
 });

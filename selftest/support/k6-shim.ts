@@ -24,11 +24,19 @@ export interface ShimReply {
   error_code?: number;
 }
 
+/** What the xk6-sse stand-in plays to a script's handlers: the extension's events and errors, in order. */
+export type ShimSseCall = ({ event: { id?: string; comment?: string; name?: string; data?: string } } | { error: string }) & { at?: number };
+export interface ShimSseReply { status: number; headers?: Record<string, string>; error?: string; calls?: ShimSseCall[] }
+
 export interface Sample { metric: string; value: number; tags: Record<string, string> }
 
 export interface K6Shim {
   env: Record<string, string>;
   respond: (req: ShimRequest) => ShimReply;
+  /** Answers sse.open of k6/x/sse (chat-stream-sse); unset: a 200 stream of nothing. */
+  sse?: (req: ShimRequest) => ShimSseReply;
+  /** Called with a call's `at` before it is played (a test's fake clock). */
+  onSseAt?: (at: number) => void;
   requests: ShimRequest[];
   checks: Record<string, { passes: number; fails: number }>;
   samples: Sample[];
@@ -107,7 +115,29 @@ function modules(shim: K6Shim): Record<string, Record<string, unknown>> {
     instance: { vusActive: 1, iterationsCompleted: 0 },
     test: { abort(reason?: string): never { throw new Error(`test aborted: ${reason}`); }, options: {} },
   };
-  return { k6, 'k6/http': http, 'k6/metrics': metrics, 'k6/execution': execution };
+  // xk6-sse: open() sends, plays the reply's events and errors to the handlers, then returns the response.
+  const sse = {
+    open(url: string, params: Record<string, any>, setup: (client: unknown) => void) {
+      const req = { method: params.method ?? 'GET', url, body: params.body ?? null, params };
+      shim.requests.push(req);
+      const r = shim.sse ? shim.sse(req) : { status: 200, headers: { 'Content-Type': 'text/event-stream' } };
+      const handlers: Record<string, Array<(v?: unknown) => void>> = {};
+      let closed = false;
+      setup({ on(ev: string, fn: (v?: unknown) => void) { (handlers[ev] ??= []).push(fn); }, close() { closed = true; } });
+      if (r.error) return { url, status: 0, headers: {}, error: r.error };
+      for (const fn of handlers.open ?? []) fn();
+      for (const call of r.calls ?? []) {
+        if (closed) break;
+        if (call.at !== undefined) shim.onSseAt?.(call.at);
+        if ('event' in call) for (const fn of handlers.event ?? []) fn({ id: '', comment: '', name: '', data: '', ...call.event });
+        else for (const fn of handlers.error ?? []) { const message = call.error; fn({ error: () => message }); }
+      }
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(r.headers ?? {})) headers[canonicalHeader(k)] = v;
+      return { url, status: r.status, headers, error: '' };
+    },
+  };
+  return { k6, 'k6/http': http, 'k6/metrics': metrics, 'k6/execution': execution, 'k6/x/sse': sse };
 }
 
 /** Rewrites the bundle's import/export statements (esbuild's fixed ESM output) into a function body. */

@@ -74,3 +74,47 @@ describe('no key in the TestRun or in any k6 archive', () => {
     for (const key of ['API_KEY', 'RATE_LIMIT_API_KEY']) expect(text).toContain(`--from-literal=${key}=`);
   });
 });
+
+describe('testrun-sse.yaml (chat-stream-sse on a custom runner image) and its Dockerfile', () => {
+  const file = join(K6_DIR, 'operator', 'testrun-sse.yaml');
+  const text = readFileSync(file, 'utf8');
+  const sse = parse(text);
+  const env = Object.fromEntries((sse.spec.runner.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
+  const dockerfile = readFileSync(join(K6_DIR, 'operator', 'Dockerfile.k6-sse'), 'utf8');
+  const arg = (name: string) => new RegExp(`^ARG ${name}=(\\S+)$`, 'm').exec(dockerfile)?.[1];
+
+  it('is valid against the TestRun CRD, and the same schema rejects a broken copy', () => {
+    expect(errors(sse)).toEqual([]);
+    const broken = JSON.parse(JSON.stringify(sse));
+    broken.spec.runner.imagee = broken.spec.runner.image;
+    expect(errors(broken).join('\n')).toMatch(/must NOT have additional properties.*imagee/);
+  });
+
+  it('runs chat-stream-sse.js on a runner image that is not stock k6, with the same key rules as testrun.yaml', () => {
+    expect(sse.spec.script.configMap.file).toBe('chat-stream-sse.js');
+    expect(sse.spec.runner.image).not.toMatch(/^grafana\/k6(:|$)|:latest$/);
+    expect(sse.spec.initializer).toEqual({ disabled: true });
+    expect(sse.spec.runner.envFrom).toEqual([{ secretRef: { name: expect.any(String) } }]);
+    for (const name of Object.keys(env)) expect(name).not.toMatch(/KEY|TOKEN|SECRET|PASSWORD/i);
+    expect(env.TARGET_URL).toMatch(/^https:\/\/[^/]+\/v1$/);
+    expect(env).toMatchObject({ K6_NO_USAGE_REPORT: 'true', SUMMARY_DIR: 'none' });
+    expect(env.TTFT_P95_MS).toMatch(/^\d+$/);
+    expect(env.ITL_P95_MS).toMatch(/^\d+$/);
+    expect(text).toContain(`kubectl create configmap ${sse.spec.script.configMap.name} --from-file=load/k6/dist/chat-stream-sse.js`);
+    expect(text).toContain(`-t ${sse.spec.runner.image} .`);
+  });
+
+  it('the Dockerfile pins every version: Go image, xk6, k6 and xk6-sse, and the base image', () => {
+    expect(arg('GO_VERSION')).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(arg('XK6_VERSION')).toMatch(/^v\d+\.\d+\.\d+$/);
+    expect(arg('K6_VERSION')).toMatch(/^v1\.\d+\.\d+$/);
+    expect(arg('XK6_SSE_VERSION')).toMatch(/^v\d+\.\d+\.\d+$/);
+    expect(dockerfile).toMatch(/xk6 build --k6-version \$\{K6_VERSION\} \\\n\s+--with github\.com\/phymbert\/xk6-sse@\$\{XK6_SSE_VERSION\}/);
+    expect(dockerfile).toContain('go install go.k6.io/xk6@${XK6_VERSION}');
+    expect(dockerfile).not.toMatch(/@latest|:latest/);
+    // The runtime image is the official one of the same k6 version.
+    expect(dockerfile).toContain(`FROM grafana/k6:${arg('K6_VERSION')!.slice(1)}`);
+    // The image tag in the manifest names the same k6 and extension versions.
+    expect(sse.spec.runner.image).toContain(`${arg('K6_VERSION')!.slice(1)}-${arg('XK6_SSE_VERSION')!.slice(1)}`);
+  });
+});

@@ -8,10 +8,18 @@
 // Deliberately no K6_ prefix: k6 itself reads K6_* variables as options
 // (K6_DURATION, K6_VUS) and they would override the scenarios built here.
 
-export class ConfigError extends Error {
+/**
+ * Deliberately not an Error: k6 prints an uncaught Error with its JS stack trace, a
+ * plain object as its toString(), so a configuration error stays one line (exit 107).
+ */
+export class ConfigError {
+  readonly name = 'ConfigError';
+  readonly message: string;
   constructor(readonly variable: string, message: string) {
-    super(`chatgate k6: ${variable}: ${message}`);
-    this.name = 'ConfigError';
+    this.message = `chatgate k6: ${variable}: ${message}`;
+  }
+  toString(): string {
+    return this.message;
   }
 }
 

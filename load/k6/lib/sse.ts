@@ -1,38 +1,25 @@
-// A strict server-sent-events reader over a whole response body (k6/http hands the
-// body over only once the response has ended). Same rules as lib/sse-reader.ts and
-// the OpenAI clients: LF, CRLF or lone CR line ends; comment lines ignored; several
-// data: lines joined with "\n"; an event is dispatched only by a blank line, so a
-// last event without one is lost, as the clients lose it.
+// The k6 scripts' server-sent-events reader: the framing core of lib/sse-reader.ts
+// (lib/sse-framing.ts), bundled in, so a stream read by k6 is judged by the same rules
+// as one read by the suite and the Node load driver (LF, CRLF or lone CR line ends, one
+// leading BOM stripped, comment lines ignored, several data: lines joined with "\n", an
+// event dispatched only by a blank line). k6 hands over text, not bytes, so the text
+// reader splits the lines; what the lines mean is decided in the one core.
+import { SseTextReader, type SseEvent, type SseProblem } from '../../../lib/sse-framing.ts';
 
-export interface SseEvent { data: string; event?: string }
+export type { SseEvent, SseProblem };
+export { SseTextReader };
 
 export interface SseParse {
   events: SseEvent[];
-  /** Bytes after the last blank line that never formed an event (EV-2). */
+  problems: SseProblem[];
+  /** Lines after the last blank line that never formed an event (EV-2). */
   unterminated: boolean;
 }
 
+/** A whole response body (k6/http hands it over once the response has ended). */
 export function parseSse(body: string): SseParse {
-  const events: SseEvent[] = [];
-  const lines = body.split(/\r\n|\r|\n/);
-  // split() leaves one empty string after a final line end; it is not a blank line.
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  let data: string[] = [];
-  let event: string | undefined;
-  for (const line of lines) {
-    if (line === '') {
-      if (data.length > 0) events.push(event === undefined ? { data: data.join('\n') } : { data: data.join('\n'), event });
-      data = [];
-      event = undefined;
-      continue;
-    }
-    if (line.charAt(0) === ':') continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.charAt(0) === ' ') value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') event = value;
-  }
-  return { events, unterminated: data.length > 0 };
+  const reader = new SseTextReader(5);
+  const events = reader.push(body);
+  reader.end();
+  return { events, problems: reader.problems, unterminated: reader.problems.some((p) => p.kind === 'unterminated-event') };
 }

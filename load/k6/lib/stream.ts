@@ -1,17 +1,19 @@
-// Judges a streamed chat answer from its whole body. k6/http returns a response only
-// once it has ended, so per-event timing is out of reach here: the script reports
-// http_req_waiting (request sent -> first response byte) as time to first byte and
-// the request's whole duration as end-to-end. When the server flushes its headers
-// before the first token (the reference does, many gateways do), that first byte is
-// the status line, not a token. Per-event timing needs the xk6-sse extension
-// (docs/K6.md).
+// Judges a streamed chat answer, event by event, for both k6 stream scripts:
+// chat-stream (k6/http: the whole body once the response has ended, so no per-event
+// timing) and chat-stream-sse (xk6-sse: events as they arrive, timed). The framing is
+// the suite's (lib/sse-framing.ts through ./sse.ts); the delta rule of EV-12 is the one
+// module lib/cumulative-deltas.ts. For chat-stream the script reports http_req_waiting
+// (request sent -> first response byte) as time to first byte and the request's whole
+// duration as end-to-end; when the server flushes its headers before the first token
+// (the reference does, many gateways do), that first byte is the status line, not a token.
 import { check } from 'k6';
 import type { Response } from 'k6/http';
-import { Trend } from 'k6/metrics';
+import { Counter, Trend } from 'k6/metrics';
 import { bodyShapeFailures, completionTokens, recordStatus } from './metrics.ts';
 import { checkShape, parseJson } from './shape.ts';
 import { bodyText, CHECK, header, judgeErrorBody, logProblem, type Tags } from './chat.ts';
 import { parseSse } from './sse.ts';
+import { DeltaSnapshotWatch, describeSnapshots, type SnapshotFinding } from '../../../lib/cumulative-deltas.ts';
 
 export const STREAM_CHECK = {
   eventStream: 'stream: Content-Type is text/event-stream',
@@ -27,10 +29,100 @@ export const streamTtfb = new Trend('chatgate_stream_ttfb', true);
 export const streamE2e = new Trend('chatgate_stream_e2e', true);
 /** Data events per stream. */
 export const streamChunks = new Trend('chatgate_stream_chunks');
+/** Streams whose content deltas are cumulative snapshots (EV-12, lib/cumulative-deltas.ts): 1 or 0 per 2xx stream. */
+export const cumulativeDeltas = new Counter('chatgate_cumulative_deltas');
 
 interface Chunk {
   choices: Array<{ index: number; delta: { content?: string | null }; finish_reason?: string | null }>;
   usage?: { completion_tokens?: unknown } | null;
+}
+
+/**
+ * One stream's data payloads in order, with the time each arrived (ms; 0 when the
+ * engine cannot time events). Content, TTFT and inter-token gaps follow the Node load
+ * driver (load/lean-client.ts): a content chunk is one whose choices[0].delta.content is
+ * a non-empty string; a gap is the time between two consecutive content chunks.
+ */
+export class StreamJudge {
+  done = false;
+  afterDone = false;
+  chunks = 0;
+  events = 0;
+  content = '';
+  finishes = 0;
+  tokens: number | undefined;
+  firstBroken: { clause: string; problems: string[]; payload: string } | undefined;
+  firstEventAt: number | undefined;
+  firstContentAt: number | undefined;
+  lastContentAt: number | undefined;
+  readonly gaps: number[] = [];
+  private readonly deltas = new DeltaSnapshotWatch();
+
+  onData(data: string, at: number): void {
+    this.events++;
+    if (this.firstEventAt === undefined) this.firstEventAt = at;
+    if (this.done) {
+      this.afterDone = true;
+      return;
+    }
+    if (data === '[DONE]') {
+      this.done = true;
+      return;
+    }
+    this.chunks++;
+    const parsed = parseJson(data);
+    this.deltas.pushChunk(parsed);
+    const shape = checkShape('chat-completion-chunk', parsed);
+    if (!shape.ok) {
+      if (!this.firstBroken) this.firstBroken = { clause: shape.clause, problems: shape.problems, payload: data.slice(0, 120) };
+      return;
+    }
+    const chunk = parsed as Chunk;
+    for (const choice of chunk.choices) {
+      if (choice.index === 0 && typeof choice.delta.content === 'string') {
+        if (choice.delta.content.length > 0) {
+          if (this.firstContentAt === undefined) this.firstContentAt = at;
+          else this.gaps.push(at - this.lastContentAt!);
+          this.lastContentAt = at;
+        }
+        this.content += choice.delta.content;
+      }
+      if (choice.finish_reason !== null && choice.finish_reason !== undefined) this.finishes++;
+    }
+    if (chunk.usage && typeof chunk.usage.completion_tokens === 'number') this.tokens = chunk.usage.completion_tokens;
+  }
+
+  /** EV-12: the content deltas were cumulative snapshots. */
+  snapshots(): SnapshotFinding | undefined {
+    return this.deltas.finding();
+  }
+
+  /** Every stream check held: what the timing figures are recorded for (the Node driver times successful streams only). */
+  ok(): boolean {
+    return this.firstBroken === undefined && this.done && !this.afterDone && this.content.length > 0 && this.finishes === 1;
+  }
+
+  /** The checks, the chunk-shape and EV-12 counters, chunks and usage tokens of a 2xx stream. */
+  record(tags: Tags, extra: { unterminated?: boolean } = {}): void {
+    streamChunks.add(this.chunks, tags);
+    if (this.tokens !== undefined) completionTokens.add(this.tokens, tags);
+    const shapeOk = this.firstBroken === undefined;
+    bodyShapeFailures.add(shapeOk ? 0 : 1, { ...tags, schema: 'chat-completion-chunk', clause: this.firstBroken ? this.firstBroken.clause : 'none' });
+    if (this.firstBroken) logProblem(`stream chunk shape broken (${this.firstBroken.clause}): ${this.firstBroken.problems.join('; ')} in ${JSON.stringify(this.firstBroken.payload)}`);
+    const snapshots = this.snapshots();
+    cumulativeDeltas.add(snapshots ? 1 : 0, { ...tags, clause: 'EV-12' });
+    if (snapshots) logProblem(`stream deltas are cumulative snapshots (EV-12): ${describeSnapshots(snapshots)}`);
+    if (!this.done) logProblem(`stream without a terminated data: [DONE] event (${this.events} events${extra.unterminated ? ', last event unterminated' : ''})`);
+    check(shapeOk, { [STREAM_CHECK.chunkShape]: (v) => v }, tags);
+    check(this.done && !this.afterDone, { [STREAM_CHECK.done]: (v) => v }, tags);
+    check(this.content, { [STREAM_CHECK.content]: (v) => v.length > 0 }, tags);
+    check(this.finishes, { [STREAM_CHECK.finish]: (v) => v === 1 }, tags);
+  }
+}
+
+/** Media type of a Content-Type value, lower case, without parameters. */
+export function mediaType(value: string | undefined): string {
+  return (value ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
 export function judgeStream(res: Response, tags: Tags): void {
@@ -45,49 +137,10 @@ export function judgeStream(res: Response, tags: Tags): void {
 
   streamTtfb.add(res.timings.waiting, tags);
   streamE2e.add(res.timings.duration, tags);
-  const type = (header(res, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  check(res, { [STREAM_CHECK.eventStream]: () => type === 'text/event-stream' }, tags);
+  check(res, { [STREAM_CHECK.eventStream]: () => mediaType(header(res, 'content-type')) === 'text/event-stream' }, tags);
 
   const sse = parseSse(bodyText(res));
-  let done = false;
-  let afterDone = false;
-  let chunks = 0;
-  let content = '';
-  let finishes = 0;
-  let firstBroken: { clause: string; problems: string[]; payload: string } | undefined;
-  let tokens: number | undefined;
-  for (const ev of sse.events) {
-    if (done) {
-      afterDone = true;
-      continue;
-    }
-    if (ev.data === '[DONE]') {
-      done = true;
-      continue;
-    }
-    chunks++;
-    const data = parseJson(ev.data);
-    const shape = checkShape('chat-completion-chunk', data);
-    if (!shape.ok) {
-      if (!firstBroken) firstBroken = { clause: shape.clause, problems: shape.problems, payload: ev.data.slice(0, 120) };
-      continue;
-    }
-    const chunk = data as Chunk;
-    for (const choice of chunk.choices) {
-      if (choice.index === 0 && typeof choice.delta.content === 'string') content += choice.delta.content;
-      if (choice.finish_reason !== null && choice.finish_reason !== undefined) finishes++;
-    }
-    if (chunk.usage && typeof chunk.usage.completion_tokens === 'number') tokens = chunk.usage.completion_tokens;
-  }
-  streamChunks.add(chunks, tags);
-  if (tokens !== undefined) completionTokens.add(tokens, tags);
-
-  const shapeOk = firstBroken === undefined;
-  bodyShapeFailures.add(shapeOk ? 0 : 1, { ...tags, schema: 'chat-completion-chunk', clause: firstBroken ? firstBroken.clause : 'none' });
-  if (firstBroken) logProblem(`stream chunk shape broken (${firstBroken.clause}): ${firstBroken.problems.join('; ')} in ${JSON.stringify(firstBroken.payload)}`);
-  if (!done) logProblem(`stream without a terminated data: [DONE] event (${sse.events.length} events${sse.unterminated ? ', last event unterminated' : ''})`);
-  check(shapeOk, { [STREAM_CHECK.chunkShape]: (v) => v }, tags);
-  check(done && !afterDone, { [STREAM_CHECK.done]: (v) => v }, tags);
-  check(content, { [STREAM_CHECK.content]: (v) => v.length > 0 }, tags);
-  check(finishes, { [STREAM_CHECK.finish]: (v) => v === 1 }, tags);
+  const judge = new StreamJudge();
+  for (const ev of sse.events) judge.onData(ev.data, 0);
+  judge.record(tags, { unterminated: sse.unterminated });
 }

@@ -4,6 +4,7 @@
 // k6-operator pods without egress). Every output string is passed through redact():
 // keys never reach a summary, even if a target echoed one into a check name.
 import { env, redact } from './config.ts';
+import { describeLoadMetrics, loadMetrics } from './token-timing.ts';
 
 export interface MetricSummary {
   type: 'counter' | 'gauge' | 'rate' | 'trend';
@@ -35,8 +36,9 @@ export interface SummaryData {
  */
 export interface ThresholdResult { metric: string; expression: string; ok: boolean; judged: boolean; observed?: string }
 
-/** A metric that was never fed: a Rate with no samples at all. */
+/** A metric that was never fed: a Rate or a Trend with no samples at all. */
 function noSamples(m: MetricSummary): boolean {
+  if (m.type === 'trend') return m.values.count === 0; // count is in SUMMARY_TREND_STATS
   return m.type === 'rate' && (m.values.passes ?? 0) + (m.values.fails ?? 0) === 0;
 }
 
@@ -135,6 +137,15 @@ export function textSummary(script: string, data: SummaryData, files: string[] =
   trend('http_req_duration (HTTP 200)', 'http_req_duration{status:200}');
   trend('stream TTFB (http_req_waiting)', 'chatgate_stream_ttfb');
   trend('stream E2E (http_req_duration)', 'chatgate_stream_e2e');
+  if (m.chatgate_cumulative_deltas) lines.push(`  ${pad('snapshot deltas (EV-12)', 34)}${fmt(v('chatgate_cumulative_deltas', 'count'), 'default')}`);
+  trend('TTFT (ttft_ms)', 'ttft_ms');
+  trend('ITL (itl_ms)', 'itl_ms');
+  trend('TPOT (tpot_ms)', 'tpot_ms');
+  trend('E2E (e2e_ms)', 'e2e_ms');
+  if (m.ttft_ms) {
+    lines.push('  as the Node load driver names them (load/metric-names.ts):');
+    for (const l of describeLoadMetrics(loadMetrics(m, data.state?.testRunDurationMs))) lines.push(`    ${l}`);
+  }
   if (m.chatgate_completion_tokens) lines.push(`  ${pad('completion tokens', 34)}${fmt(v('chatgate_completion_tokens', 'count'), 'default')} (${fmt(v('chatgate_completion_tokens', 'rate'), 'default')}/s)`);
   for (const w of warnings(data)) lines.push(`warning: ${w}`);
   if (result === 'fail') lines.push('result: FAIL, thresholds crossed (k6 exits 99)');
@@ -149,12 +160,15 @@ export function warnings(data: SummaryData): string[] {
   const hint = data.metrics.chatgate_429_without_retry_hint;
   const n = hint ? hint.values.count ?? 0 : 0;
   if (n > 0) out.push(`${n} of ${data.metrics.chatgate_status_429?.values.count ?? '?'} 429 answers advertised no wait (no Retry-After, retry-after-ms or x-ratelimit-reset-*; LIM-2, SHOULD)`);
+  const unread = data.metrics.chatgate_sse_nothing_read;
+  const u = unread ? unread.values.count ?? 0 : 0;
+  if (u > 0) out.push(`${u} 2xx streams gave xk6-sse nothing to read, not judged: an empty body, or lone-CR line ends (legal SSE the extension cannot split); read the target with chat-stream or the Node driver`);
   return out;
 }
 
-/** The whole stdout when setup() stopped the run: the reason is k6's own error line above. */
+/** The whole stdout when setup() stopped the run: k6 prints the reason (its error line) after this summary. */
 export function notRunText(script: string): string {
-  return `chatgate k6 · ${script} · ${env('TARGET_URL') ?? '(no TARGET_URL)'} · NOT RUN: setup stopped the run before any load (the reason is in the error above); no summary files written\n`;
+  return `chatgate k6 · ${script} · ${env('TARGET_URL') ?? '(no TARGET_URL)'} · NOT RUN: setup stopped the run before any load (k6 prints the reason next: the "chatgate k6:" error line); no summary files written\n`;
 }
 
 export function jsonSummary(script: string, data: SummaryData): string {
@@ -174,6 +188,8 @@ export function jsonSummary(script: string, data: SummaryData): string {
     warnings: warnings(data),
     checks: allChecks(data.root_group).map((c) => ({ name: c.name, passes: c.passes, fails: c.fails })),
     metrics,
+    // Token timing (chat-stream-sse) under the Node load driver's metric names.
+    ...(data.metrics.ttft_ms ? { loadMetrics: loadMetrics(data.metrics, data.state?.testRunDurationMs) } : {}),
   }, null, 2);
 }
 

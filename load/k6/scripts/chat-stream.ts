@@ -30,6 +30,8 @@ const thresholds = commonThresholds(limits);
 delete thresholds['http_req_duration{status:200}'];
 thresholds.chatgate_stream_ttfb = [`p(95)<${ttfbP95Ms}`];
 thresholds.chatgate_stream_e2e = [`p(95)<${limits.p95Ms}`];
+// EV-12 (COMPAT): content deltas that are cumulative snapshots garble every client's reply.
+thresholds.chatgate_cumulative_deltas = ['count<1'];
 
 export const options: Options = {
   scenarios: { stream: arrivalScenario(load, 1) },

@@ -1,0 +1,190 @@
+// chat-stream-sse (k6 with xk6-sse) and the EV-12 rule in both k6 stream scripts, run in
+// Node through the k6 stand-in (selftest/support/k6-shim.ts), whose k6/x/sse plays
+// crafted extension events to the script's handlers at fake times. The real binary
+// against a paced reference is selftest/e2e/k6-sse-run.test.ts.
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildK6 } from '../../load/k6/build.ts';
+import { METRICS } from '../../load/metric-names.ts';
+import { failedChecks, loadBundle, total, type ShimSseCall, type ShimSseReply } from '../support/k6-shim.ts';
+
+let outdir: string;
+const bundle = (name: string) => join(outdir, `${name}.js`);
+beforeAll(async () => {
+  outdir = mkdtempSync(join(tmpdir(), 'chatgate-k6-sse-'));
+  await buildK6({ outdir, scripts: ['chat-stream', 'chat-stream-sse'] });
+});
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+const ENV = { TARGET_URL: 'https://api.example/v1', API_KEY: 'sk-test-0123456789' };
+
+const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>) => JSON.stringify({
+  id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'svc', choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}),
+});
+
+/** A stream as the extension hands it over: role at 300 ms, contents 50 ms apart, finish, usage, [DONE]. */
+function stream(contents: string[], opts: { done?: boolean; first?: number; gap?: number } = {}): ShimSseCall[] {
+  const first = opts.first ?? 300;
+  const gap = opts.gap ?? 50;
+  const calls: ShimSseCall[] = [{ event: { data: chunk({ role: 'assistant', content: '' }) }, at: first }];
+  contents.forEach((c, i) => calls.push({ event: { data: chunk({ content: c }) }, at: first + gap * (i + 1) }));
+  const end = first + gap * (contents.length + 1);
+  calls.push({ event: { data: chunk({}, 'stop') }, at: end });
+  calls.push({ event: { data: chunk({}, null, { prompt_tokens: 5, completion_tokens: contents.length, total_tokens: 5 + contents.length }).replace('"choices":[{"index":0,"delta":{},"finish_reason":null}]', '"choices":[]') }, at: end });
+  if (opts.done !== false) calls.push({ event: { data: '[DONE]' }, at: end });
+  return calls;
+}
+
+const SSE_OK = { status: 200, headers: { 'content-type': 'text/event-stream' } };
+
+/** Runs one iteration of chat-stream-sse with this extension reply; the clock starts at 0 and follows each call's `at`. */
+function runSse(reply: ShimSseReply, env: Record<string, string> = {}) {
+  let clock = 0;
+  vi.spyOn(Date, 'now').mockImplementation(() => clock);
+  const loaded = loadBundle(bundle('chat-stream-sse'), { ...ENV, ...env });
+  loaded.shim.sse = () => reply;
+  loaded.shim.onSseAt = (at) => { clock = at; };
+  loaded.exports.default();
+  return loaded;
+}
+
+const samples = (shim: ReturnType<typeof runSse>['shim'], metric: string) => shim.samples.filter((s) => s.metric === metric).map((s) => s.value);
+
+describe('chat-stream-sse bundle (xk6-sse)', () => {
+  it('options: thresholds on TTFT and ITL percentiles, the stream failure rate in place of http_req_failed, EV-12', () => {
+    const t = loadBundle(bundle('chat-stream-sse'), { ...ENV, TTFT_P95_MS: '700', ITL_P95_MS: '80' }).exports.options.thresholds;
+    expect(t.ttft_ms).toEqual(['p(95)<700']);
+    expect(t.itl_ms).toEqual(['p(95)<80']);
+    expect(t.e2e_ms).toEqual(['p(95)<60000']);
+    expect(t.http_req_failed).toBeUndefined();
+    expect(t['http_req_duration{status:200}']).toBeUndefined();
+    expect(t.chatgate_stream_failed[0]).toBe('rate<0.01');
+    expect(t.chatgate_cumulative_deltas).toEqual(['count<1']);
+    expect(t.chatgate_body_shape_failures).toBeDefined();
+  });
+
+  it('times a stream as the Node driver does: TTFT to the first content, gaps between contents, TPOT from usage, E2E', () => {
+    const { shim } = runSse({ ...SSE_OK, calls: stream(['Hello', ' there', ' friend', '!']) });
+    const req = shim.requests.find((r) => r.url.endsWith('/chat/completions'))!;
+    expect(req.method).toBe('POST');
+    expect(JSON.parse(req.body!)).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(req.params.headers.Authorization).toBe(`Bearer ${ENV.API_KEY}`);
+    expect(failedChecks(shim)).toEqual([]);
+    expect(samples(shim, 'ttft_ms')).toEqual([350]);
+    expect(samples(shim, 'first_event_ms')).toEqual([300]);
+    expect(samples(shim, 'itl_ms')).toEqual([50, 50, 50]);
+    // (last content - first content) / (tokens - 1) = 150 / 3
+    expect(samples(shim, 'tpot_ms')).toEqual([50]);
+    expect(samples(shim, 'e2e_ms')).toEqual([550]);
+    expect(total(shim, 'output_tokens')).toBe(4);
+    expect(total(shim, 'streams_ok')).toBe(1);
+    expect(total(shim, 'chatgate_stream_failed')).toBe(0);
+    expect(total(shim, 'chatgate_cumulative_deltas')).toBe(0);
+    for (const m of ['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms']) expect(shim.metrics[m], m).toEqual({ type: 'trend', isTime: true });
+  });
+
+  it('EV-12: deltas that are cumulative snapshots are counted (lib/cumulative-deltas.ts), legal repetition is not', () => {
+    const bad = runSse({ ...SSE_OK, calls: stream(['Hel', 'Hello', 'Hello wor', 'Hello world']) });
+    expect(total(bad.shim, 'chatgate_cumulative_deltas')).toBe(1);
+    expect(bad.shim.samples.find((s) => s.metric === 'chatgate_cumulative_deltas')!.tags.clause).toBe('EV-12');
+    expect(bad.shim.logs.join('\n')).toMatch(/cumulative snapshots \(EV-12\).*"Hel", "Hello", "Hello wor"/);
+    const legal = runSse({ ...SSE_OK, calls: stream(['ha', 'ha', 'ha', 'ha']) });
+    expect(total(legal.shim, 'chatgate_cumulative_deltas')).toBe(0);
+    expect(failedChecks(legal.shim)).toEqual([]);
+  });
+
+  it('a stream without [DONE] fails its check and the stream failure rate, and is not timed', () => {
+    const { shim } = runSse({ ...SSE_OK, calls: stream(['a', 'b'], { done: false }) });
+    expect(failedChecks(shim)).toEqual(['stream: ends with data: [DONE]']);
+    expect(total(shim, 'chatgate_stream_failed')).toBe(1);
+    expect(samples(shim, 'ttft_ms')).toEqual([]);
+    expect(total(shim, 'streams_ok')).toBe(0);
+  });
+
+  it('a broken chunk counts as a body-shape failure on its clause', () => {
+    const calls = stream(['a', 'b']);
+    calls.splice(2, 0, { event: { data: '{"object":"chat.completion"}' }, at: 360 });
+    const { shim } = runSse({ ...SSE_OK, calls });
+    expect(failedChecks(shim)).toContain('stream: every chunk is a chat.completion.chunk (schema)');
+    expect(total(shim, 'chatgate_body_shape_failures', { schema: 'chat-completion-chunk' })).toBe(1);
+    expect(total(shim, 'chatgate_stream_failed')).toBe(1);
+  });
+
+  it('the strict framing is applied to what the extension hands over: a BOM\'d first line, CRLF remnants, comments, JSON without data:', () => {
+    const calls = stream(['a', 'b']);
+    // xk6-sse reports a BOM'd first line as unknown, then an empty event for its blank line.
+    const first = calls.shift() as { event: { data: string }; at: number };
+    calls.unshift({ error: `unknown event: \ufeffdata: ${first.event.data}\n`, at: 300 }, { event: {}, at: 300 });
+    // CRLF: the extension leaves the CR on values; a comment-only keep-alive block.
+    calls.splice(3, 0, { event: { comment: 'ping\r' }, at: 360 }, { event: { id: '7\r', name: 'message\r', data: chunk({ content: '' }) + '\r' }, at: 360 });
+    const ok = runSse({ ...SSE_OK, calls });
+    expect(failedChecks(ok.shim)).toEqual([]);
+    expect(samples(ok.shim, 'ttft_ms')).toEqual([350]);
+    // A payload without data: is a malformed line to the framing: never a chunk.
+    const noPrefix = runSse({ ...SSE_OK, calls: [{ error: `unknown event: ${chunk({ content: 'x' })}\n`, at: 300 }, { event: {}, at: 300 }, ...stream(['a'])] });
+    expect(failedChecks(noPrefix.shim)).toEqual([]);
+    expect(total(noPrefix.shim, 'chatgate_stream_chunks')).toBe(4);
+  });
+
+  it('a 2xx stream the extension handed nothing of (lone-CR line ends, or empty) is not judged, and the summary says so', () => {
+    const { exports, shim } = runSse({ ...SSE_OK, calls: [] });
+    expect(total(shim, 'chatgate_sse_nothing_read')).toBe(1);
+    expect(failedChecks(shim)).toEqual([]);
+    expect(total(shim, 'chatgate_stream_failed')).toBe(0);
+    const out = exports.handleSummary({ metrics: { chatgate_sse_nothing_read: { type: 'counter', contains: 'default', values: { count: 3 } } }, state: { testRunDurationMs: 1000 } });
+    expect(out.stdout).toMatch(/3 2xx streams gave xk6-sse nothing to read/);
+  });
+
+  it('TIMEOUT_MS: a stream still sending after it is closed at the next event and counted as failed, not timed', () => {
+    const { shim } = runSse({ ...SSE_OK, calls: stream(['a', 'b', 'c'], { first: 300, gap: 400 }) }, { TIMEOUT_MS: '1000' });
+    // Events at 300 (role), 700, 1100: the one at 1100 closes the stream; nothing after it is played.
+    expect(total(shim, 'chatgate_stream_chunks')).toBe(3);
+    expect(total(shim, 'chatgate_stream_failed')).toBe(1);
+    expect(samples(shim, 'ttft_ms')).toEqual([]);
+    expect(shim.logs.join('\n')).toMatch(/still open after TIMEOUT_MS \(1000 ms\): closed/);
+  });
+
+  it('429 is rate limiting, not a failed stream; a refused connection is', () => {
+    const limited = runSse({ status: 429, headers: { 'content-type': 'application/json' } });
+    expect(total(limited.shim, 'chatgate_status_429')).toBe(1);
+    expect(total(limited.shim, 'chatgate_stream_failed')).toBe(0);
+    const refused = runSse({ status: 0, error: 'dial tcp: connection refused' });
+    expect(total(refused.shim, 'chatgate_stream_failed')).toBe(1);
+    expect(failedChecks(refused.shim)).toEqual(['status is 2xx or 429']);
+  });
+
+  it('handleSummary: the Node driver\'s metric names (load/metric-names.ts) in the JSON and the text', () => {
+    const { exports } = loadBundle(bundle('chat-stream-sse'), { ...ENV, SUMMARY_DIR: '/tmp/x' });
+    const trend = (med: number) => ({ type: 'trend', contains: 'time', values: { avg: med, med, 'p(95)': med * 1.2, 'p(99)': med * 1.3, max: med * 2 } });
+    const out = exports.handleSummary({
+      metrics: { ttft_ms: trend(350), itl_ms: trend(50), tpot_ms: trend(50), e2e_ms: trend(900), output_tokens: { type: 'counter', contains: 'default', values: { count: 100, rate: 20 } }, streams_ok: { type: 'counter', contains: 'default', values: { count: 10, rate: 2 } } },
+      state: { testRunDurationMs: 5000 },
+    });
+    const json = JSON.parse(out['/tmp/x/k6-chat-stream-sse-summary.json']);
+    for (const name of Object.keys(json.loadMetrics)) expect(Object.keys(METRICS), name).toContain(name);
+    expect(json.loadMetrics).toMatchObject({ ttft_p50_ms: 350, itl_p50_ms: 50, tpot_p50_ms: 50, e2e_p50_ms: 900, output_tokens_per_s: 20, streams_ok_per_s: 2 });
+    expect(out.stdout).toMatch(/ttft_p50_ms\s+350 ms/);
+    expect(out['/tmp/x/k6-chat-stream-sse-junit.xml']).toContain('testsuite name="k6.chat-stream-sse"');
+  });
+});
+
+describe('chat-stream bundle (k6/http): EV-12 through the same rule', () => {
+  const body = (contents: string[]) => [
+    ...[{ role: 'assistant', content: '' }, ...contents.map((c) => ({ content: c }))].map((d) => `data: ${chunk(d)}\n\n`),
+    `data: ${chunk({}, 'stop')}\n\n`, 'data: [DONE]\n\n',
+  ].join('');
+  it('counts cumulative snapshots, not repetition; threshold count<1', () => {
+    const reply = (contents: string[]) => () => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: body(contents) });
+    const bad = loadBundle(bundle('chat-stream'), ENV, reply(['Hel', 'Hello', 'Hello wor']));
+    bad.exports.default();
+    expect(total(bad.shim, 'chatgate_cumulative_deltas')).toBe(1);
+    expect(bad.exports.options.thresholds.chatgate_cumulative_deltas).toEqual(['count<1']);
+    const legal = loadBundle(bundle('chat-stream'), ENV, reply(['a', 'a', 'a', 'a']));
+    legal.exports.default();
+    expect(total(legal.shim, 'chatgate_cumulative_deltas')).toBe(0);
+    expect(failedChecks(legal.shim)).toEqual([]);
+  });
+});
