@@ -84,7 +84,12 @@ describe('Portkey gateway 1.15.2 in front of the reference: what it keeps and wh
   });
 
   it('keeps: 429 past the rate limit, with the reference\'s Retry-After and retry-after-ms', async () => {
-    const answers = await Promise.all(Array.from({ length: 16 }, () => viaGateway('POST', '/chat/completions', { key: ref.env.RATE_LIMIT_API_KEY, body: chat() })));
+    // Bursts of 12 at the reference's 10 a second for this key, at most 5 (a loaded machine may spread one burst over two windows).
+    const answers: Answer[] = [];
+    for (let burst = 0; burst < 5 && !answers.some((a) => a.status === 429); burst++) {
+      answers.push(...await Promise.all(Array.from({ length: 12 }, () => viaGateway('POST', '/chat/completions', { key: ref.env.RATE_LIMIT_API_KEY, body: chat() }))));
+    }
+    expect(answers.every((a) => a.status === 200 || a.status === 429), answers.map((a) => a.status).join(',')).toBe(true);
     const limited = answers.find((a) => a.status === 429);
     expect(limited, answers.map((a) => a.status).join(',')).toBeDefined();
     expect(limited!.json?.error?.code).toBe('rate_limit_exceeded');
