@@ -91,6 +91,17 @@ export function parseHeaderLines(text: string): { headers: ExtraHeader[] } | { p
   return { headers };
 }
 
+/**
+ * Warnings for values that look like several headers written on one line with ";" or ","
+ * ("x-a: 1; x-b: 2"): legal as one value, so not refused, but most likely meant as two
+ * lines. Names only: a value may be a secret.
+ */
+export function oneLineWarnings(headers: readonly ExtraHeader[]): string[] {
+  return headers
+    .filter((h) => /[;,]\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+:\s/.test(h.value))
+    .map((h) => `the value of ${h.name} looks like more headers ("; Name: value"): sent as one value; one header a line is the only separator, e.g. HEADERS=$'a: 1\\nb: 2'`);
+}
+
 /** The headers of both sources, or why they clash (a name given in both). */
 export function mergeHeaderSources(a: ExtraHeader[], b: ExtraHeader[], bSource: string): { headers: ExtraHeader[] } | { problem: string } {
   for (const h of b) {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Pool } from 'undici';
 import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
 import { registerSecrets } from '../lib/extra-headers.ts';
+import { oneLineWarnings } from '../lib/header-lines.ts';
 import { redact } from '../lib/redact.ts';
 import { validate } from '../lib/schema-validator.ts';
 import { DEFECTS } from '../reference/defects.ts';
@@ -159,6 +160,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     config = loadConfig(env);
     registerSecrets(config.extraHeaders); // secret HEADERS values are masked like the keys
+    for (const w of oneLineWarnings(config.extraHeaders)) process.stderr.write(`chatgate load: warning: HEADERS: ${w}\n`);
     checkCombinations(parsed.scenario, parsed.options, parsed.given, config);
     plan = planFor(parsed.scenario, parsed.options);
     checkCaps(parsed.scenario, parsed.options, plan);

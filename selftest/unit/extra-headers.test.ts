@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadExtraHeaders } from '../../lib/config.ts';
-import { HARMLESS_HEADERS, parseHeaderLines } from '../../lib/header-lines.ts';
+import { HARMLESS_HEADERS, oneLineWarnings, parseHeaderLines } from '../../lib/header-lines.ts';
 import { extraHeaders } from '../../lib/extra-headers.ts';
 import { isCredentialHeader, redact } from '../../lib/redact.ts';
 import { toCurl } from '../../lib/curl.ts';
@@ -54,6 +54,18 @@ describe('HEADERS lines', () => {
     ['a name given twice', 'x-a: 1\nX-A: 2', /line 2: X-A is given twice/],
   ])('rejects %s', (_what, text, message) => {
     expect(problem(text)).toMatch(message);
+  });
+
+  it('several headers written on one line with ";" are one value (legal), with a warning that names the header only', () => {
+    const r = parseHeaderLines(`x-portkey-provider: openai; x-portkey-api-key: ${SECRET}`);
+    expect('headers' in r && r.headers).toEqual([{ name: 'x-portkey-provider', value: `openai; x-portkey-api-key: ${SECRET}`, secret: false }]);
+    const warnings = oneLineWarnings('headers' in r ? r.headers : []);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^the value of x-portkey-provider looks like more headers/);
+    expect(warnings[0]).not.toContain(SECRET);
+    // Cookies, URLs and JSON do not trip it.
+    const ok = parseHeaderLines('cookie: a=1; b=2\nx-portkey-custom-host: http://h:8080/v1\nx-portkey-config: {"a": 1, "b": 2}');
+    expect(oneLineWarnings('headers' in ok ? ok.headers : [])).toEqual([]);
   });
 
   it('a problem never quotes a value (it may be a secret)', () => {
