@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, FUZZ_MAX_SEED, loadConfig, type Config } from '../lib/config.ts';
 import { addSecret, redact } from '../lib/redact.ts';
+import { registerSecrets } from '../lib/extra-headers.ts';
+import { oneLineWarnings } from '../lib/header-lines.ts';
 import { preflight } from '../lib/preflight.ts';
 import { bypassProxyFor } from '../lib/proxy.ts';
 import { failsTheRun, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
@@ -118,6 +120,8 @@ async function main(): Promise<number> {
   addSecret(config.apiKey, 'API_KEY');
   addSecret(config.limitedApiKey, 'LIMITED_API_KEY');
   addSecret(config.rateLimitApiKey, 'RATE_LIMIT_API_KEY');
+  registerSecrets(config.extraHeaders); // secret HEADERS values are masked like the keys
+  for (const w of oneLineWarnings(config.extraHeaders)) process.stderr.write(`chatgate: warning: HEADERS: ${w}\n`);
   // Staging (issue 12): one request before any test; no HTTP answer at all is exit 2, no report, no history.
   if (config.targetUrl) {
     const pre = await preflight({ targetUrl: config.targetUrl, apiKey: config.apiKey!, timeoutMs: config.timeoutMs })

@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import type { ClauseContext } from './clause-test.ts';
 import { config, http } from './target.ts';
 import { toCurl } from '../lib/curl.ts';
+import { extraHeaders } from '../lib/extra-headers.ts';
 import { Wire } from './clients/fetch.ts';
 
 /**
@@ -18,7 +19,7 @@ import { Wire } from './clients/fetch.ts';
 export const guardedFetch: typeof fetch = (input, init) => new Wire({ timeoutMs: config.timeoutMs, retry429: false }).fetch(input, init);
 
 export function client(apiKey = config.apiKey!): OpenAI {
-  return new OpenAI({ baseURL: config.targetUrl, apiKey, maxRetries: 0, timeout: config.timeoutMs, fetch: guardedFetch });
+  return new OpenAI({ baseURL: config.targetUrl, apiKey, maxRetries: 0, timeout: config.timeoutMs, fetch: guardedFetch, defaultHeaders: extraHeaders() });
 }
 
 /** A curl line for the raw request behind an SDK call, for the report. */

@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { loadConfig } from '../lib/config.ts';
 import { HttpClient, type AuthSpec, type Exchange, type RequestSpec } from '../lib/http-client.ts';
 import { addSecret } from '../lib/redact.ts';
+import { registerSecrets } from '../lib/extra-headers.ts';
 import { logExchange } from './exchange-log.ts';
 
 export const config = loadConfig();
@@ -15,6 +16,7 @@ if (!config.targetUrl || !config.apiKey) {
 addSecret(config.apiKey, 'API_KEY');
 addSecret(config.limitedApiKey, 'LIMITED_API_KEY');
 addSecret(config.rateLimitApiKey, 'RATE_LIMIT_API_KEY');
+registerSecrets(config.extraHeaders);
 
 /** Which test an exchange belongs to, for the run-wide checks' messages. */
 export const currentTest = new AsyncLocalStorage<{ title: string; exchanges: Exchange[] }>();

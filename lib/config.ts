@@ -1,6 +1,8 @@
 // Reads the run's configuration from the environment and rejects a bad one with a
 // single line naming the variable and the fix, before any request is sent.
 // These variable names are a contract: the load tools and k6 scripts read the same ones.
+import { readFileSync } from 'node:fs';
+import { mergeHeaderSources, parseHeaderLines, type ExtraHeader } from './header-lines.ts';
 
 export interface Config {
   /** Base URL ending in /v1, without a trailing slash; undefined = embedded reference server. */
@@ -13,6 +15,8 @@ export interface Config {
   models: string[];
   timeoutMs: number;
   strict: boolean;
+  /** HEADERS and HEADERS_FILE: sent on every request of the run (lib/extra-headers.ts). */
+  extraHeaders: ExtraHeader[];
   /** The fuzz phase (issue 11, suites/fuzz.test.ts). */
   fuzz: FuzzConfig;
 }
@@ -104,6 +108,25 @@ export function parseTargetUrl(raw: string): string {
   return `${url.origin}${path}`;
 }
 
+/** HEADERS (lines of "Name: value") and HEADERS_FILE (a file of them), checked by lib/header-lines.ts. */
+export function loadExtraHeaders(env: NodeJS.ProcessEnv = process.env): ExtraHeader[] {
+  const inline = env.HEADERS !== undefined && env.HEADERS.trim() !== '' ? parseHeaderLines(env.HEADERS) : { headers: [] };
+  if ('problem' in inline) throw new ConfigError('HEADERS', inline.problem);
+  const file = nonEmpty(env, 'HEADERS_FILE');
+  if (file === undefined) return inline.headers;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError('HEADERS_FILE', `${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give a file of "Name: value" lines`);
+  }
+  const fromFile = parseHeaderLines(text);
+  if ('problem' in fromFile) throw new ConfigError('HEADERS_FILE', `${file}: ${fromFile.problem}`);
+  const merged = mergeHeaderSources(inline.headers, fromFile.headers, 'HEADERS_FILE');
+  if ('problem' in merged) throw new ConfigError('HEADERS_FILE', merged.problem);
+  return merged.headers;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rawTarget = nonEmpty(env, 'TARGET_URL');
   const targetUrl = rawTarget === undefined ? undefined : parseTargetUrl(rawTarget);
@@ -139,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     models,
     timeoutMs: integer(env, 'TIMEOUT_MS', 30_000, 100, 3_600_000),
     strict: strictRaw === '1' || strictRaw === 'true',
+    extraHeaders: loadExtraHeaders(env),
     fuzz: loadFuzzConfig(env),
   };
 }

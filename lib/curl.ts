@@ -2,6 +2,7 @@
 // credential masked: the reader pastes their own key in place of ***.
 import { isCredentialHeader, maskAuthorization, redact, redactUrl } from './redact.ts';
 import { proxyFor } from './proxy.ts';
+import { withExtraHeaders } from './extra-headers.ts';
 
 export interface CurlInput {
   method: string;
@@ -24,7 +25,8 @@ export function toCurl(req: CurlInput): string {
   const proxy = safeProxyFor(req.url);
   if (proxy) parts.push('--proxy', quote(proxy.shown), ...(req.url.startsWith('http:') ? ['--proxytunnel'] : []));
   parts.push(quote(redactUrl(req.url)));
-  for (const [name, value] of Object.entries(req.headers)) {
+  // Every request of the run carries the HEADERS (secret values shown as ***), so does its reproduction.
+  for (const [name, value] of Object.entries(withExtraHeaders(req.headers))) {
     const lower = name.toLowerCase();
     if (lower === 'content-length' || lower === 'accept-encoding' || lower === 'user-agent') continue;
     const shown = lower === 'authorization' ? maskAuthorization(value) : isCredentialHeader(lower) ? '***' : value;

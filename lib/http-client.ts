@@ -11,6 +11,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { toCurl } from './curl.ts';
+import { withExtraHeaders } from './extra-headers.ts';
 import { createDispatcher, proxyFor } from './proxy.ts';
 import { isCredentialHeader, knownSecrets, maskAuthorization, redact, redactUrl } from './redact.ts';
 import { SseReader, type SseEvent, type SseProblem, type SseStats } from './sse-reader.ts';
@@ -249,7 +250,8 @@ export class HttpClient {
       accept: spec.stream ? 'text/event-stream' : 'application/json',
       'accept-encoding': 'gzip, deflate, br',
       'user-agent': 'chatgate',
-      ...spec.headers,
+      // HEADERS of the run; a header the probe sets itself wins.
+      ...withExtraHeaders(spec.headers ?? {}),
     };
     if (spec.auth !== 'none') headers.authorization = 'key' in spec.auth ? `Bearer ${spec.auth.key}` : spec.auth.header;
     let body: string | undefined = spec.body;

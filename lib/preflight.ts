@@ -7,6 +7,7 @@
 import { request } from 'undici';
 import { createDispatcher, proxyFor, type ProxyChoice } from './proxy.ts';
 import { redact } from './redact.ts';
+import { withExtraHeaders } from './extra-headers.ts';
 
 export interface Unreachable {
   /** The variable to fix: TARGET_URL, or the proxy variable (HTTPS_PROXY, ...). */
@@ -60,7 +61,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightResult>
     const res = await request(`${input.targetUrl.replace(/\/+$/, '')}/models`, {
       method: 'GET',
       // Named in the User-Agent, so a server's log (and a test fixture) can tell it from the tests' requests.
-      headers: { authorization: `Bearer ${input.apiKey}`, accept: 'application/json', 'user-agent': 'chatgate-preflight' },
+      headers: withExtraHeaders({ authorization: `Bearer ${input.apiKey}`, accept: 'application/json', 'user-agent': 'chatgate-preflight' }, env),
       dispatcher,
       signal: deadline.signal,
     });

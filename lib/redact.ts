@@ -34,9 +34,17 @@ export function nearMissKeys(key: string): Array<{ what: string; value: string }
   return out;
 }
 
+// Names of the run's secret extra headers (HEADERS, lib/extra-headers.ts), lower case.
+const secretHeaderNames = new Set<string>();
+
+/** A header whose value is a secret of this run: shown as *** wherever request headers are shown. */
+export function addSecretHeaderName(name: string): void {
+  secretHeaderNames.add(name.toLowerCase());
+}
+
 /** Header names that carry a credential: their value is never shown, whatever it holds. */
 export function isCredentialHeader(name: string): boolean {
-  return /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie)$/i.test(name);
+  return /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie)$/i.test(name) || secretHeaderNames.has(name.toLowerCase());
 }
 
 /** Query parameters that carry a credential (?api_key=, ?key=): masked in every URL shown. */

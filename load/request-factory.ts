@@ -3,6 +3,7 @@
 // then every Nth: --sample-every).
 import { bodyFor, pathFor, routeAt, type BodyOptions } from './request-bodies.ts';
 import type { LeanRequest } from './lean-client.ts';
+import { extraHeaders } from '../lib/extra-headers.ts';
 import type { LoadOptions } from './options.ts';
 import type { LoadTarget } from './target.ts';
 
@@ -27,6 +28,7 @@ export function requestFactory(spec: FactorySpec): (seq: number, intendedAt: num
     accept: stream ? 'text/event-stream' : 'application/json',
     authorization: `Bearer ${spec.key}`,
     'user-agent': 'chatgate-load',
+    ...extraHeaders(), // HEADERS of the run (checked by loadConfig: none of the names above)
   };
   const bodyOptions: BodyOptions = {
     model: options.model ?? target.models[0] ?? 'svc-auto',

@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pool } from 'undici';
 import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
+import { registerSecrets } from '../lib/extra-headers.ts';
+import { oneLineWarnings } from '../lib/header-lines.ts';
 import { redact } from '../lib/redact.ts';
 import { validate } from '../lib/schema-validator.ts';
 import { DEFECTS } from '../reference/defects.ts';
@@ -157,6 +159,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return EXIT.ok;
     }
     config = loadConfig(env);
+    registerSecrets(config.extraHeaders); // secret HEADERS values are masked like the keys
+    for (const w of oneLineWarnings(config.extraHeaders)) process.stderr.write(`chatgate load: warning: HEADERS: ${w}\n`);
     checkCombinations(parsed.scenario, parsed.options, parsed.given, config);
     plan = planFor(parsed.scenario, parsed.options);
     checkCaps(parsed.scenario, parsed.options, plan);

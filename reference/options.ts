@@ -25,7 +25,11 @@ export interface ReferenceOptions {
   overloadInFlight?: number;
   latency?: LatencyOptions;
   replyWords?: number;
+  /** Called with every request as it arrives, before anything else (self-tests record what each traffic path sent). */
+  onRequest?: (req: ReceivedRequest) => void;
 }
+
+export interface ReceivedRequest { method: string; url: string; headers: Record<string, string | string[] | undefined> }
 
 export interface ResolvedOptions {
   port: number;

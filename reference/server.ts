@@ -19,7 +19,7 @@ import { handleListModels, handleRetrieveModel, SERVICE_MODELS } from './models.
 import { handleUnavailable } from './unavailable.ts';
 import { sendBody, sendEmpty } from './respond.ts';
 
-export type { ReferenceOptions, LatencyOptions, RateWindow } from './options.ts';
+export type { ReferenceOptions, LatencyOptions, RateWindow, ReceivedRequest } from './options.ts';
 export { referenceOptionsFromEnv } from './options.ts';
 
 export interface ReferenceServer {
@@ -45,7 +45,11 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
   };
 
   const sockets = new Set<Socket>();
-  const server = http.createServer((req, res) => onRequest(state, req, res));
+  const record = opts.onRequest;
+  const server = http.createServer((req, res) => {
+    record?.({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } });
+    onRequest(state, req, res);
+  });
   // keep-alive-timeout (legal): node advertises "Keep-Alive: timeout=1" and closes idle connections after it.
   if (resolved.variants.has('keep-alive-timeout')) server.keepAliveTimeout = 1000;
   server.on('connection', (socket) => {

@@ -13,6 +13,7 @@ const NAME = 'chatgate';
 export function aiSdkDriver(packages: string): Driver {
   const model = (s: Setup, id: string, includeUsage = false) => createOpenAICompatible({
     name: NAME, baseURL: s.baseURL, apiKey: s.apiKey, fetch: s.fetch, includeUsage,
+    ...(s.headers ? { headers: s.headers } : {}),
   }).chatModel(id);
   const retries = (s: Setup) => ({ ...(s.maxRetries === undefined ? {} : { maxRetries: s.maxRetries }), ...(s.signal ? { abortSignal: s.signal } : {}) });
   return {

@@ -11,6 +11,8 @@ export interface Setup {
   apiKey: string;
   /** The Wire's fetch (harness/clients/fetch.ts): guarded, counted. */
   fetch: typeof fetch;
+  /** Extra headers on every request (HEADERS), set the way the client's users set them (defaultHeaders or its equivalent). */
+  headers?: Record<string, string>;
   timeoutMs: number;
   /** undefined: the client's own default retry policy, as its users run it. */
   maxRetries?: number;

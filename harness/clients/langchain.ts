@@ -23,7 +23,7 @@ export const LANGCHAIN_ERRORS: Record<number, { cls: string; tag?: string }> = {
 export function langchainDriver(packages: string): Driver {
   const chat = (s: Setup, model: string, extra: Record<string, unknown> = {}) => new ChatOpenAI({
     model, apiKey: s.apiKey, timeout: s.timeoutMs,
-    configuration: { baseURL: s.baseURL, fetch: s.fetch },
+    configuration: { baseURL: s.baseURL, fetch: s.fetch, ...(s.headers ? { defaultHeaders: s.headers } : {}) },
     ...(s.maxRetries === undefined ? {} : { maxRetries: s.maxRetries }),
     ...extra,
   });

@@ -20,6 +20,7 @@ export function openaiDriver(mod: OpenAIModule, packages: string): Driver {
   const OpenAI = mod.default;
   const client = (s: Setup) => new OpenAI({
     baseURL: s.baseURL, apiKey: s.apiKey, fetch: s.fetch, timeout: s.timeoutMs,
+    ...(s.headers ? { defaultHeaders: s.headers } : {}),
     ...(s.maxRetries === undefined ? {} : { maxRetries: s.maxRetries }),
   });
   const opts = (s: Setup) => (s.signal ? { signal: s.signal } : undefined);

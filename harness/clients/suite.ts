@@ -18,6 +18,7 @@ import { describe } from 'vitest';
 import { clause, HarnessError, type ClauseContext } from '../clause-test.ts';
 import { brainId, config, keys, models } from '../target.ts';
 import { describeCause, Wire, type WireRequest } from './fetch.ts';
+import { extraHeaders } from '../../lib/extra-headers.ts';
 import { usageText, type Driver, type Reply, type Setup } from './driver.ts';
 import { clauseFor, clientById, operationsOf, unavailable, type ClientEntry, type ErrorStatus, type Operation } from './registry.ts';
 
@@ -67,7 +68,7 @@ function wireBreach(w: Wire, status?: ErrorStatus): string | undefined {
 }
 
 function setup(wire: Wire, apiKey: string, maxRetries: number | undefined): Setup {
-  return { baseURL: config.targetUrl!, apiKey, fetch: wire.fetch, timeoutMs: config.timeoutMs, maxRetries };
+  return { baseURL: config.targetUrl!, apiKey, fetch: wire.fetch, timeoutMs: config.timeoutMs, maxRetries, headers: extraHeaders() };
 }
 
 /** What the report shows of a call: its curl (if the cell fails), throttling met on the way; once its exchanges are logged. */

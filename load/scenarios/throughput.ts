@@ -20,6 +20,7 @@ import { createPool } from '../driver.ts';
 import { describe, validate } from '../../lib/schema-validator.ts';
 import type { FailureKind } from '../lean-client.ts';
 import { drivePhase } from './drive.ts';
+import { extraHeaders } from '../../lib/extra-headers.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 
 /** Distinct request bodies autocannon cycles through (it cannot build one per request cheaply). */
@@ -204,6 +205,7 @@ function templates(ctx: ScenarioContext, onResponseFor?: (route: RouteKind) => A
     accept: 'application/json',
     authorization: `Bearer ${target.keys.main}`,
     'user-agent': 'chatgate-load',
+    ...extraHeaders(), // HEADERS of the run (checked by loadConfig: none of the names above)
   };
   const bodyOptions: BodyOptions = { model: o.model ?? target.models[0] ?? 'svc-auto', prompt: o.prompt, stream: false, maxTokens: o.maxTokens, brainId: target.brainId };
   const out: AutocannonRequest[] = [];

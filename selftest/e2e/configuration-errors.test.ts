@@ -23,6 +23,11 @@ const cases: Array<[string, Record<string, string>, RegExp]> = [
   ['a BRAIN_ID that is not a uuid', { TARGET_URL: 'ORIGIN/v1', API_KEY: 'sk-test-123456789', BRAIN_ID: 'brain-1' }, /BRAIN_ID: "brain-1" is not a uuid/],
   ['a CLAUSES glob matching nothing', { TARGET_URL: 'ORIGIN/v1', API_KEY: 'sk-test-123456789', CLAUSES: 'NOPE-*' }, /CLAUSES: "NOPE-\*" matches no clause/],
   ['an unknown reference defect', { REFERENCE_DEFECT: 'no-such-defect' }, /no-such-defect/],
+  ['an extra header named Authorization', { TARGET_URL: 'ORIGIN/v1', API_KEY: 'sk-test-123456789', HEADERS: 'Authorization: Bearer sk-test-123456789' }, /HEADERS: the header: Authorization may not be set here: the key goes in API_KEY/],
+  ['a hop-by-hop extra header', { TARGET_URL: 'ORIGIN/v1', API_KEY: 'sk-test-123456789', HEADERS: 'x-tenant: a\nProxy-Authorization: Basic sk-test-123456789' }, /HEADERS: line 2: Proxy-Authorization may not be set here: it is a hop-by-hop header/],
+  ['a malformed HEADERS line (a secret value with a control character is not quoted)', { HEADERS: 'x-api-key: sk-test-123456789\u0007' }, /HEADERS: the header: the value of x-api-key holds a control or non-ASCII character/],
+  ['an extra header named Host, on line 2', { HEADERS: 'x-a: 1\nHost: staging.example' }, /HEADERS: line 2: Host may not be set here: it comes from TARGET_URL/],
+  ['a HEADERS_FILE that does not exist', { HEADERS_FILE: '/nonexistent/chatgate-headers.txt' }, /HEADERS_FILE: \/nonexistent\/chatgate-headers.txt cannot be read \(ENOENT\)/],
 ];
 
 describe('configuration errors', () => {

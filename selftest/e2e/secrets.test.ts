@@ -16,25 +16,29 @@ function filesUnder(dir: string): string[] {
   });
 }
 
+// A secret extra header (HEADERS, e.g. a gateway's own key) is masked like a key.
+const HEADER_SECRET = `pk-hdr-${Math.random().toString(36).slice(2, 12)}`;
+
 describe.concurrent('keys never appear in reports or output', () => {
   // auth-key-in-query-accepted / auth-key-prefix-compare: keys sent as ?api_key= and near misses of them (AUTH-1/2) fail, with their curl lines.
   for (const defect of [undefined, 'key-echoed-in-error', 'key-echoed-in-header', 'auth-after-validation', 'auth-401-as-event-stream', 'auth-key-in-query-accepted', 'auth-key-prefix-compare']) {
     it(defect ?? 'conformant reference', async () => {
       const target = await referenceTarget({ defect });
       try {
-        const run = await runSuite({ ...target.env, TIMEOUT_MS: '5000' });
+        const run = await runSuite({ ...target.env, TIMEOUT_MS: '5000', HEADERS: `x-tenant: t1\nx-portkey-api-key: ${HEADER_SECRET}` });
         expect(run.results).toBeDefined();
         if (defect?.startsWith('key-echoed')) expect(run.clauses('fail')).toContain('AUTH-9');
         const files = filesUnder(run.reportsDir);
         expect(files.length).toBeGreaterThanOrEqual(4);
         // Near misses (AUTH-2) are almost the key: they must not show either.
-        for (const key of [...target.keys, ...target.keys.flatMap((k) => nearMissKeys(k).map((m) => m.value))]) {
+        for (const key of [...target.keys, ...target.keys.flatMap((k) => nearMissKeys(k).map((m) => m.value)), HEADER_SECRET]) {
           expect(run.stdout.includes(key) || run.stderr.includes(key), 'console output').toBe(false);
           for (const f of files) expect(readFileSync(f, 'utf8').includes(key), f).toBe(false);
         }
         // Failures still come with their reproduction, key masked.
         const curls = run.results!.tests.filter((t) => t.curl).map((t) => t.curl!);
         if (run.exitCode === 1) expect(curls.some((c) => c.includes("Bearer ***"))).toBe(true);
+        for (const c of curls) expect(c).toContain(`-H 'x-portkey-api-key: ***'`);
       } finally { await target.close(); }
     }, HANG_GUARD_MS);
   }

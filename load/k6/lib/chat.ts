@@ -4,7 +4,7 @@
 import { check } from 'k6';
 import { request, type Response } from 'k6/http';
 import exec from 'k6/execution';
-import { env, integer, redact } from './config.ts';
+import { env, extraHeaders, integer, redact } from './config.ts';
 import { bodyShapeFailures, completionTokens, recordStatus } from './metrics.ts';
 import { checkShape, parseJson, type ShapeName } from './shape.ts';
 import { errorBodyProblems } from '../../../lib/error-body.ts';
@@ -51,7 +51,7 @@ export function chatBody(model: string | undefined, opts: { stream?: boolean; ex
 
 export function postJson(url: string, body: unknown, key: string, tags: Tags, timeoutMs: number): Response {
   return request('POST', url, JSON.stringify(body), {
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    headers: { ...extraHeaders(), Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
     tags,
     timeout: timeoutMs,
     responseType: 'text',

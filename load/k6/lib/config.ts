@@ -7,6 +7,7 @@
 //
 // Deliberately no K6_ prefix: k6 itself reads K6_* variables as options
 // (K6_DURATION, K6_VUS) and they would override the scenarios built here.
+import { headerRecord, parseHeaderLines, type ExtraHeader } from '../../../lib/header-lines.ts';
 
 /**
  * Deliberately not an Error: k6 prints an uncaught Error with its JS stack trace, a
@@ -123,6 +124,7 @@ export function targetConfig(need: { brain?: boolean } = {}): TargetConfig {
   if (need.brain && brainId === undefined) throw new ConfigError('BRAIN_ID', 'is required by this script; set it to the id of a brain API_KEY may invoke');
   const models = (env('MODELS') ?? 'svc-auto,svc').split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (models.length === 0) throw new ConfigError('MODELS', 'lists no model; give a comma list such as svc-auto,svc');
+  extraHeaderList(); // a bad HEADERS stops the run at init, before any request
   return { targetUrl, apiKey, rateLimitApiKey, brainId, models, timeoutMs: integer('TIMEOUT_MS', 30000, 100, 3600000) };
 }
 
@@ -131,13 +133,36 @@ export function missingKey(cfg: TargetConfig): ConfigError | undefined {
   return cfg.apiKey === '' ? new ConfigError('API_KEY', 'is required when TARGET_URL is set; export API_KEY=<a key holding brains:invoke> (in the environment, not with -e: -e values are visible in ps and written into k6 archives)') : undefined;
 }
 
-/** Every secret the run was given: redacted from logs and summaries. */
+let extra: { list: ExtraHeader[]; record: Record<string, string> } | undefined;
+
+/** HEADERS ("Name: value" lines, the rules of lib/header-lines.ts, as npm test): sent on every request. */
+export function extraHeaderList(): ExtraHeader[] {
+  if (extra) return extra.list;
+  // k6 can read a file only in init code, through open(); the file's lines go in HEADERS instead.
+  if (env('HEADERS_FILE') !== undefined) throw new ConfigError('HEADERS_FILE', 'is not read by the k6 scripts; pass the lines in HEADERS instead: HEADERS="$(cat file)" k6 run ...');
+  const raw = __ENV.HEADERS;
+  const parsed = raw === undefined || raw.trim() === '' ? { headers: [] } : parseHeaderLines(raw);
+  if ('problem' in parsed) throw new ConfigError('HEADERS', parsed.problem);
+  extra = { list: parsed.headers, record: headerRecord(parsed.headers) };
+  return extra.list;
+}
+
+/** The HEADERS as request headers (names in lower case). */
+export function extraHeaders(): Record<string, string> {
+  extraHeaderList();
+  return extra!.record;
+}
+
+/** Every secret the run was given (keys, secret HEADERS values): redacted from logs and summaries. */
 export function secretValues(): string[] {
   const out: string[] = [];
   for (const name of ['API_KEY', 'LIMITED_API_KEY', 'RATE_LIMIT_API_KEY']) {
     const v = env(name);
     if (v !== undefined && v.length >= 4) out.push(v);
   }
+  let headers: ExtraHeader[] = [];
+  try { headers = extraHeaderList(); } catch { /* reported by targetConfig() */ }
+  for (const h of headers) if (h.secret && h.value.length >= 4) out.push(h.value);
   return out;
 }
 

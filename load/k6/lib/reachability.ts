@@ -11,7 +11,7 @@
 // HTTPS_PROXY / HTTP_PROXY / NO_PROXY like Go's net/http).
 import { expectedStatuses, request } from 'k6/http';
 import exec from 'k6/execution';
-import { missingKey, redact, type TargetConfig } from './config.ts';
+import { extraHeaders, missingKey, redact, type TargetConfig } from './config.ts';
 import { notRun } from './metrics.ts';
 
 /** Ends the run from setup(): exec.test.abort where k6 has it (exit 108), else an exception (exit 107). */
@@ -61,7 +61,7 @@ export function checkTarget(cfg: TargetConfig): void {
   const missing = missingKey(cfg);
   if (missing) stopRun(missing.message);
   const res = request('GET', `${cfg.targetUrl}/models`, null, {
-    headers: { Authorization: `Bearer ${cfg.apiKey}` },
+    headers: { ...extraHeaders(), Authorization: `Bearer ${cfg.apiKey}` },
     tags: { name: 'GET /models (reachability)', kind: 'reachability' },
     timeout: cfg.timeoutMs,
     responseType: 'none',
