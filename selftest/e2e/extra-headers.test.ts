@@ -149,12 +149,14 @@ describe('extra headers on every path, secrets in no output', () => {
       TARGET_URL: ref.env.TARGET_URL!, API_KEY: ref.env.API_KEY!, BRAIN_ID: ref.env.BRAIN_ID!,
       HEADERS: Object.entries(EXPECTED).map(([k, v]) => `${k}: ${v}`).join('\n'),
     };
-    for (const script of ['chat-throughput', 'chat-stream', 'brain-mix', 'ratelimit-probe']) {
+    for (const script of ['chat-throughput', 'chat-stream', 'chat-stream-sse', 'brain-mix', 'ratelimit-probe']) {
       // A hostile answer that echoes the secrets: whatever the script logs must not show them.
       const { exports, shim } = loadBundle(join(out, `${script}.js`), k6env, () => ({ status: 500, headers: { 'content-type': 'text/plain' }, body: `echo ${SECRETS.join(' ')}` }));
       try { exports.setup?.(); } catch { /* a 500 may stop the script: the requests it sent are what counts */ }
       try { exports.default?.(); } catch { /* idem */ }
       expect(shim.requests.length, script).toBeGreaterThan(0);
+      // setup()'s reachability GET alone is not the script's traffic: an iteration's request must be there too.
+      expect(shim.requests.filter((r) => r.method === 'POST').length, script).toBeGreaterThan(0);
       for (const req of shim.requests) {
         const sent = Object.fromEntries(Object.entries(req.params.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
         for (const [name, value] of Object.entries(EXPECTED)) expect(sent[name], `${script} ${req.method} ${req.url} ${name}`).toBe(value);

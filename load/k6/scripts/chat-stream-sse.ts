@@ -12,7 +12,7 @@ import { check } from 'k6';
 import { Counter, Rate } from 'k6/metrics';
 import sse from 'k6/x/sse';
 import type { Options } from 'k6/options';
-import { flag, integer, targetConfig } from '../lib/config.ts';
+import { extraHeaders, flag, integer, targetConfig } from '../lib/config.ts';
 import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, CHECK, logProblem } from '../lib/chat.ts';
 import { recordStatus } from '../lib/metrics.ts';
@@ -85,7 +85,7 @@ export default function (): void {
   const res = sse.open(CHAT_URL, {
     method: 'POST',
     body: JSON.stringify(body),
-    headers: { Authorization: `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+    headers: { ...extraHeaders(), Authorization: `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
     tags,
   }, (client) => {
     // sse.open blocks the VU's event loop, so no timer can fire: TIMEOUT_MS is checked
