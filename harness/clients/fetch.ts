@@ -11,6 +11,8 @@ import { sharedProxyDispatcher } from '../../lib/proxy.ts';
 import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/error-body.ts';
 import { errorSchemaProblems } from '../../lib/schema-validator.ts';
 import { exchangeContext, exchangeLogOn, logClientExchange } from '../exchange-log.ts';
+import { parseSse } from '../../lib/sse-reader.ts';
+import { DeltaSnapshotWatch, type SnapshotFinding } from '../../lib/cumulative-deltas.ts';
 
 /**
  * fetch with the same guarantees as our raw client: no redirects followed (the key can
@@ -55,6 +57,8 @@ export interface WireRequest {
   serverMessage?: string;
   /** Status >= 400: what is wrong with the error body (lib/error-body.ts; empty = a proper one). */
   errorBodyProblems?: string[];
+  /** An event stream whose deltas were cumulative snapshots (EV-12, lib/cumulative-deltas.ts); set once settled(). */
+  snapshots?: SnapshotFinding;
 }
 
 export interface WireOptions {
@@ -123,14 +127,19 @@ export class Wire {
    * if the call is cut short; a stream is logged in the background as it ends.
    */
   private async log(rec: WireRequest, res?: Response): Promise<void> {
-    if (!exchangeLogOn()) return;
-    const test = exchangeContext.getStore();
     const headers = res ? Object.fromEntries(res.headers) : {};
+    const stream = /^text\/event-stream/i.test(headers['content-type'] ?? '') && rec.status !== undefined && rec.status < 300;
+    // A stream is read for EV-12 whether or not the run logs it: the stream cell names a wire breach.
+    if (!exchangeLogOn() && !stream) return;
+    const test = exchangeContext.getStore();
     const parts = { method: rec.method, url: rec.url, status: rec.status, headers, transportError: rec.transportError, curl: curlOf(rec) };
-    if (!res?.body) { logClientExchange({ ...parts, text: '' }, test); return; }
+    if (!res?.body) { if (exchangeLogOn()) logClientExchange({ ...parts, text: '' }, test); return; }
     const read = res.clone().text().catch((err: unknown) => { parts.transportError = describeCause(err); return ''; })
-      .then((text) => logClientExchange({ ...parts, text }, test));
-    if (/^text\/event-stream/i.test(headers['content-type'] ?? '')) this.logging.push(read);
+      .then((text) => {
+        if (stream) rec.snapshots = streamSnapshots(text);
+        if (exchangeLogOn()) logClientExchange({ ...parts, text }, test);
+      });
+    if (stream) this.logging.push(read);
     else await read;
   }
 
@@ -176,6 +185,16 @@ async function errorAnswerOf(res: Response): Promise<Pick<WireRequest, 'serverMe
     serverMessage: typeof message === 'string' ? message : undefined,
     errorBodyProblems: errorBodyProblems(res.headers.get('content-type') ?? undefined, text, errorSchemaProblems),
   };
+}
+
+/** The EV-12 finding of a stream's body, read as the SSE it is (lib/cumulative-deltas.ts, the one rule). */
+function streamSnapshots(text: string): SnapshotFinding | undefined {
+  const watch = new DeltaSnapshotWatch();
+  for (const ev of parseSse(text).events) {
+    if (ev.data.trim() === '[DONE]') break;
+    try { watch.pushChunk(JSON.parse(ev.data)); } catch { /* not JSON: EV-3's */ }
+  }
+  return watch.finding();
 }
 
 /** fetch's own message is a bare "fetch failed"; the cause says what happened. */
