@@ -128,7 +128,7 @@ export function foldIntoProbes(records: TestRecord[], runWide: TestRecord[]): Te
     if (!probed.has(w.clause) || (w.verdict !== 'fail' && w.verdict !== 'warn')) return true;
     const probe = records.find((t) => t.clause === w.clause && (t.verdict === 'fail' || t.verdict === 'warn'));
     if (!probe) return true;
-    probe.notes.push(`the run's other traffic broke ${w.clause} too: ${w.seen ?? w.message}`);
+    probe.notes.push(`across the run's traffic, ${w.clause}: ${w.seen ?? w.message}`);
     return false;
   });
 }
