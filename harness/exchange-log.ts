@@ -92,7 +92,7 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
     ...(p.reuseRetry ? { reuseRetry: p.reuseRetry } : {}),
   };
   if (p.status !== undefined && p.status < 300 && (p.streamData || /^text\/event-stream/i.test(p.headers['content-type'] ?? ''))) {
-    Object.assign(s, streamEvidence(p.streamData ?? parseSse(text).events.map((e) => e.data)));
+    Object.assign(s, streamEvidence(p.streamData ?? sseData(text)));
   }
   if (p.status !== undefined && p.status >= 400) {
     s.errorBodyProblems = errorBodyProblems(p.headers['content-type'], text, errorSchemaProblems);
@@ -104,8 +104,13 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
   return s;
 }
 
+/** The data payloads of an event stream's body text (the strict reader, lib/sse-reader.ts). */
+export function sseData(text: string): string[] {
+  return parseSse(text).events.map((e) => e.data);
+}
+
 /** What EV-12 needs of a stream: its content deltas counted, and the snapshot finding (the one rule, lib/cumulative-deltas.ts). */
-function streamEvidence(data: string[]): Pick<ExchangeSummary, 'contentDeltas' | 'snapshots'> {
+export function streamEvidence(data: string[]): Pick<ExchangeSummary, 'contentDeltas' | 'snapshots'> {
   const watch = new DeltaSnapshotWatch();
   let contentDeltas = 0;
   for (const d of data) {

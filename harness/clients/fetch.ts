@@ -10,9 +10,8 @@ import { toCurl } from '../../lib/curl.ts';
 import { sharedProxyDispatcher } from '../../lib/proxy.ts';
 import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/error-body.ts';
 import { errorSchemaProblems } from '../../lib/schema-validator.ts';
-import { exchangeContext, exchangeLogOn, logClientExchange } from '../exchange-log.ts';
-import { parseSse } from '../../lib/sse-reader.ts';
-import { DeltaSnapshotWatch, type SnapshotFinding } from '../../lib/cumulative-deltas.ts';
+import { exchangeContext, exchangeLogOn, logClientExchange, sseData, streamEvidence } from '../exchange-log.ts';
+import type { SnapshotFinding } from '../../lib/cumulative-deltas.ts';
 
 /**
  * fetch with the same guarantees as our raw client: no redirects followed (the key can
@@ -75,8 +74,9 @@ export interface WireOptions {
 
 /**
  * One client call's view of the wire: a fetch to hand to the client, and what it sent.
- * Every exchange also goes to the run's exchange log (harness/exchange-log.ts), so the
- * run-wide checks (ERR-1..ERR-5, AUTH-9) judge client-library traffic like our own.
+ * Every exchange also goes to the run's exchange log (harness/exchange-log.ts), each 429
+ * it waits out included, so the per-response rules (runner/response-checks.ts) judge
+ * client-library traffic like our own.
  */
 export class Wire {
   readonly requests: WireRequest[] = [];
@@ -136,7 +136,7 @@ export class Wire {
     if (!res?.body) { if (exchangeLogOn()) logClientExchange({ ...parts, text: '' }, test); return; }
     const read = res.clone().text().catch((err: unknown) => { parts.transportError = describeCause(err); return ''; })
       .then((text) => {
-        if (stream) rec.snapshots = streamSnapshots(text);
+        if (stream) rec.snapshots = streamEvidence(sseData(text)).snapshots;
         if (exchangeLogOn()) logClientExchange({ ...parts, text }, test);
       });
     if (stream) this.logging.push(read);
@@ -185,16 +185,6 @@ async function errorAnswerOf(res: Response): Promise<Pick<WireRequest, 'serverMe
     serverMessage: typeof message === 'string' ? message : undefined,
     errorBodyProblems: errorBodyProblems(res.headers.get('content-type') ?? undefined, text, errorSchemaProblems),
   };
-}
-
-/** The EV-12 finding of a stream's body, read as the SSE it is (lib/cumulative-deltas.ts, the one rule). */
-function streamSnapshots(text: string): SnapshotFinding | undefined {
-  const watch = new DeltaSnapshotWatch();
-  for (const ev of parseSse(text).events) {
-    if (ev.data.trim() === '[DONE]') break;
-    try { watch.pushChunk(JSON.parse(ev.data)); } catch { /* not JSON: EV-3's */ }
-  }
-  return watch.finding();
 }
 
 /** fetch's own message is a bare "fetch failed"; the cause says what happened. */
