@@ -66,7 +66,7 @@ export function runWideChecks(logged: ExchangeSummary[], baseUrl?: string): Test
   const answered = all.filter((e) => e.status !== undefined);
   const count = (source: ExchangeSummary['source']) => answered.filter((e) => e.source === source).length;
   const parts = [count('client') && `${count('client')} to client libraries`, count('fuzz') && `${count('fuzz')} to the fuzz phase`, count('preflight') && 'the preflight'].filter(Boolean);
-  const n = `${answered.length} responses${parts.length ? ` (${parts.join(', ')})` : ''}${outside ? `; ${outside} outside the base URL not judged` : ''}`;
+  const n = `${answered.length} responses${parts.length ? `: ${parts.join(', ')}` : ''}${outside ? `; ${outside} outside the base URL not judged` : ''}`;
   const out: TestRecord[] = [];
   for (const rule of RESPONSE_RULES) {
     const r = judgeRule(rule, all, n);
@@ -93,7 +93,7 @@ function judgeRule(rule: ResponseRule, all: ExchangeSummary[], n: string): TestR
     return record(rule.clause, rule.title, 'inconclusive', `no evidence: ${rule.evidence} in ${n}${byFuzz}`);
   }
   if (!offenders.length) {
-    return record(rule.clause, rule.title, 'pass', `${judged.length} ${rule.judgedNoun} of ${n}, none breaking it${byFuzz}`);
+    return record(rule.clause, rule.title, 'pass', `none breaks it: ${judged.length} ${rule.judgedNoun} judged, in ${n}${byFuzz}`);
   }
   return record(rule.clause, rule.title, broken(rule.clause),
     `expected ${rule.expected}, got ${offenders.length} of ${judged.length} ${rule.judgedNoun} breaking it: ${list(offenders.map((o) => o.e), (e) => offenders.find((o) => o.e === e)!.seen)}${byFuzz}`,
