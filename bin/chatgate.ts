@@ -307,7 +307,8 @@ function readExchanges(dir: string): ExchangeSummary[] {
     if (!f.endsWith('.jsonl')) continue;
     for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) if (line) out.push(JSON.parse(line));
   }
-  return out;
+  // One file per worker: in time order across them, so a failure names the exchange that met it first.
+  return out.sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
 }
 
 main().then((code) => process.exit(code), (err) => {

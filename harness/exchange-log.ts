@@ -24,6 +24,8 @@ export type ExchangeSource = 'client' | 'fuzz' | 'preflight';
 
 export interface ExchangeSummary {
   seq: number;
+  /** When it was logged (ms since the epoch): the runner orders the run's exchanges by it, so "the first" offender is the first in time. */
+  at?: number;
   test?: string;
   /**
    * 'client': a client library through the Wire (harness/clients/fetch.ts); 'fuzz': a
@@ -87,7 +89,7 @@ export function echoedSecrets(headers: Record<string, string>, text: string): st
 export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary {
   const text = p.text ?? '';
   const s: ExchangeSummary = {
-    seq: p.seq ?? 0, test, ...(p.source ? { source: p.source } : {}), method: p.method, url: p.url, status: p.status,
+    seq: p.seq ?? 0, at: Date.now(), test, ...(p.source ? { source: p.source } : {}), method: p.method, url: p.url, status: p.status,
     transportError: p.transportError, keyEchoes: p.keyEchoes ?? echoedSecrets(p.headers, text), curl: p.curl,
     ...(p.reuseRetry ? { reuseRetry: p.reuseRetry } : {}),
   };
