@@ -1,6 +1,8 @@
 // EV: streaming replies as server-sent events (spec: Events 2; the chunk shape and the
 // [DONE] terminator come from the OpenAI-style clients, hence the COMPAT clauses).
-// All EV tests judge one captured stream, each for its own clause.
+// The EV tests judge one captured stream, each for its own clause (EV-9 and EV-12 also
+// the one asked for with include_usage). EV-12's rule is lib/cumulative-deltas.ts, the
+// one the run-wide table applies to every other stream of the run.
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import { chat, chatBody, shared } from '../harness/target.ts';
