@@ -34,8 +34,8 @@ function record(clauseId: ClauseId, title: string, verdict: Verdict, message: st
 /** A broken clause's verdict by its level: MUST/COMPAT fail, SHOULD warns. */
 const broken = (clauseId: ClauseId): Verdict => (CLAUSES[clauseId].level === 'SHOULD' ? 'warn' : 'fail');
 
-function list(offenders: ExchangeSummary[], detail: (e: ExchangeSummary) => string): string {
-  const shown = offenders.slice(0, 5).map((e) => `${where(e)}${e.test ? ` [${e.test}]` : ''}: ${detail(e)}`);
+function list(offenders: ExchangeSummary[], detail: (e: ExchangeSummary, i: number) => string): string {
+  const shown = offenders.slice(0, 5).map((e, i) => `${where(e)}${e.test ? ` [${e.test}]` : ''}: ${detail(e, i)}`);
   return shown.join('; ') + (offenders.length > 5 ? `; and ${offenders.length - 5} more` : '');
 }
 
@@ -96,7 +96,7 @@ function judgeRule(rule: ResponseRule, all: ExchangeSummary[], n: string): TestR
     return record(rule.clause, rule.title, 'pass', `none breaks it: ${judged.length} ${rule.judgedNoun} judged, in ${n}${byFuzz}`);
   }
   return record(rule.clause, rule.title, broken(rule.clause),
-    `expected ${rule.expected}, got ${offenders.length} of ${judged.length} ${rule.judgedNoun} breaking it: ${list(offenders.map((o) => o.e), (e) => offenders.find((o) => o.e === e)!.seen)}${byFuzz}`,
+    `expected ${rule.expected}, got ${offenders.length} of ${judged.length} ${rule.judgedNoun} breaking it: ${list(offenders.map((o) => o.e), (_, i) => offenders[i]!.seen)}${byFuzz}`,
     offenders.map((o) => o.e),
     { expected: rule.expected, seen: `${offenders.length} of ${judged.length} ${rule.judgedNoun}; the first: ${where(offenders[0]!.e)}${offenders[0]!.e.test ? ` [${offenders[0]!.e.test}]` : ''}: ${offenders[0]!.seen}` });
 }
