@@ -11,7 +11,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, FUZZ_MAX_SEED, loadConfig, type Config } from '../lib/config.ts';
-import { addSecret, redact } from '../lib/redact.ts';
+import { addSecret, redact, redactDeep } from '../lib/redact.ts';
 import { registerSecrets } from '../lib/extra-headers.ts';
 import { oneLineWarnings } from '../lib/header-lines.ts';
 import { preflight } from '../lib/preflight.ts';
@@ -20,8 +20,9 @@ import { failsTheRun, summarise, type Results, type RunMode, type TestRecord } f
 import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/selection.ts';
 import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, suiteFileOf, type ExpectationsFile } from '../lib/expectations.ts';
 import { VerdictCollector, testId } from '../runner/verdict-collector.ts';
-import type { ExchangeSummary } from '../harness/exchange-log.ts';
-import { RUN_WIDE_FILE, runWideChecks, runWideTestIds } from '../runner/run-wide-checks.ts';
+import { summariseParts, type ExchangeSummary } from '../harness/exchange-log.ts';
+import { toCurl } from '../lib/curl.ts';
+import { foldIntoProbes, RUN_WIDE_FILE, runWideChecks, runWideTestIds } from '../runner/run-wide-checks.ts';
 import { writeResultsJson } from '../reports/writers/results-json.ts';
 import { writeJunit } from '../reports/writers/junit.ts';
 import { writeMarkdown } from '../reports/writers/markdown.ts';
@@ -123,11 +124,19 @@ async function main(): Promise<number> {
   registerSecrets(config.extraHeaders); // secret HEADERS values are masked like the keys
   for (const w of oneLineWarnings(config.extraHeaders)) process.stderr.write(`chatgate: warning: HEADERS: ${w}\n`);
   // Staging (issue 12): one request before any test; no HTTP answer at all is exit 2, no report, no history.
+  let preflightExchange: ExchangeSummary | undefined;
   if (config.targetUrl) {
     const pre = await preflight({ targetUrl: config.targetUrl, apiKey: config.apiKey!, timeoutMs: config.timeoutMs })
       .catch((err) => (err instanceof ConfigError ? configError(err.message) : Promise.reject(err)));
     for (const w of pre.warnings) process.stderr.write(`chatgate: warning: ${redact(w)}\n`);
     if (pre.unreachable) configError(`${pre.unreachable.variable}: ${pre.unreachable.message}`);
+    // The preflight's answer is an exchange of the run: the per-response rules judge it too.
+    if (pre.answer && pre.status !== undefined) {
+      preflightExchange = redactDeep(summariseParts({
+        source: 'preflight', method: 'GET', url: pre.answer.url, status: pre.status, headers: pre.answer.headers, text: pre.answer.text,
+        curl: toCurl({ method: 'GET', url: pre.answer.url, headers: { Authorization: 'Bearer ***' } }),
+      }, 'preflight'));
+    }
   }
 
   const startedAt = new Date().toISOString();
@@ -176,11 +185,11 @@ async function main(): Promise<number> {
     await stopReference?.();
   }
 
-  const exchanges = readExchanges(runDir);
+  const exchanges = [...(preflightExchange ? [preflightExchange] : []), ...readExchanges(runDir)];
   rmSync(runDir, { recursive: true, force: true });
   const nameFilter = args.testNamePattern === undefined ? undefined : new RegExp(args.testNamePattern);
-  const runWide = runWideChecks(exchanges, process.env.TARGET_URL)
-    .filter((r) => selectionMatches(process.env.CLAUSES, r.clause) && (!nameFilter || nameFilter.test(r.title)));
+  const runWide = foldIntoProbes(collector.records, runWideChecks(exchanges, process.env.TARGET_URL)
+    .filter((r) => selectionMatches(process.env.CLAUSES, r.clause) && (!nameFilter || nameFilter.test(r.title))));
   const tests = [...collector.records, ...runWide].sort((a, b) => a.id.localeCompare(b.id));
   for (const e of collector.moduleErrors) {
     tests.push({ id: `load-error/${tests.length}`, clause: 'unknown', level: 'MUST', verdict: 'error', title: 'suite file failed to load', requirement: '', message: e, notes: [] });
@@ -302,7 +311,8 @@ function readExchanges(dir: string): ExchangeSummary[] {
     if (!f.endsWith('.jsonl')) continue;
     for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) if (line) out.push(JSON.parse(line));
   }
-  return out;
+  // One file per worker: in time order across them, so a failure names the exchange that met it first.
+  return out.sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
 }
 
 main().then((code) => process.exit(code), (err) => {

@@ -1,7 +1,9 @@
-// Every exchange a test worker sees, our raw client's and the client libraries' alike
-// (harness/clients/fetch.ts), is appended (redacted, summarised in one format) to a
-// JSON Lines file in the run directory, so the runner can judge run-wide clauses
-// (ERR-1, ERR-2, ERR-3, ERR-4, ERR-5, AUTH-9) over all of them after the tests end
+// Every exchange a test worker sees is appended once (redacted, summarised in one
+// format) to a JSON Lines file in the run directory: our raw client's (each attempt,
+// the 429s it waited out included: lib/http-client.ts's onExchange), the client
+// libraries' (harness/clients/fetch.ts) and the fuzz phase's generated requests. The
+// runner adds the preflight's, then judges the per-response rules
+// (runner/response-checks.ts) over all of them after the tests end
 // (runner/run-wide-checks.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
@@ -11,15 +13,26 @@ import type { Exchange, ReuseRetry } from '../lib/http-client.ts';
 import { errorBodyProblems, errorObjectOf, parseJson } from '../lib/error-body.ts';
 import { errorSchemaProblems } from '../lib/schema-validator.ts';
 import { knownSecrets, redact, redactDeep } from '../lib/redact.ts';
+import { parseSse } from '../lib/sse-reader.ts';
+import { DeltaSnapshotWatch, type SnapshotFinding } from '../lib/cumulative-deltas.ts';
 
 /** The title of the test whose code is running (clause() sets it), for the run-wide checks' messages. */
 export const exchangeContext = new AsyncLocalStorage<string>();
 
+/** Who sent an exchange: absent, our raw client in a fixed probe. */
+export type ExchangeSource = 'client' | 'fuzz' | 'preflight';
+
 export interface ExchangeSummary {
   seq: number;
+  /** When it was logged (ms since the epoch): the runner orders the run's exchanges by it, so "the first" offender is the first in time. */
+  at?: number;
   test?: string;
-  /** 'client': sent by a client library through the Wire (harness/clients/fetch.ts); absent: our raw client. */
-  source?: 'client';
+  /**
+   * 'client': a client library through the Wire (harness/clients/fetch.ts); 'fuzz': a
+   * generated request of the fuzz phase; 'preflight': the runner's request before the
+   * tests (lib/preflight.ts); absent: our raw client in a fixed probe.
+   */
+  source?: ExchangeSource;
   method: string;
   url: string;
   status?: number;
@@ -37,12 +50,16 @@ export interface ExchangeSummary {
   bodyExcerpt?: string;
   /** Sent again on a new connection after the reused one failed before any response (SVC-8 evidence, lib/connection-reuse.ts). */
   reuseRetry?: ReuseRetry;
+  /** An event stream: how many non-empty content deltas it carried (EV-12's evidence). */
+  contentDeltas?: number;
+  /** The stream's deltas were cumulative snapshots (EV-12, lib/cumulative-deltas.ts). */
+  snapshots?: SnapshotFinding;
 }
 
 /** One exchange as either sender saw it: what the summary is made from. */
 export interface ExchangeParts {
   seq?: number;
-  source?: 'client';
+  source?: ExchangeSource;
   method: string;
   url: string;
   status?: number;
@@ -53,6 +70,8 @@ export interface ExchangeParts {
   keyEchoes?: string[];
   curl: string;
   reuseRetry?: ReuseRetry;
+  /** The data payloads of an event stream, when the sender parsed them already (else read from `text`). */
+  streamData?: string[];
 }
 
 /** The error-body rule (lib/error-body.ts) applied to an exchange; a transport failure is its own problem. */
@@ -70,10 +89,13 @@ export function echoedSecrets(headers: Record<string, string>, text: string): st
 export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary {
   const text = p.text ?? '';
   const s: ExchangeSummary = {
-    seq: p.seq ?? 0, test, ...(p.source ? { source: p.source } : {}), method: p.method, url: p.url, status: p.status,
+    seq: p.seq ?? 0, at: Date.now(), test, ...(p.source ? { source: p.source } : {}), method: p.method, url: p.url, status: p.status,
     transportError: p.transportError, keyEchoes: p.keyEchoes ?? echoedSecrets(p.headers, text), curl: p.curl,
     ...(p.reuseRetry ? { reuseRetry: p.reuseRetry } : {}),
   };
+  if (p.status !== undefined && p.status < 300 && (p.streamData || /^text\/event-stream/i.test(p.headers['content-type'] ?? ''))) {
+    Object.assign(s, streamEvidence(p.streamData ?? sseData(text)));
+  }
   if (p.status !== undefined && p.status >= 400) {
     s.errorBodyProblems = errorBodyProblems(p.headers['content-type'], text, errorSchemaProblems);
     const f = errorObjectOf(parseJson(text));
@@ -84,11 +106,38 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
   return s;
 }
 
-export function summarise(ex: Exchange, test?: string): ExchangeSummary {
+/** The data payloads of an event stream's body text (the strict reader, lib/sse-reader.ts). */
+export function sseData(text: string): string[] {
+  return parseSse(text).events.map((e) => e.data);
+}
+
+/** What EV-12 needs of a stream: its content deltas counted, and the snapshot finding (the one rule, lib/cumulative-deltas.ts). */
+export function streamEvidence(data: string[]): Pick<ExchangeSummary, 'contentDeltas' | 'snapshots'> {
+  const watch = new DeltaSnapshotWatch();
+  let contentDeltas = 0;
+  for (const d of data) {
+    if (d.trim() === '[DONE]') break;
+    let chunk: unknown;
+    try { chunk = JSON.parse(d); } catch { continue; } // EV-3 judges payloads that are not JSON
+    const choices = (chunk as { choices?: unknown } | null)?.choices;
+    if (Array.isArray(choices)) {
+      for (const c of choices) {
+        const content = (c as { delta?: { content?: unknown } } | null)?.delta?.content;
+        if (typeof content === 'string' && content !== '') contentDeltas++;
+      }
+    }
+    watch.pushChunk(chunk);
+  }
+  const snapshots = watch.finding();
+  return { contentDeltas, ...(snapshots ? { snapshots } : {}) };
+}
+
+export function summarise(ex: Exchange, test?: string, source?: ExchangeSource): ExchangeSummary {
   return summariseParts({
-    seq: ex.seq, method: ex.request.method, url: ex.request.url, status: ex.status, headers: ex.headers,
+    seq: ex.seq, ...(source ? { source } : {}), method: ex.request.method, url: ex.request.url, status: ex.status, headers: ex.headers,
     text: ex.text, transportError: ex.error?.message, keyEchoes: ex.keyEchoes, curl: ex.curl,
     ...(ex.reuseRetry ? { reuseRetry: ex.reuseRetry } : {}),
+    ...(ex.stream ? { streamData: ex.stream.events.map((e) => e.data) } : {}),
   }, test);
 }
 
@@ -103,10 +152,10 @@ function append(summary: ExchangeSummary): void {
   appendFileSync(join(dir, `exchanges-${process.pid}-${threadId}.jsonl`), JSON.stringify(redactDeep(summary)) + '\n');
 }
 
-/** Logs one exchange of our raw client. */
-export function logExchange(ex: Exchange, test = exchangeContext.getStore()): void {
+/** Logs one exchange of our raw client (`source` 'fuzz' for the fuzz phase's generated requests). */
+export function logExchange(ex: Exchange, test = exchangeContext.getStore(), source?: 'fuzz'): void {
   if (!process.env.CHATGATE_RUN_DIR) return;
-  append(summarise(ex, test));
+  append(summarise(ex, test, source));
 }
 
 /** Logs one exchange a client library made (harness/clients/fetch.ts), in the same format. */

@@ -21,10 +21,15 @@ registerSecrets(config.extraHeaders);
 /** Which test an exchange belongs to, for the run-wide checks' messages. */
 export const currentTest = new AsyncLocalStorage<{ title: string; exchanges: Exchange[] }>();
 
+/** Marks the fuzz phase's requests in the exchange log (its own tests judge ERR-1/ERR-2 on them, shrunk). */
+export const fuzzTraffic = new AsyncLocalStorage<true>();
+
+// Every exchange of the raw client goes to the exchange log here, once: each 429 it
+// waited out and the answer it returned (the per-response rules judge them all).
 export const http = new HttpClient({
   baseUrl: config.targetUrl,
   timeoutMs: config.timeoutMs,
-  onExchange: (ex) => logExchange(ex, currentTest.getStore()?.title),
+  onExchange: (ex) => logExchange(ex, currentTest.getStore()?.title, fuzzTraffic.getStore() ? 'fuzz' : undefined),
 });
 
 export const keys = {
@@ -42,10 +47,9 @@ export const models = config.models;
 export const UNKNOWN_BRAIN = '00000000-0000-4000-8000-00000000c4a7';
 export const MALFORMED_BRAIN = 'not-a-uuid';
 
-/** Sends one request and records it for the run-wide checks and for the test's report. */
+/** Sends one request (logged by `http`) and records it for the test's report. */
 export async function send(spec: RequestSpec): Promise<Exchange> {
   const ex = await http.send(spec);
-  logExchange(ex, currentTest.getStore()?.title);
   currentTest.getStore()?.exchanges.push(ex);
   return ex;
 }

@@ -113,7 +113,7 @@ export interface ClientOptions {
   baseUrl: string;
   timeoutMs: number;
   maxBodyBytes?: number;
-  /** Called with every exchange, including the 429s that were retried (global checks read them). */
+  /** Called once with every exchange send() made: each 429 it waited out, then the answer it returns. */
   onExchange?: (ex: Exchange) => void;
   /** Retry budget for 429s: at most 3 retries and 30 s of waiting per request. */
   retry429?: { maxRetries: number; maxTotalWaitMs: number };
@@ -175,7 +175,7 @@ export class HttpClient {
   }
 
   async send(spec: RequestSpec): Promise<Exchange> {
-    return with429BackOff(
+    const ex = await with429BackOff(
       async (retries) => {
         const ex = await this.onceOrAgain(spec);
         ex.retries = retries;
@@ -188,6 +188,8 @@ export class HttpClient {
         onRetry: (ex) => this.options.onExchange?.(ex), // the throttled answer is still an answer the run saw
       },
     );
+    this.options.onExchange?.(ex);
+    return ex;
   }
 
   /**

@@ -21,6 +21,8 @@ export interface Unreachable {
 export interface PreflightResult {
   /** Status of the answer; undefined when there was none. */
   status?: number;
+  /** The answer's headers and body (the first 64 KiB): the runner judges it like every exchange of the run. */
+  answer?: { url: string; headers: Record<string, string>; text: string };
   unreachable?: Unreachable;
   /** The proxy the run goes through, if any. */
   proxy?: ProxyChoice;
@@ -58,15 +60,18 @@ export async function preflight(input: PreflightInput): Promise<PreflightResult>
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), input.timeoutMs);
   try {
-    const res = await request(`${input.targetUrl.replace(/\/+$/, '')}/models`, {
+    const url = `${input.targetUrl.replace(/\/+$/, '')}/models`;
+    const res = await request(url, {
       method: 'GET',
       // Named in the User-Agent, so a server's log (and a test fixture) can tell it from the tests' requests.
       headers: withExtraHeaders({ authorization: `Bearer ${input.apiKey}`, accept: 'application/json', 'user-agent': 'chatgate-preflight' }, env),
       dispatcher,
       signal: deadline.signal,
     });
-    await res.body.dump().catch(() => {});
-    return { status: res.statusCode, proxy, warnings };
+    const text = await firstBytes(res.body, ANSWER_BYTES).catch(() => '');
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    return { status: res.statusCode, answer: { url, headers, text }, proxy, warnings };
   } catch (err) {
     const unreachable = explain(err, { target, proxy, timeoutMs: input.timeoutMs, connectMs, timedOut: deadline.signal.aborted, extraCa: env.NODE_EXTRA_CA_CERTS?.trim() || undefined });
     unreachable.message = redact(unreachable.message.replace(/\s*\n\s*/g, ' '));
@@ -75,6 +80,20 @@ export async function preflight(input: PreflightInput): Promise<PreflightResult>
     clearTimeout(timer);
     await dispatcher.destroy().catch(() => {});
   }
+}
+
+const ANSWER_BYTES = 64 * 1024;
+
+/** The body's first `max` bytes as text; the rest is not read. */
+async function firstBytes(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
+  const parts: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of body) {
+    parts.push(chunk);
+    n += chunk.length;
+    if (n >= max) { body.destroy(); break; }
+  }
+  return Buffer.concat(parts).subarray(0, max).toString('utf8');
 }
 
 /** Every error code in an error and its causes (AggregateError for multi-address connects). */

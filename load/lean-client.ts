@@ -11,6 +11,7 @@ import type { Dispatcher } from 'undici';
 import { describe, validate } from '../lib/schema-validator.ts';
 import { GapTally } from './histogram.ts';
 import { SseScan } from './sse-scan.ts';
+import { DeltaSnapshotWatch, describeSnapshots } from '../lib/cumulative-deltas.ts';
 import type { RouteKind } from './request-bodies.ts';
 
 export type FailureKind =
@@ -87,6 +88,8 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   private cancelled: Error | undefined;
   private finished = false;
   private reader: SseScan | undefined;
+  /** EV-12 on every stream (lib/cumulative-deltas.ts): incremental, it keeps a few short strings once a stream is plainly legal. */
+  private snapshots: DeltaSnapshotWatch | undefined;
   /** performance.now() of the network piece being read: every event in it shares it. */
   private pieceAt = 0;
   private jsonParts: Buffer[] | undefined;
@@ -135,6 +138,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
         return;
       }
       this.reader = new SseScan((data) => this.onEvent(data));
+      this.snapshots = new DeltaSnapshotWatch();
     } else {
       if (!/json/i.test(contentType)) {
         this.fail('bad_body', `answered with Content-Type ${contentType || '(none)'}, not JSON`);
@@ -173,6 +177,8 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       if (this.reader.problems.length > 0) return this.fail('bad_body', `SSE: ${this.reader.problems[0]!.detail}`);
       if (!this.done) return this.fail('incomplete_stream', `stream closed without data: [DONE] after ${this.reader.events} events`);
       if (o.contentChunks === 0) return this.fail('bad_body', 'stream carried no content');
+      const snapshots = this.snapshots?.finding();
+      if (snapshots) return this.fail('bad_body', `stream breaks EV-12: ${describeSnapshots(snapshots)}`);
       o.ok = true;
       return this.finish();
     }
@@ -235,6 +241,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       const v = validate('chat-completion-chunk', chunk);
       if (!v.valid) return this.fail('bad_body', `chunk breaks ${v.errors[0]!.clause}: ${v.errors[0]!.message}`);
     }
+    this.snapshots?.pushChunk(chunk);
     const content = chunk.choices?.[0]?.delta?.content;
     if (typeof content === 'string' && content.length > 0) {
       if (o.firstContentAt === undefined) o.firstContentAt = now;
@@ -293,6 +300,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     this.outcome.endAt = performance.now();
     if (this.reader) this.outcome.events = this.reader.events;
     this.reader = undefined;
+    this.snapshots = undefined;
     this.jsonParts = undefined;
     this.onDone(this.outcome);
   }

@@ -122,6 +122,8 @@ const CATALOG = {
   'stream-id-no-prefix': { clauses: ['EV-7'], description: 'Chunk ids are "cmpl-..." (the same on every chunk).' },
   'stream-no-role': { clauses: ['EV-8'], description: 'No delta carries role "assistant".' },
   'stream-named-event': { clauses: ['EV-11'], description: 'Every event carries "event: chunk".' },
+  // --- streaming: deltas that are snapshots ----------------------------------------
+  'cumulative-deltas': { clauses: ['EV-12'], description: 'Every content delta of a stream is the reply so far ("Alpha", "Alpha bravo", ...), as fronts that re-emit the whole reply do.' },
 
   // --- error bodies ---------------------------------------------------------------
   'error-missing-type': { clauses: ['ERR-1'], description: 'Error bodies lack error.type.' },

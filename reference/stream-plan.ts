@@ -65,7 +65,16 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   const roleDelta = (): Record<string, unknown> => {
     const delta: Record<string, unknown> = { role: 'assistant', content: ctx.variant('role-chunk-null-content') ? null : '' };
     if (d('stream-no-role')) delete delta.role;
+    if (ctx.variant('repetitive-deltas')) delete delta.content; // a role-only first delta
     return delta;
+  };
+  // cumulative-deltas: every content delta is the reply so far, as some fronts re-emit it.
+  const sent = new Map<number, string>();
+  const contentOf = (index: number, piece: string): string => {
+    if (!d('cumulative-deltas')) return piece;
+    const so = (sent.get(index) ?? '') + piece;
+    sent.set(index, so);
+    return so;
   };
 
   if (ctx.variant('one-chunk')) {
@@ -76,13 +85,13 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
     }
   } else {
     for (const c of plan.choices) steps.push(chunk([choice(c.index, roleDelta(), null)]));
-    const pieces = plan.choices.map((c) => splitContent(c.text, ctx.variant('char-per-chunk')));
+    const pieces = plan.choices.map((c) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(c.text, false)] : splitContent(c.text, ctx.variant('char-per-chunk'))));
     const longest = Math.max(0, ...pieces.map((p) => p.length));
     for (let k = 0; k < longest; k++) {
       plan.choices.forEach((c, i) => {
         const piece = pieces[i]![k];
         if (piece === undefined) return;
-        steps.push(chunk([choice(c.index, { content: d('stream-empty-content') ? '' : piece }, null)]));
+        steps.push(chunk([choice(c.index, { content: d('stream-empty-content') ? '' : contentOf(c.index, piece) }, null)]));
       });
     }
     for (const c of plan.choices) {
@@ -102,6 +111,13 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   }
   return steps;
 }
+
+/**
+ * repetitive-deltas: the reply opens with a word repeated on purpose, one delta each
+ * ("ha", "ha", "ha"), an empty delta, then one-character deltas of a repetitive run
+ * ("a", "a", "a"), then the words; legal streams a snapshot rule must not mistake.
+ */
+const REPETITIVE_OPENING = ['ha', 'ha', 'ha', '', ' ', 'a', 'a', 'a', '', ' '];
 
 /** Content pieces whose concatenation is the text: words (with their leading space) or characters. */
 export function splitContent(text: string, perChar: boolean): string[] {

@@ -45,6 +45,8 @@ const CATALOG = {
   // --- issue 11: what a server does with parameters it does not know (CHAT-8 allows both) ---
   'unknown-params-400': { description: 'Top-level request fields that are not OpenAI chat parameters are refused with 400 ("Unrecognized request argument supplied").' },
   'params-ignored': { description: 'Optional parameters are never validated: out-of-range or mistyped n, max_tokens, temperature, top_p are ignored (200).' },
+  // --- streams that repeat themselves legally (EV-12 judges snapshots, not repetition) ---
+  'repetitive-deltas': { description: 'Streams open with a role-only delta ({"role":"assistant"}, no content), then a word repeated on purpose one delta each ("ha", "ha", "ha"), empty deltas, one-character deltas of a repetitive run ("a", "a", "a"), then the reply word by word. Single-chunk replies are one-chunk\'s; the usage-only last chunk comes with include_usage.' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;

@@ -1,20 +1,24 @@
-// Clauses judged over every response the run saw, not by one test: the runner
-// calls this after the suites, with the exchange summaries the workers logged
-// (harness/exchange-log.ts): our raw client's and the client libraries' alike.
-// Only exchanges under TARGET_URL's base path are judged (a probe outside it, such as
-// VER-2's /v2/models, answers for its own INFO clause only). No evidence is no
-// verdict: a check with nothing to judge (no error response for ERR-1/ERR-3, no
-// response at all) is `inconclusive`, never a pass. A failure lists the offending
-// responses and reproduces the first one.
+// Clauses judged over every response the run saw, not by one test: the runner calls
+// this after the suites with the exchanges the workers logged (harness/exchange-log.ts:
+// fixed probes, client libraries, the fuzz phase, retried 429s) and the preflight's.
+// Each per-response rule of the table (runner/response-checks.ts) gives one record on
+// its clause. Only exchanges under TARGET_URL's base path are judged (a probe outside
+// it, such as VER-2's /v2/models, answers for its own INFO clause only). The fuzz
+// phase's requests are judged here too, except by ERR-1 and ERR-2, which the fuzz tests
+// report on them, shrunk (suites/fuzz.test.ts). No evidence is no verdict: a rule with
+// nothing to judge (no error response for ERR-1/ERR-3, no response at all) is
+// `inconclusive`, never a pass. A failure names the request that met it first, lists a
+// few more and counts the rest.
 import { CLAUSES, type ClauseId } from '../lib/clauses.ts';
 import type { TestRecord, Verdict } from '../lib/verdicts.ts';
-import { emptyErrorMembers } from '../lib/error-body.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
-import { reuseRetryEvidence } from '../lib/connection-reuse.ts';
+import { RESPONSE_RULES, type ResponseRule } from './response-checks.ts';
+import { JUDGED_BY_FUZZ_TESTS } from '../fuzz/oracles.ts';
 
 export const RUN_WIDE_FILE = 'runner/run-wide-checks.ts';
 
-const where = (e: ExchangeSummary) => `${e.method} ${new URL(e.url).pathname} -> ${e.status ?? 'no response'}${e.source === 'client' ? ' (client library)' : ''}`;
+const SOURCE_LABEL: Record<NonNullable<ExchangeSummary['source']>, string> = { client: ' (client library)', fuzz: ' (fuzz phase)', preflight: ' (preflight)' };
+const where = (e: ExchangeSummary) => `${e.method} ${new URL(e.url).pathname} -> ${e.status ?? 'no response'}${e.source ? SOURCE_LABEL[e.source] : ''}`;
 
 function record(clauseId: ClauseId, title: string, verdict: Verdict, message: string, offenders: ExchangeSummary[] = [], extra: Partial<TestRecord> = {}): TestRecord {
   const def = CLAUSES[clauseId];
@@ -30,8 +34,8 @@ function record(clauseId: ClauseId, title: string, verdict: Verdict, message: st
 /** A broken clause's verdict by its level: MUST/COMPAT fail, SHOULD warns. */
 const broken = (clauseId: ClauseId): Verdict => (CLAUSES[clauseId].level === 'SHOULD' ? 'warn' : 'fail');
 
-function list(offenders: ExchangeSummary[], detail: (e: ExchangeSummary) => string): string {
-  const shown = offenders.slice(0, 5).map((e) => `${where(e)}${e.test ? ` [${e.test}]` : ''}: ${detail(e)}`);
+function list(offenders: ExchangeSummary[], detail: (e: ExchangeSummary, i: number) => string): string {
+  const shown = offenders.slice(0, 5).map((e, i) => `${where(e)}${e.test ? ` [${e.test}]` : ''}: ${detail(e, i)}`);
   return shown.join('; ') + (offenders.length > 5 ? `; and ${offenders.length - 5} more` : '');
 }
 
@@ -48,19 +52,11 @@ export function underBase(url: string, baseUrl: string | undefined): boolean {
   }
 }
 
-const TITLES = {
-  'ERR-1': 'every response with status >= 400 carries an error body',
-  'ERR-2': 'no request gets a 5xx other than 503',
-  'ERR-3': 'error message, type and code are non-empty',
-  'ERR-4': 'a 503 carries an error body',
-  'ERR-5': 'param key and type/code values per status',
-  'AUTH-9': 'no response body or header echoes a full API key',
-  'SVC-8': 'no request of the run met a connection closed silently after a response',
-} as const;
+const ERR_5_TITLE = 'param key and type/code values per status';
 
 /** The ids of every record the run-wide checks can give (an EXPECTATIONS file may name them). */
 export function runWideTestIds(): string[] {
-  return Object.entries(TITLES).map(([clauseId, title]) => `run-wide/${clauseId} ${title}`);
+  return [...RESPONSE_RULES.map((r) => `run-wide/${r.clause} ${r.title}`), `run-wide/ERR-5 ${ERR_5_TITLE}`];
 }
 
 /** The run-wide checks over the exchanges of the run; `baseUrl` is TARGET_URL (only exchanges under it are judged). */
@@ -68,48 +64,47 @@ export function runWideChecks(logged: ExchangeSummary[], baseUrl?: string): Test
   const all = logged.filter((e) => underBase(e.url, baseUrl));
   const outside = logged.length - all.length;
   const answered = all.filter((e) => e.status !== undefined);
-  const failing = answered.filter((e) => e.status! >= 400);
-  const clients = answered.filter((e) => e.source === 'client').length;
+  const count = (source: ExchangeSummary['source']) => answered.filter((e) => e.source === source).length;
+  const parts = [count('client') && `${count('client')} to client libraries`, count('fuzz') && `${count('fuzz')} to the fuzz phase`, count('preflight') && 'the preflight'].filter(Boolean);
+  const n = `${answered.length} responses${parts.length ? `: ${parts.join(', ')}` : ''}${outside ? `; ${outside} outside the base URL not judged` : ''}`;
   const out: TestRecord[] = [];
-  const n = `${answered.length} responses (${clients} to client libraries)${outside ? `; ${outside} outside the base URL not judged` : ''}`;
-  const none = (clauseId: keyof typeof TITLES, what: string) => record(clauseId, TITLES[clauseId], 'inconclusive', `no evidence: ${what} in ${n}`);
+  for (const rule of RESPONSE_RULES) {
+    const r = judgeRule(rule, all, n);
+    if (r) out.push(r);
+    if (rule.clause === 'ERR-4') out.push(err5(all, n));
+  }
+  return out;
+}
 
-  const noBody = failing.filter((e) => (e.errorBodyProblems ?? []).length > 0);
-  out.push(failing.length === 0 ? none('ERR-1', 'no response with status >= 400')
-    : noBody.length === 0
-      ? record('ERR-1', TITLES['ERR-1'], 'pass', `${failing.length} failing responses of ${n}, all with an error body`)
-      : record('ERR-1', TITLES['ERR-1'], broken('ERR-1'),
-        `expected an error body on every status >= 400, got ${noBody.length} of ${failing.length} without: ${list(noBody, (e) => e.errorBodyProblems!.join(', '))}`, noBody,
-        { expected: 'an error body on every status >= 400', seen: `${noBody.length} without` }));
+/** One rule over the run's exchanges: its record (undefined for a probed rule without a breach). */
+function judgeRule(rule: ResponseRule, all: ExchangeSummary[], n: string): TestRecord | undefined {
+  const fuzzOwn = (JUDGED_BY_FUZZ_TESTS as readonly ClauseId[]).includes(rule.clause);
+  const mine = fuzzOwn ? all.filter((e) => e.source !== 'fuzz') : all;
+  const judged = mine.filter((e) => rule.judges(e));
+  const offenders: Array<{ e: ExchangeSummary; seen: string }> = [];
+  for (const e of judged) {
+    const seen = rule.check(e);
+    if (seen !== undefined) offenders.push({ e, seen });
+  }
+  const byFuzz = fuzzOwn && mine.length < all.length ? `; the fuzz phase's ${all.length - mine.length} requests are judged by its own ${rule.clause} test` : '';
+  if (rule.probed) {
+    if (!offenders.length) return undefined;
+  } else if (judged.length === 0) {
+    return record(rule.clause, rule.title, 'inconclusive', `no evidence: ${rule.evidence} in ${n}${byFuzz}`);
+  }
+  if (!offenders.length) {
+    return record(rule.clause, rule.title, 'pass', `none breaks it: ${judged.length} ${rule.judgedNoun} judged, in ${n}${byFuzz}`);
+  }
+  return record(rule.clause, rule.title, broken(rule.clause),
+    `expected ${rule.expected}, got ${offenders.length} of ${judged.length} ${rule.judgedNoun} breaking it: ${list(offenders.map((o) => o.e), (_, i) => offenders[i]!.seen)}${byFuzz}`,
+    offenders.map((o) => o.e),
+    { expected: rule.expected, seen: `${offenders.length} of ${judged.length} ${rule.judgedNoun}; the first: ${where(offenders[0]!.e)}${offenders[0]!.e.test ? ` [${offenders[0]!.e.test}]` : ''}: ${offenders[0]!.seen}` });
+}
 
-  const fiveXX = answered.filter((e) => e.status! >= 500 && e.status !== 503);
-  out.push(answered.length === 0 ? none('ERR-2', 'no response at all')
-    : fiveXX.length === 0
-      ? record('ERR-2', TITLES['ERR-2'], 'pass', `no 5xx other than 503 in ${n}`)
-      : record('ERR-2', TITLES['ERR-2'], broken('ERR-2'),
-        `expected no 5xx other than 503, got ${fiveXX.length}: ${list(fiveXX, (e) => e.bodyExcerpt?.slice(0, 80) ?? '')}`, fiveXX,
-        { expected: 'no 5xx other than 503', seen: `${fiveXX.length} responses` }));
-
-  // Every error object the run saw, whether or not its body passed ERR-1 (a null or
-  // missing code breaks both clauses, and each says so).
-  const objects = failing.filter((e) => e.hasErrorObject);
-  const thin = objects.filter((e) => emptyErrorMembers({ message: e.errorMessage, type: e.errorType, code: e.errorCode, hasParam: false }).length > 0);
-  out.push(objects.length === 0 ? none('ERR-3', 'no error object in any failing response')
-    : thin.length === 0
-      ? record('ERR-3', TITLES['ERR-3'], 'pass', `${objects.length} error objects, all with a non-empty message, type and code`)
-      : record('ERR-3', TITLES['ERR-3'], broken('ERR-3'),
-        `expected non-empty message, type and code, got ${thin.length} of ${objects.length} error objects with an empty or missing one: ${list(thin, (e) => emptyErrorMembers({ message: e.errorMessage, type: e.errorType, code: e.errorCode, hasParam: false }).join(', '))}`, thin,
-        { expected: 'error.message, error.type and error.code non-empty strings', seen: `${thin.length} of ${objects.length} error objects with an empty or missing one` }));
-
-  const overload = answered.filter((e) => e.status === 503);
-  const bad503 = overload.filter((e) => (e.errorBodyProblems ?? []).length > 0);
-  out.push(overload.length === 0 ? none('ERR-4', 'no 503 seen')
-    : bad503.length === 0
-      ? record('ERR-4', TITLES['ERR-4'], 'pass', `${overload.length} responses with 503, all with an error body`)
-      : record('ERR-4', TITLES['ERR-4'], broken('ERR-4'),
-        `expected an error body on 503, got ${bad503.length} of ${overload.length} without: ${list(bad503, (e) => e.errorBodyProblems!.join(', '))}`, bad503,
-        { expected: 'an error body on 503', seen: `${bad503.length} of ${overload.length} without` }));
-
+/** ERR-5 is INFO: what the run's error bodies carry, by status (no rule, no verdict on an exchange). */
+function err5(all: ExchangeSummary[], n: string): TestRecord {
+  const objects = all.filter((e) => e.status !== undefined && e.status >= 400 && e.hasErrorObject);
+  if (objects.length === 0) return record('ERR-5', ERR_5_TITLE, 'inconclusive', `no evidence: no error object in any failing response in ${n}`);
   const byStatus = new Map<number, Set<string>>();
   let withParam = 0;
   for (const e of objects) {
@@ -119,27 +114,21 @@ export function runWideChecks(logged: ExchangeSummary[], baseUrl?: string): Test
     byStatus.set(e.status!, set);
   }
   const table = [...byStatus].sort(([a], [b]) => a - b).map(([s, v]) => `${s}: ${[...v].join(', ')}`).join('; ');
-  out.push(objects.length === 0 ? none('ERR-5', 'no error object in any failing response')
-    : record('ERR-5', TITLES['ERR-5'], 'info', `${withParam} of ${objects.length} error bodies carry param; type/code by status: ${table}`));
+  return record('ERR-5', ERR_5_TITLE, 'info', `${withParam} of ${objects.length} error bodies carry param; type/code by status: ${table}`);
+}
 
-  const echoes = all.filter((e) => e.keyEchoes.length > 0);
-  out.push(answered.length === 0 ? none('AUTH-9', 'no response at all')
-    : echoes.length === 0
-      ? record('AUTH-9', TITLES['AUTH-9'], 'pass', `no key in ${n}`)
-      : record('AUTH-9', TITLES['AUTH-9'], broken('AUTH-9'),
-        `expected no full key in any response, got ${echoes.length} responses echoing one: ${list(echoes, (e) => e.keyEchoes.join(', '))}`, echoes,
-        { expected: 'no full key in any response', seen: `${echoes.length} responses` }));
-
-  // SVC-8 from the run's own traffic: requests the raw client had to send again because a
-  // connection left open was closed under them (lib/connection-reuse.ts). Reported only
-  // when such an event happened: without one this says nothing either way (the probe in
-  // suites/svc.test.ts judges the clause), and an inconclusive twin beside the probe's
-  // pass would only blur the clause's line.
-  const reuse = reuseRetryEvidence(all);
-  if (reuse.length) {
-    out.push(record('SVC-8', TITLES['SVC-8'], broken('SVC-8'),
-      `expected a connection left open to accept the next request, got ${reuse.length} requests that failed on one and were sent again: ${reuse.slice(0, 5).join('; ')}${reuse.length > 5 ? `; and ${reuse.length - 5} more` : ''}`, [],
-      { expected: 'a connection left open (no Connection: close) accepts the next request', seen: `${reuse.length} requests re-sent on a new connection` }));
-  }
-  return out;
+/**
+ * A probed rule's run-wide breach beside its probe's own failure is one failure: it
+ * becomes a note on the probe's record (how many more exchanges of the run broke the
+ * clause, and the first), not a second record.
+ */
+export function foldIntoProbes(records: TestRecord[], runWide: TestRecord[]): TestRecord[] {
+  const probed = new Set(RESPONSE_RULES.filter((r) => r.probed).map((r) => r.clause as string));
+  return runWide.filter((w) => {
+    if (!probed.has(w.clause) || (w.verdict !== 'fail' && w.verdict !== 'warn')) return true;
+    const probe = records.find((t) => t.clause === w.clause && (t.verdict === 'fail' || t.verdict === 'warn'));
+    if (!probe) return true;
+    probe.notes.push(`across the run's traffic, ${w.clause}: ${w.seen ?? w.message}`);
+    return false;
+  });
 }

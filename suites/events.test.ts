@@ -1,12 +1,27 @@
 // EV: streaming replies as server-sent events (spec: Events 2; the chunk shape and the
 // [DONE] terminator come from the OpenAI-style clients, hence the COMPAT clauses).
-// All EV tests judge one captured stream, each for its own clause.
+// The EV tests judge one captured stream, each for its own clause (EV-9 and EV-12 also
+// the one asked for with include_usage). EV-12's rule is lib/cumulative-deltas.ts, the
+// one the run-wide table applies to every other stream of the run.
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import { chat, chatBody, shared } from '../harness/target.ts';
 import { readStream } from '../harness/stream-judge.ts';
 import { validate } from '../lib/schema-validator.ts';
 import type { Exchange } from '../lib/http-client.ts';
+import { DeltaSnapshotWatch, describeSnapshots } from '../lib/cumulative-deltas.ts';
+
+/** Non-empty `delta.content` strings in the chunks, all choices. */
+function contentDeltas(chunks: Array<Record<string, unknown>>): number {
+  let n = 0;
+  for (const c of chunks) {
+    for (const ch of Array.isArray(c.choices) ? c.choices : []) {
+      const content = (ch as { delta?: { content?: unknown } } | null)?.delta?.content;
+      if (typeof content === 'string' && content !== '') n++;
+    }
+  }
+  return n;
+}
 
 const stream = shared(() => chat(chatBody({ stream: true })));
 const withUsage = shared(() => chat(chatBody({ stream: true, stream_options: { include_usage: true } })));
@@ -61,6 +76,25 @@ describe('EV: chunks', () => {
   clause('EV-4', 'the concatenated delta.content of choice 0 is non-empty', async (t) => {
     const { ex, r } = await reading(t);
     t.check((r.content.get(0) ?? '').length > 0, 'non-empty content', `"" from ${r.chunks.length} chunks`, ex);
+  });
+
+  clause('EV-12', 'each delta.content is new text only, not the reply so far again', async (t) => {
+    // Both streams of this file: the plain one, and the one that may end with a usage-only chunk.
+    const { ex, r } = await reading(t);
+    const usage = await withUsage();
+    const judged = [{ ex, r }, ...(usage.status === 200 ? [{ ex: usage, r: readStream(usage) }] : [])];
+    let deltas = 0;
+    for (const s of judged) {
+      const watch = new DeltaSnapshotWatch();
+      for (const c of s.r.chunks) watch.pushChunk(c);
+      const n = contentDeltas(s.r.chunks);
+      if (n === 0) continue;
+      deltas += n;
+      const found = watch.finding();
+      t.check(!found, 'each delta.content new text only (not the reply so far again)', () => describeSnapshots(found!), s.ex);
+    }
+    if (deltas === 0) t.inconclusive('no content delta to judge (see EV-4)');
+    t.note(`${deltas} content deltas in ${judged.length} stream${judged.length === 1 ? '' : 's'}, none a snapshot of the ones before`);
   });
 
   clause('EV-5', 'exactly one chunk per choice finishes, with "stop", and no content follows', async (t) => {

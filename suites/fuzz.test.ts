@@ -4,11 +4,13 @@
 // every clause test below reads the same campaign and reports the shrunk failures of its
 // own clause, each once, with its replay command and curl line.
 //
-// Generated exchanges are not logged for the run-wide checks: ERR-1 and ERR-2 judge them
-// here, shrunk and de-duplicated, instead of listing hundreds of raw requests there.
+// Generated exchanges go to the exchange log like every other (marked 'fuzz'): the
+// per-response rules (runner/response-checks.ts) judge them run-wide, except ERR-1 and
+// ERR-2, which the tests here report on them, shrunk and de-duplicated, with the same
+// rules, instead of listing hundreds of raw requests there.
 import { describe } from 'vitest';
 import { clause } from '../harness/clause-test.ts';
-import { brainId, config, http, keys, models, shared } from '../harness/target.ts';
+import { brainId, config, fuzzTraffic, http, keys, models, shared } from '../harness/target.ts';
 import { runCampaign } from '../fuzz/campaign.ts';
 import { FUZZ_CLAUSES, type FuzzClause } from '../fuzz/oracles.ts';
 import { describeFinding, summaryLines } from '../fuzz/report.ts';
@@ -37,7 +39,7 @@ const WHAT: Record<FuzzClause, string> = {
 const campaign = shared(() => {
   if (fz.seed === undefined) throw new Error('FUZZ_SEED is unset: the runner (npm test) draws one');
   return runCampaign({
-    send: (spec) => http.send(spec), auth: keys.main, models, brainId,
+    send: (spec) => fuzzTraffic.run(true, () => http.send(spec)), auth: keys.main, models, brainId,
     fuzz: { ...fz, seed: fz.seed }, replayPrefix: replayPrefix(process.env),
   });
 });

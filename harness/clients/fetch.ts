@@ -10,7 +10,8 @@ import { toCurl } from '../../lib/curl.ts';
 import { sharedProxyDispatcher } from '../../lib/proxy.ts';
 import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/error-body.ts';
 import { errorSchemaProblems } from '../../lib/schema-validator.ts';
-import { exchangeContext, exchangeLogOn, logClientExchange } from '../exchange-log.ts';
+import { exchangeContext, exchangeLogOn, logClientExchange, sseData, streamEvidence } from '../exchange-log.ts';
+import type { SnapshotFinding } from '../../lib/cumulative-deltas.ts';
 
 /**
  * fetch with the same guarantees as our raw client: no redirects followed (the key can
@@ -55,6 +56,8 @@ export interface WireRequest {
   serverMessage?: string;
   /** Status >= 400: what is wrong with the error body (lib/error-body.ts; empty = a proper one). */
   errorBodyProblems?: string[];
+  /** An event stream whose deltas were cumulative snapshots (EV-12, lib/cumulative-deltas.ts); set once settled(). */
+  snapshots?: SnapshotFinding;
 }
 
 export interface WireOptions {
@@ -71,8 +74,9 @@ export interface WireOptions {
 
 /**
  * One client call's view of the wire: a fetch to hand to the client, and what it sent.
- * Every exchange also goes to the run's exchange log (harness/exchange-log.ts), so the
- * run-wide checks (ERR-1..ERR-5, AUTH-9) judge client-library traffic like our own.
+ * Every exchange also goes to the run's exchange log (harness/exchange-log.ts), each 429
+ * it waits out included, so the per-response rules (runner/response-checks.ts) judge
+ * client-library traffic like our own.
  */
 export class Wire {
   readonly requests: WireRequest[] = [];
@@ -123,14 +127,19 @@ export class Wire {
    * if the call is cut short; a stream is logged in the background as it ends.
    */
   private async log(rec: WireRequest, res?: Response): Promise<void> {
-    if (!exchangeLogOn()) return;
-    const test = exchangeContext.getStore();
     const headers = res ? Object.fromEntries(res.headers) : {};
+    const stream = /^text\/event-stream/i.test(headers['content-type'] ?? '') && rec.status !== undefined && rec.status < 300;
+    // A stream is read for EV-12 whether or not the run logs it: the stream cell names a wire breach.
+    if (!exchangeLogOn() && !stream) return;
+    const test = exchangeContext.getStore();
     const parts = { method: rec.method, url: rec.url, status: rec.status, headers, transportError: rec.transportError, curl: curlOf(rec) };
-    if (!res?.body) { logClientExchange({ ...parts, text: '' }, test); return; }
+    if (!res?.body) { if (exchangeLogOn()) logClientExchange({ ...parts, text: '' }, test); return; }
     const read = res.clone().text().catch((err: unknown) => { parts.transportError = describeCause(err); return ''; })
-      .then((text) => logClientExchange({ ...parts, text }, test));
-    if (/^text\/event-stream/i.test(headers['content-type'] ?? '')) this.logging.push(read);
+      .then((text) => {
+        if (stream) rec.snapshots = streamEvidence(sseData(text)).snapshots;
+        if (exchangeLogOn()) logClientExchange({ ...parts, text }, test);
+      });
+    if (stream) this.logging.push(read);
     else await read;
   }
 

@@ -11,8 +11,9 @@
 // Attribution: a cell judges the client, so it fails only where the client misbehaves
 // on an answer that is itself conformant. When the server's wire answer is itself a
 // breach (the "400" cell's invalid request answered 404, the "401" cell's unknown key
-// answered 200, a 5xx, an error body that is not one), the wire clause fails in its own
-// test and the cell is `inconclusive`, naming that clause. A client library that does
+// answered 200, a 5xx, an error body that is not one, a stream of cumulative snapshots
+// that any client assembles garbled), the wire clause fails in its own test and the cell
+// is `inconclusive`, naming that clause. A client library that does
 // not load is an `error` (the environment), unless it cannot run on this Node (`skip`).
 import { describe } from 'vitest';
 import { clause, HarnessError, type ClauseContext } from '../clause-test.ts';
@@ -20,6 +21,7 @@ import { brainId, config, keys, models } from '../target.ts';
 import { describeCause, Wire, type WireRequest } from './fetch.ts';
 import { extraHeaders } from '../../lib/extra-headers.ts';
 import { usageText, type Driver, type Reply, type Setup } from './driver.ts';
+import { describeSnapshots } from '../../lib/cumulative-deltas.ts';
 import { clauseFor, clientById, operationsOf, unavailable, type ClientEntry, type ErrorStatus, type Operation } from './registry.ts';
 
 const loaded = new Map<string, Promise<Driver>>();
@@ -98,6 +100,16 @@ async function succeeds<T>(t: ClauseContext, d: Driver, wire: Wire, what: string
   } finally {
     await account(t, wire);
   }
+}
+
+/**
+ * A stream whose deltas were cumulative snapshots (EV-12) makes every client assemble a
+ * garbled reply: that is the server's breach, not the client's, so the cell cannot judge
+ * the client (the wire clause fails in its own test).
+ */
+function snapshotBreach(t: ClauseContext, w: Wire, r: Reply): void {
+  const found = w.requests.find((q) => q.snapshots)?.snapshots;
+  if (found) t.inconclusive(`the server's stream sent the reply so far in every delta (${describeSnapshots(found)}): see EV-12 (the client assembled ${JSON.stringify(String(r.text ?? '').slice(0, 80))})`);
 }
 
 function describeReply(r: Reply): string {
@@ -196,7 +208,9 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
       t.note(`asking for stream usage was refused with ${raisedText(d, err, first)}; streamed without it (LangChain asks on every stream)`);
       const second = wire();
       r = await succeeds(t, d, second, entry.calls.stream, () => d.stream(setup(second, mainKey(), 0), models[0]!, { usage: false }));
+      snapshotBreach(t, second, r);
     }
+    snapshotBreach(t, first, r);
     checkText(t, r, 'the streamed reply text');
     t.check(r.finishReason === 'stop', 'finish reason "stop"', `${JSON.stringify(r.finishReason ?? null)} (${describeReply(r)})`);
     t.observe(describeReply(r));

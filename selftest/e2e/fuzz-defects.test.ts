@@ -1,8 +1,8 @@
 // The fuzz phase (issue 11), proven both ways.
 // 1. Every fuzz-only defect (reference/defects.ts, foundBy: 'fuzz') gets one run of the
 //    section suites plus the fuzz phase, fixed seed: the fixed probes pass clean on the
-//    defect's clauses (their tests and the run-wide checks, which never see generated
-//    requests), the fuzz test of each clause fails with a shrunk request no bigger than
+//    defect's clauses (their tests and the run-wide checks, which leave ERR-1 and ERR-2
+//    on generated requests to the fuzz tests), the fuzz test of each clause fails with a shrunk request no bigger than
 //    the defect needs, and the replay command it prints reproduces the same failure.
 // 2. No false findings: in-process campaigns (the suite's own runCampaign, without the
 //    vitest wrapper) against the reference over several seeds, every legal variant and the

@@ -22,12 +22,31 @@ function judge(name: string, run: SuiteRun): void {
   expect(run.exitCode).toBe(0);
 }
 
+// Variants that carry a legal shape a probe's rule must not mistake: there the probe's
+// tests must pass (judged, not merely "not failed").
+const MUST_PASS: Record<string, string[]> = {
+  // EV-12 judges snapshots, not repetition: repeated words, one-character deltas of a
+  // repetitive run, empty deltas, a role-only first chunk (repetitive-deltas), a single
+  // chunk (one-chunk), a usage-only last chunk (the include_usage stream of every run).
+  'repetitive-deltas': ['EV-12'],
+  'one-chunk': ['EV-12'],
+  'char-per-chunk': ['EV-12'],
+  'role-chunk-null-content': ['EV-12'],
+};
+
 describe.concurrent('legal variants of the reference server pass', () => {
   for (const name of Object.keys(VARIANTS)) {
     it(name, async () => {
       await slot(async () => {
         const target = await referenceTarget({ variants: [name] });
-        try { judge(name, await runSuite({ ...target.env, TIMEOUT_MS: '10000', FUZZ_RUNS: '0' })); } finally { await target.close(); }
+        let run: SuiteRun;
+        try { run = await runSuite({ ...target.env, TIMEOUT_MS: '10000', FUZZ_RUNS: '0' }); } finally { await target.close(); }
+        judge(name, run);
+        for (const clause of MUST_PASS[name] ?? []) {
+          const tests = run.results!.tests.filter((t) => t.clause === clause);
+          expect(tests.length, `tests of ${clause}`).toBeGreaterThan(0);
+          for (const t of tests) expect(`${t.title}: ${t.verdict} ${t.message ?? ''}`).toMatch(/: pass /);
+        }
       });
     }, HANG_GUARD_MS);
   }

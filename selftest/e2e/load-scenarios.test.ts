@@ -1,7 +1,7 @@
 // Every scenario runs against the reference and writes the reports: summary.json with
 // its stable fields and units, report.html self-contained with uPlot charts; the brain
 // mix reaches both brain routes; a fast wrong answer (bad body, stream without
-// [DONE]) is a failure, not a success; a target without usage is counted in
+// [DONE], deltas that are cumulative snapshots: EV-12) is a failure, not a success; a target without usage is counted in
 // characters, clearly labelled, never in chunks.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -140,6 +140,21 @@ describe('judging answers under load', () => {
     expect(o.summary.failures.incomplete_stream).toBe(o.summary.counts.sent);
     expect(o.summary.findings.map((f) => f.clause)).toContain('EV-6');
     expect(o.exitCode).toBe(1);
+  });
+
+  it.concurrent('every stream whose deltas are cumulative snapshots is counted under EV-12; legal repetition is not', async () => {
+    const o = await withReference({ defect: 'cumulative-deltas' }, 'stream', ['--rate', '20', '--duration', '1']);
+    const ev12 = o.summary.findings.filter((f) => f.clause === 'EV-12');
+    expect(ev12).toHaveLength(1);
+    expect(ev12[0]).toMatchObject({ level: 'COMPAT', count: o.summary.counts.sent, message: '2xx body breaks EV-12 (a fast wrong answer is not a success)' });
+    expect(ev12[0]!.example).toMatch(/the first three: "\w+", "\w+ \w+", "\w+ \w+ \w+"/);
+    expect(o.summary.findings.map((f) => f.clause)).toEqual(['EV-12']);
+    expect(o.summary.failures.bad_body).toBe(o.summary.counts.sent);
+    expect(o.exitCode).toBe(1);
+    const legal = await withReference({ variants: ['repetitive-deltas'] }, 'stream', ['--rate', '20', '--duration', '1']);
+    expect(legal.summary.findings).toEqual([]);
+    expect(legal.summary.counts.failed).toBe(0);
+    expect(legal.exitCode).toBe(0);
   });
 
   it.concurrent('without usage from the target, output is counted in characters and says so', async () => {

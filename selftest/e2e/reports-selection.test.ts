@@ -17,11 +17,11 @@ describe('selection', () => {
   it('CLAUSES=AUTH-1,EV-1* runs exactly those clauses, and the reports show the others as not selected', async () => {
     const run = await runChatgate({ CLAUSES: 'AUTH-1,EV-1*' });
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(clausesOf(run)).toEqual(['AUTH-1', 'EV-1', 'EV-10', 'EV-11']);
+    expect(clausesOf(run)).toEqual(['AUTH-1', 'EV-1', 'EV-10', 'EV-11', 'EV-12']);
     expect(run.results!.tests.filter((t) => t.verdict === 'skip')).toEqual([]);
     // Three endpoints x (no header, the key in x-api-key, api-key, ?api_key=, ?key=).
     expect(run.tests('AUTH-1')).toHaveLength(15);
-    const others = Object.keys(CLAUSES).length - 4;
+    const others = Object.keys(CLAUSES).length - 5;
     expect(run.stdout).toContain(`(${others} clauses not selected)`);
     expect(run.stdout).toContain('mode: normal (only MUST/COMPAT failures fail the run); CLAUSES=AUTH-1,EV-1*');
     expect(run.report('summary.md')).toMatch(/\| `AUTH-2` \| MUST \| · not selected \| 0 \|/);

@@ -24,6 +24,13 @@ const INTERMITTENT = new Set(['flaky-cc-id']);
 // Defects that misbehave toward client libraries only: only the client suites can meet them.
 const CLIENT_TRAFFIC = new Set(['client-libraries-500', 'key-echoed-to-clients']);
 const slot = limiter(2);
+// Defects that must fail their declared clauses and nothing else, in a run of every
+// section file (a wire breach explained elsewhere must not spill onto other clauses),
+// with what the failure's `seen` must show.
+const ALONE: Record<string, RegExp> = {
+  // The first three deltas, each the reply so far.
+  'cumulative-deltas': /the first three: "(\w+)", "\1 (\w+)", "\1 \2 \w+"/,
+};
 
 // The section files that hold tests of a clause (its id appears there as a literal). A
 // defect whose declared clauses all have such files runs only those: the clause is judged
@@ -56,7 +63,7 @@ describe.concurrent('seeded defects are caught on their declared clauses', () =>
       const probe = clients || declared.some((c) => c.startsWith('LIM-'));
       const run = await slot(() => runSuite(
         { REFERENCE_DEFECT: name, TIMEOUT_MS: '4000', STRICT: '1', ...(probe ? {} : { RATE_LIMIT_PROBE_MAX: '0' }) },
-        { args: CLIENT_TRAFFIC.has(name) ? ['clients'] : clients ? [] : filesFor(declared) },
+        { args: CLIENT_TRAFFIC.has(name) ? ['clients'] : clients ? [] : name in ALONE ? SECTION_FILES : filesFor(declared) },
       ));
       const tests = run.results?.tests ?? [];
       const failed = new Set(tests.filter(judgedViolation).map((t) => t.clause));
@@ -67,6 +74,10 @@ describe.concurrent('seeded defects are caught on their declared clauses', () =>
       expect(run.exitCode, run.stderr.slice(0, 500)).toBe(1);
       expect(missed, `declared clauses without a judged violation; judged failing were ${[...failed].join(', ')}`).toEqual([]);
       expect(errors.map((t) => `${t.title}: ${t.message}`), 'harness errors in the run').toEqual([]);
+      if (name in ALONE) {
+        expect([...new Set(tests.filter((t) => t.verdict === 'fail' || t.verdict === 'warn').map((t) => t.clause))], 'clauses that failed').toEqual([...declared]);
+        for (const t of tests.filter((x) => declared.includes(x.clause as never) && x.verdict === 'fail')) expect(t.seen, t.title).toMatch(ALONE[name]!);
+      }
     }, HANG_GUARD_MS);
   }
 });
