@@ -45,6 +45,9 @@ const CATALOG = {
   // --- issue 11: what a server does with parameters it does not know (CHAT-8 allows both) ---
   'unknown-params-400': { description: 'Top-level request fields that are not OpenAI chat parameters are refused with 400 ("Unrecognized request argument supplied").' },
   'params-ignored': { description: 'Optional parameters are never validated: out-of-range or mistyped n, max_tokens, temperature, top_p are ignored (200).' },
+  // --- the streaming path: legal ways for stream: true requests to differ from plain ones ---
+  'stream-refusals-400': { description: 'stream: true requests for an unknown model or an unknown brain are refused with 400 (plain ones get 404; CHAT-7 and BRAIN-3 allow both).' },
+  'brain-route-stream-json': { description: 'POST /brains/{id}/chat ignores stream: true and answers a plain JSON completion (the spec does not say that route streams).' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;
