@@ -23,6 +23,11 @@ const SECTION_FILES = ['auth', 'brains', 'chat-requests', 'events', 'limits', 'm
 const INTERMITTENT = new Set(['flaky-cc-id']);
 // Defects that misbehave toward client libraries only: only the client suites can meet them.
 const CLIENT_TRAFFIC = new Set(['client-libraries-500', 'key-echoed-to-clients']);
+// Defects of the streaming path only: their clause fails in the probes' streaming form
+// (titles say "(stream: true)") and the plain form of the same probes still passes, so a
+// failure names the form that broke.
+const STREAMING_PATH = new Set(['stream-auth-near-miss-accepted', 'stream-validated-before-auth', 'stream-scope-on-plain-model',
+  'stream-unknown-model-accepted', 'stream-content-type-unchecked', 'stream-unknown-brain-accepted']);
 const slot = limiter(2);
 
 // The section files that hold tests of a clause (its id appears there as a literal). A
@@ -67,6 +72,12 @@ describe.concurrent('seeded defects are caught on their declared clauses', () =>
       expect(run.exitCode, run.stderr.slice(0, 500)).toBe(1);
       expect(missed, `declared clauses without a judged violation; judged failing were ${[...failed].join(', ')}`).toEqual([]);
       expect(errors.map((t) => `${t.title}: ${t.message}`), 'harness errors in the run').toEqual([]);
+      if (STREAMING_PATH.has(name)) {
+        const ofClause = tests.filter((t) => (declared as readonly string[]).includes(t.clause));
+        const plainFailed = ofClause.filter((t) => judgedViolation(t) && !t.title.includes('(stream: true)')).map((t) => t.title);
+        expect(plainFailed, 'a streaming-path defect failed a plain-form test').toEqual([]);
+        expect(ofClause.some((t) => t.verdict === 'pass' && !t.title.includes('(stream: true)')), 'a plain-form test of the clause passed').toBe(true);
+      }
     }, HANG_GUARD_MS);
   }
 });
