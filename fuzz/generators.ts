@@ -304,6 +304,14 @@ export const KNOWN_FIELDS: KnownField[] = [
 const STRING_FIELDS = KNOWN_FIELDS.filter((f) => f.types.includes('string'));
 /** "a value of the wrong type" for each field: (field, type) pairs, every level. */
 const WRONG_TYPES = KNOWN_FIELDS.flatMap((f) => JSON_TYPES.filter((t) => t !== 'null' && !f.types.includes(t)).map((t) => [f, t as Exclude<JsonType, 'null'>] as const));
+/**
+ * One of `items`, each nesting level equally likely (then each item of that level): the deep
+ * fields (content parts, tool calls) are few but crash servers as often as the top-level ones.
+ */
+function byLevel<T>(items: readonly T[], pathOf: (t: T) => string): fc.Arbitrary<T> {
+  const levels = [...new Set(items.map((t) => levelOf(pathOf(t))))].sort((a, b) => a - b);
+  return fc.constantFrom(...levels).chain((l) => fc.constantFrom(...items.filter((t) => levelOf(pathOf(t)) === l)));
+}
 
 /** `n` characters of filler (ASCII: its length in bytes is its length in characters). */
 const longFiller = (n: number) => 'lorem ipsum '.repeat(Math.ceil(n / 12)).slice(0, n);
@@ -396,23 +404,23 @@ export function caseArbitrary(opts: GeneratorOptions): fc.Arbitrary<FuzzCase> {
 
   // Every known field set to null; the route follows the kind (the brain route takes no model, and only /chat/completions is ruled by CHAT-2..6).
   const routeFor = (kind: CaseKind, field: KnownField, r: 'chat' | 'brain') => (kind === 'valid' || kind === 'edge') && field.path !== 'model' ? r : 'chat';
-  // Shrinking may drop a CHAT-8 mutation (`keep` false: the plain valid body is left), so a crash
-  // of another cause met on such a case shrinks to the ordinary request that shows it; the other
-  // kinds keep theirs, as their oracle needs it, and their field shrinks towards the first of the
-  // catalog that keeps the kind (the smallest message fields come first among the message ones).
+  // Shrinking may drop the change of a valid or edge case (`keep` false: the plain valid body is
+  // left, judged no more strictly than before), so a crash of another cause met on such a case
+  // shrinks to the ordinary request that shows it. The invalid kinds keep theirs: their oracle
+  // (CHAT-2..5) needs it.
   const keep = fc.option(fc.constant(true), { freq: 1000, nil: false });
   const mutated = (shape: Shape, field: KnownField, value: unknown, r: 'chat' | 'brain', shared: Body, at: number, label: string, kept: boolean): FuzzCase => {
     const body = structuredClone(shared);
     const kind = field.kind(value);
-    if (kept || kind !== 'valid') field.set(body, value, at);
+    if (kept || (kind !== 'valid' && kind !== 'edge')) field.set(body, value, at);
     const route = routeFor(kind, field, r);
     if (route === 'brain') delete body.model;
     return { kind, route, body, label, shape };
   };
-  const nullField = fc.tuple(route, validBody, fc.constantFrom(...KNOWN_FIELDS), fc.nat(), keep)
+  const nullField = fc.tuple(route, validBody, byLevel(KNOWN_FIELDS, (f) => f.path), fc.nat(), keep)
     .map(([r, shared, field, at, kept]) => mutated('null-field', field, null, r, shared, at, `null: ${field.path}`, kept));
   // Every wrong type at every nesting level: a (field, type) pair, then a value of that type.
-  const wrongType = fc.tuple(route, validBody, fc.constantFrom(...WRONG_TYPES).chain(([field, type]) => OF_TYPE[type].map((v) => [field, type, v] as const)), fc.nat(), keep)
+  const wrongType = fc.tuple(route, validBody, byLevel(WRONG_TYPES, ([f]) => f.path).chain(([field, type]) => OF_TYPE[type].map((v) => [field, type, v] as const)), fc.nat(), keep)
     .map(([r, shared, [field, type, value], at, kept]) => mutated('wrong-type', field, value, r, shared, at, `${type} at ${field.path}`, kept));
   // Long strings in every string field, up to what the body cap leaves. The length is uniform
   // up to the cap (no bias towards either end: most are far longer than 6,000 characters)
@@ -435,10 +443,10 @@ export function caseArbitrary(opts: GeneratorOptions): fc.Arbitrary<FuzzCase> {
     { arbitrary: badMessages, weight: 1 },
     { arbitrary: badMessage, weight: 2 },
     { arbitrary: badStream, weight: 1 },
-    { arbitrary: notJson, weight: 1 },
+    { arbitrary: notJson, weight: 2 },
     { arbitrary: edge, weight: 2 },
-    { arbitrary: nullField, weight: 2 },
-    { arbitrary: wrongType, weight: 2 },
+    { arbitrary: nullField, weight: 3 },
+    { arbitrary: wrongType, weight: 3 },
     { arbitrary: longString, weight: 2 },
     { arbitrary: longContent, weight: 2 },
   ).filter(fits);
