@@ -6,6 +6,7 @@ import { chat, chatBody, HELLO, keys, models, send } from '../harness/target.ts'
 describe('CHAT: valid requests', () => {
   clause('CHAT-1', 'model and messages without stream get 200 and a JSON reply', async (t) => {
     const ex = await chat();
+    t.note('no streaming form: CHAT-1 is about stream absent or false (a stream is SVC-5\'s and EV-*\'s)');
     t.status(ex, 200);
     t.mediaType(ex, 'application/json');
     t.json(ex);
@@ -13,6 +14,7 @@ describe('CHAT: valid requests', () => {
 
   clause('CHAT-1', 'stream: false gets 200 and a JSON reply, not an event stream', async (t) => {
     const ex = await chat(chatBody({ stream: false }));
+    t.note('no streaming form: CHAT-1 is about stream absent or false (a stream is SVC-5\'s and EV-*\'s)');
     t.status(ex, 200);
     t.mediaType(ex, 'application/json');
     t.json(ex);
@@ -46,12 +48,14 @@ describe('CHAT: invalid requests are refused with 400', () => {
   for (const [id, what, json] of refused) {
     clause(id, `${what} gets 400 with an error body`, async (t) => {
       const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, json });
+      if (id === 'CHAT-5') t.note('no streaming form: stream itself is the field under test');
       t.errorBody(ex, 400);
     });
   }
 
   clause('CHAT-6', 'a body that is not JSON gets 400 with an error body', async (t) => {
     const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, body: `{"model": "${models[0]}", "messages": [` });
+    t.note('no streaming form: the stream flag would be in a body the server cannot parse');
     t.errorBody(ex, 400);
   });
 
