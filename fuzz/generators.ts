@@ -247,58 +247,58 @@ const TOOL = () => ({ type: 'function', function: { name: 'get_weather', descrip
 const top = (name: string, types: JsonType[], kind: KnownField['kind'] = () => 'valid', extra: (b: Body) => void = () => {}): KnownField =>
   ({ path: name, types, kind, set: (b, v) => { extra(b); b[name] = v; } });
 const streamOn = (b: Body) => { b.stream = true; };
-const edge = () => 'edge' as const;
-const valid = () => 'valid' as const;
+const edgeKind = () => 'edge' as const;
+const validKind = () => 'valid' as const;
 
 export const KNOWN_FIELDS: KnownField[] = [
   // Top level: the schema's fields, then the usual OpenAI parameters (CHAT-8).
   top('model', ['string'], (v) => (typeof v === 'string' ? 'edge' : 'no-model')), // a long model is an unknown one: not CHAT-2's
   top('messages', ['array'], () => 'bad-messages'),
   top('stream', ['boolean'], (v) => (v === null ? 'edge' : 'bad-stream'), (b) => { delete b.stream_options; }),
-  top('stream_options', ['object'], valid, streamOn),
+  top('stream_options', ['object'], validKind, streamOn),
   ...(['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'n', 'max_tokens', 'max_completion_tokens', 'seed'] as const).map((p) => top(p, ['number'])),
   top('stop', ['string', 'array']),
   top('logit_bias', ['object']),
   top('user', ['string']),
   top('response_format', ['object']),
   top('tools', ['array']),
-  top('tool_choice', ['string', 'object'], valid, (b) => { b.tools = [TOOL()]; }),
+  top('tool_choice', ['string', 'object'], validKind, (b) => { b.tools = [TOOL()]; }),
   top('parallel_tool_calls', ['boolean']),
   top('logprobs', ['boolean']),
   // Inside the objects and arrays of the usual parameters (CHAT-8).
-  { path: 'stream_options.include_usage', types: ['boolean'], kind: valid, set: (b, v) => { b.stream = true; b.stream_options = { include_usage: v }; } },
-  { path: 'stop[]', types: ['string'], kind: valid, set: (b, v) => { b.stop = ['END', v]; } },
-  { path: 'logit_bias.50256', types: ['number'], kind: valid, set: (b, v) => { b.logit_bias = { 50256: v }; } },
-  { path: 'response_format.type', types: ['string'], kind: valid, set: (b, v) => { b.response_format = { type: v }; } },
-  { path: 'tools[]', types: ['object'], kind: valid, set: (b, v) => { b.tools = [v]; } },
-  { path: 'tools[].type', types: ['string'], kind: valid, set: (b, v) => { b.tools = [{ ...TOOL(), type: v }]; } },
-  { path: 'tools[].function', types: ['object'], kind: valid, set: (b, v) => { b.tools = [{ type: 'function', function: v }]; } },
-  ...(['name', 'description'] as const).map((k): KnownField => ({ path: `tools[].function.${k}`, types: ['string'], kind: valid, set: (b, v) => { const t = TOOL(); b.tools = [{ ...t, function: { ...t.function, [k]: v } }]; } })),
-  { path: 'tools[].function.parameters', types: ['object'], kind: valid, set: (b, v) => { const t = TOOL(); b.tools = [{ ...t, function: { ...t.function, parameters: v } }]; } },
-  { path: 'tool_choice.type', types: ['string'], kind: valid, set: (b, v) => { b.tools = [TOOL()]; b.tool_choice = { type: v, function: { name: 'get_weather' } }; } },
-  { path: 'tool_choice.function', types: ['object'], kind: valid, set: (b, v) => { b.tools = [TOOL()]; b.tool_choice = { type: 'function', function: v }; } },
-  { path: 'tool_choice.function.name', types: ['string'], kind: valid, set: (b, v) => { b.tools = [TOOL()]; b.tool_choice = { type: 'function', function: { name: v } }; } },
+  { path: 'stream_options.include_usage', types: ['boolean'], kind: validKind, set: (b, v) => { b.stream = true; b.stream_options = { include_usage: v }; } },
+  { path: 'stop[]', types: ['string'], kind: validKind, set: (b, v) => { b.stop = ['END', v]; } },
+  { path: 'logit_bias.50256', types: ['number'], kind: validKind, set: (b, v) => { b.logit_bias = { 50256: v }; } },
+  { path: 'response_format.type', types: ['string'], kind: validKind, set: (b, v) => { b.response_format = { type: v }; } },
+  { path: 'tools[]', types: ['object'], kind: validKind, set: (b, v) => { b.tools = [v]; } },
+  { path: 'tools[].type', types: ['string'], kind: validKind, set: (b, v) => { b.tools = [{ ...TOOL(), type: v }]; } },
+  { path: 'tools[].function', types: ['object'], kind: validKind, set: (b, v) => { b.tools = [{ type: 'function', function: v }]; } },
+  ...(['name', 'description'] as const).map((k): KnownField => ({ path: `tools[].function.${k}`, types: ['string'], kind: validKind, set: (b, v) => { const t = TOOL(); b.tools = [{ ...t, function: { ...t.function, [k]: v } }]; } })),
+  { path: 'tools[].function.parameters', types: ['object'], kind: validKind, set: (b, v) => { const t = TOOL(); b.tools = [{ ...t, function: { ...t.function, parameters: v } }]; } },
+  { path: 'tool_choice.type', types: ['string'], kind: validKind, set: (b, v) => { b.tools = [TOOL()]; b.tool_choice = { type: v, function: { name: 'get_weather' } }; } },
+  { path: 'tool_choice.function', types: ['object'], kind: validKind, set: (b, v) => { b.tools = [TOOL()]; b.tool_choice = { type: 'function', function: v }; } },
+  { path: 'tool_choice.function.name', types: ['string'], kind: validKind, set: (b, v) => { b.tools = [TOOL()]; b.tool_choice = { type: 'function', function: { name: v } }; } },
   // Messages: CHAT-4 rules content of a type no client sends (a number, an object without
   // parts); everything else in a message is not ruled by the spec (ERR-* only).
-  { path: 'messages[]', types: ['object'], kind: edge, set: (b, v, at) => onMessage(b, at, () => v) },
-  { path: 'messages[].role', types: ['string'], kind: edge, set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, role: v })) },
+  { path: 'messages[]', types: ['object'], kind: edgeKind, set: (b, v, at) => onMessage(b, at, () => v) },
+  { path: 'messages[].role', types: ['string'], kind: edgeKind, set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, role: v })) },
   {
     path: 'messages[].content', types: ['string', 'array'],
     kind: (v) => (typeof v === 'number' || (!!v && typeof v === 'object' && !Array.isArray(v)) ? 'bad-message' : typeof v === 'string' ? 'valid' : 'edge'),
     set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, role: typeof m.role === 'string' ? m.role : 'user', content: v })),
   },
-  ...(['name', 'tool_call_id'] as const).map((k): KnownField => ({ path: `messages[].${k}`, types: ['string'], kind: edge, set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, [k]: v })) })),
-  { path: 'messages[].tool_calls', types: ['array'], kind: edge, set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, role: 'assistant', tool_calls: v })) },
+  ...(['name', 'tool_call_id'] as const).map((k): KnownField => ({ path: `messages[].${k}`, types: ['string'], kind: edgeKind, set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, [k]: v })) })),
+  { path: 'messages[].tool_calls', types: ['array'], kind: edgeKind, set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, role: 'assistant', tool_calls: v })) },
   // Content parts and tool calls inside messages.
-  { path: 'messages[].content[]', types: ['object'], kind: edge, set: (b, v, at) => withPart(b, at, v) },
-  { path: 'messages[].content[].type', types: ['string'], kind: edge, set: (b, v, at) => withPart(b, at, { type: v, text: 'hello' }) },
-  { path: 'messages[].content[].text', types: ['string'], kind: edge, set: (b, v, at) => withPart(b, at, { type: 'text', text: v }) },
-  { path: 'messages[].content[].image_url', types: ['object'], kind: edge, set: (b, v, at) => withPart(b, at, imagePartWith(v)) },
-  { path: 'messages[].content[].image_url.url', types: ['string'], kind: edge, set: (b, v, at) => withPart(b, at, imagePartWith({ url: v })) },
-  { path: 'messages[].tool_calls[]', types: ['object'], kind: edge, set: (b, v, at) => withToolCall(b, at, v) },
-  ...(['id', 'type'] as const).map((k): KnownField => ({ path: `messages[].tool_calls[].${k}`, types: ['string'], kind: edge, set: (b, v, at) => withToolCall(b, at, { ...CALL(), [k]: v }) })),
-  { path: 'messages[].tool_calls[].function', types: ['object'], kind: edge, set: (b, v, at) => withToolCall(b, at, { ...CALL(), function: v }) },
-  ...(['name', 'arguments'] as const).map((k): KnownField => ({ path: `messages[].tool_calls[].function.${k}`, types: ['string'], kind: edge, set: (b, v, at) => { const c = CALL(); withToolCall(b, at, { ...c, function: { ...c.function, [k]: v } }); } })),
+  { path: 'messages[].content[]', types: ['object'], kind: edgeKind, set: (b, v, at) => withPart(b, at, v) },
+  { path: 'messages[].content[].type', types: ['string'], kind: edgeKind, set: (b, v, at) => withPart(b, at, { type: v, text: 'hello' }) },
+  { path: 'messages[].content[].text', types: ['string'], kind: edgeKind, set: (b, v, at) => withPart(b, at, { type: 'text', text: v }) },
+  { path: 'messages[].content[].image_url', types: ['object'], kind: edgeKind, set: (b, v, at) => withPart(b, at, imagePartWith(v)) },
+  { path: 'messages[].content[].image_url.url', types: ['string'], kind: edgeKind, set: (b, v, at) => withPart(b, at, imagePartWith({ url: v })) },
+  { path: 'messages[].tool_calls[]', types: ['object'], kind: edgeKind, set: (b, v, at) => withToolCall(b, at, v) },
+  ...(['id', 'type'] as const).map((k): KnownField => ({ path: `messages[].tool_calls[].${k}`, types: ['string'], kind: edgeKind, set: (b, v, at) => withToolCall(b, at, { ...CALL(), [k]: v }) })),
+  { path: 'messages[].tool_calls[].function', types: ['object'], kind: edgeKind, set: (b, v, at) => withToolCall(b, at, { ...CALL(), function: v }) },
+  ...(['name', 'arguments'] as const).map((k): KnownField => ({ path: `messages[].tool_calls[].function.${k}`, types: ['string'], kind: edgeKind, set: (b, v, at) => { const c = CALL(); withToolCall(b, at, { ...c, function: { ...c.function, [k]: v } }); } })),
 ];
 
 const STRING_FIELDS = KNOWN_FIELDS.filter((f) => f.types.includes('string'));
