@@ -3,6 +3,10 @@
 // and from what OpenAI-style clients add on top (the usual parameters, roles, names,
 // tool calls), plus Unicode edge cases, long strings and conversations, unknown fields
 // with deep values, and invalid bodies of each kind the spec rules on (CHAT-2..CHAT-6).
+// Beyond those, the shapes that crash real servers (FuzzCase.shape): every known field,
+// at every nesting level, set to null or to a value of each wrong JSON type; every string
+// field (model included) as a long string; message content far longer than 6,000
+// characters. Long strings go up to what the body cap (FUZZ_MAX_BODY_BYTES) leaves.
 //
 // Mappers never mutate what they are given: fast-check reuses a generated value across
 // shrink candidates, so each mapper works on its own copy (structuredClone).
@@ -32,7 +36,13 @@ export interface FuzzCase {
   raw?: string;
   /** What the generator did, for the summary ("stop as array", "content parts", ...). */
   label: string;
+  /** Set for the shapes beyond the schema's happy path: which one. */
+  shape?: Shape;
 }
+
+/** The shapes that crash real servers, each generated on purpose (see KNOWN_FIELDS). */
+export type Shape = 'null-field' | 'wrong-type' | 'long-string' | 'long-content';
+export const SHAPES: Shape[] = ['null-field', 'wrong-type', 'long-string', 'long-content'];
 
 export interface GeneratorOptions {
   models: string[];
@@ -184,6 +194,132 @@ const streaming = fc.oneof(
   { arbitrary: fc.record({ stream: fc.constant(true), stream_options: fc.record({ include_usage: fc.boolean() }) }, { requiredKeys: ['stream'] }), weight: 3 },
 );
 
+
+// --- every known field: null, each wrong type, long strings -------------------------------
+
+type JsonType = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object';
+const JSON_TYPES: JsonType[] = ['null', 'boolean', 'number', 'string', 'array', 'object'];
+/** Values of each JSON type, for "a value of the wrong type" (shrinking goes to the first). */
+const OF_TYPE: Record<Exclude<JsonType, 'null'>, fc.Arbitrary<unknown>> = {
+  boolean: fc.constantFrom(true, false),
+  number: fc.constantFrom(0, 1, -1, 1.5, 1e308),
+  string: fc.constantFrom('', 'x', '1', 'true'),
+  array: fc.constantFrom([], [1], ['x'], [null], [{}]),
+  object: fc.constantFrom({}, { a: 1 }, { type: 'x' }),
+};
+
+type Body = Record<string, unknown>;
+/** A field of the request that the schema or OpenAI-style clients know, and how to put a value there. */
+export interface KnownField {
+  /** "messages[].content[].text": arrays as [], objects as dots. */
+  path: string;
+  /** The JSON types clients send there (integers count as number). */
+  types: JsonType[];
+  /** Which clause rules a body with this field set to `value`: the invalid kinds' clauses, CHAT-8 ('valid') or ERR-* only ('edge'). */
+  kind: (value: unknown) => CaseKind;
+  /** Sets the field to `value` in `body` (its own copy), building the containers the path needs; `at` picks a message. */
+  set: (body: Body, value: unknown, at: number) => void;
+}
+
+/** Nesting level of a field: 1 for a top-level field, one more per array item or object member below. */
+export function levelOf(path: string): number {
+  return path.split(/\.|(?=\[\])/).length;
+}
+
+const msgs = (b: Body) => (Array.isArray(b.messages) && b.messages.length ? b.messages as Body[] : [{ role: 'user', content: 'hello' }]);
+/** Replaces message `at` (of the existing ones) by `f(its copy)`. */
+function onMessage(b: Body, at: number, f: (m: Body) => unknown): void {
+  const list = msgs(b);
+  const i = at % list.length;
+  b.messages = list.map((m, j) => (j === i ? f({ ...(m && typeof m === 'object' ? m : {}) }) : m));
+}
+/** A user message whose content is one part, `part` (a text part by default). */
+const withPart = (b: Body, at: number, part: unknown) => onMessage(b, at, (m) => ({ ...m, role: 'user', content: [part] }));
+const imagePartWith = (image_url: unknown) => ({ type: 'image_url', image_url });
+/** An assistant message with one tool call, inserted before message `at`, and the tool's answer after it. */
+function withToolCall(b: Body, at: number, call: unknown): void {
+  const list = msgs(b);
+  const i = at % list.length;
+  b.messages = [...list.slice(0, i), { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'call_fuzz_1', content: 'ok' }, ...list.slice(i)];
+}
+const CALL = () => ({ id: 'call_fuzz_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } });
+const TOOL = () => ({ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: {} } } });
+const top = (name: string, types: JsonType[], kind: KnownField['kind'] = () => 'valid', extra: (b: Body) => void = () => {}): KnownField =>
+  ({ path: name, types, kind, set: (b, v) => { extra(b); b[name] = v; } });
+const streamOn = (b: Body) => { b.stream = true; };
+const edgeKind = () => 'edge' as const;
+const validKind = () => 'valid' as const;
+
+export const KNOWN_FIELDS: KnownField[] = [
+  // Top level: the schema's fields, then the usual OpenAI parameters (CHAT-8).
+  top('model', ['string'], (v) => (typeof v === 'string' ? 'edge' : 'no-model')), // a long model is an unknown one: not CHAT-2's
+  top('messages', ['array'], () => 'bad-messages'),
+  top('stream', ['boolean'], (v) => (v === null ? 'edge' : 'bad-stream'), (b) => { delete b.stream_options; }),
+  top('stream_options', ['object'], validKind, streamOn),
+  ...(['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'n', 'max_tokens', 'max_completion_tokens', 'seed'] as const).map((p) => top(p, ['number'])),
+  top('stop', ['string', 'array']),
+  top('logit_bias', ['object']),
+  top('user', ['string']),
+  top('response_format', ['object']),
+  top('tools', ['array']),
+  top('tool_choice', ['string', 'object'], validKind, (b) => { b.tools = [TOOL()]; }),
+  top('parallel_tool_calls', ['boolean']),
+  top('logprobs', ['boolean']),
+  // Inside the objects and arrays of the usual parameters (CHAT-8).
+  { path: 'stream_options.include_usage', types: ['boolean'], kind: validKind, set: (b, v) => { b.stream = true; b.stream_options = { include_usage: v }; } },
+  { path: 'stop[]', types: ['string'], kind: validKind, set: (b, v) => { b.stop = ['END', v]; } },
+  { path: 'logit_bias.50256', types: ['number'], kind: validKind, set: (b, v) => { b.logit_bias = { 50256: v }; } },
+  { path: 'response_format.type', types: ['string'], kind: validKind, set: (b, v) => { b.response_format = { type: v }; } },
+  { path: 'tools[]', types: ['object'], kind: validKind, set: (b, v) => { b.tools = [v]; } },
+  { path: 'tools[].type', types: ['string'], kind: validKind, set: (b, v) => { b.tools = [{ ...TOOL(), type: v }]; } },
+  { path: 'tools[].function', types: ['object'], kind: validKind, set: (b, v) => { b.tools = [{ type: 'function', function: v }]; } },
+  ...(['name', 'description'] as const).map((k): KnownField => ({ path: `tools[].function.${k}`, types: ['string'], kind: validKind, set: (b, v) => { const t = TOOL(); b.tools = [{ ...t, function: { ...t.function, [k]: v } }]; } })),
+  { path: 'tools[].function.parameters', types: ['object'], kind: validKind, set: (b, v) => { const t = TOOL(); b.tools = [{ ...t, function: { ...t.function, parameters: v } }]; } },
+  { path: 'tool_choice.type', types: ['string'], kind: validKind, set: (b, v) => { b.tools = [TOOL()]; b.tool_choice = { type: v, function: { name: 'get_weather' } }; } },
+  { path: 'tool_choice.function', types: ['object'], kind: validKind, set: (b, v) => { b.tools = [TOOL()]; b.tool_choice = { type: 'function', function: v }; } },
+  { path: 'tool_choice.function.name', types: ['string'], kind: validKind, set: (b, v) => { b.tools = [TOOL()]; b.tool_choice = { type: 'function', function: { name: v } }; } },
+  // Messages: CHAT-4 rules content of a type no client sends (a number, an object without
+  // parts); everything else in a message is not ruled by the spec (ERR-* only).
+  { path: 'messages[]', types: ['object'], kind: edgeKind, set: (b, v, at) => onMessage(b, at, () => v) },
+  { path: 'messages[].role', types: ['string'], kind: edgeKind, set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, role: v })) },
+  {
+    path: 'messages[].content', types: ['string', 'array'],
+    kind: (v) => (typeof v === 'number' || (!!v && typeof v === 'object' && !Array.isArray(v)) ? 'bad-message' : typeof v === 'string' ? 'valid' : 'edge'),
+    set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, role: typeof m.role === 'string' ? m.role : 'user', content: v })),
+  },
+  ...(['name', 'tool_call_id'] as const).map((k): KnownField => ({ path: `messages[].${k}`, types: ['string'], kind: edgeKind, set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, [k]: v })) })),
+  { path: 'messages[].tool_calls', types: ['array'], kind: edgeKind, set: (b, v, at) => onMessage(b, at, (m) => ({ ...m, role: 'assistant', tool_calls: v })) },
+  // Content parts and tool calls inside messages.
+  { path: 'messages[].content[]', types: ['object'], kind: edgeKind, set: (b, v, at) => withPart(b, at, v) },
+  { path: 'messages[].content[].type', types: ['string'], kind: edgeKind, set: (b, v, at) => withPart(b, at, { type: v, text: 'hello' }) },
+  { path: 'messages[].content[].text', types: ['string'], kind: edgeKind, set: (b, v, at) => withPart(b, at, { type: 'text', text: v }) },
+  { path: 'messages[].content[].image_url', types: ['object'], kind: edgeKind, set: (b, v, at) => withPart(b, at, imagePartWith(v)) },
+  { path: 'messages[].content[].image_url.url', types: ['string'], kind: edgeKind, set: (b, v, at) => withPart(b, at, imagePartWith({ url: v })) },
+  { path: 'messages[].tool_calls[]', types: ['object'], kind: edgeKind, set: (b, v, at) => withToolCall(b, at, v) },
+  ...(['id', 'type'] as const).map((k): KnownField => ({ path: `messages[].tool_calls[].${k}`, types: ['string'], kind: edgeKind, set: (b, v, at) => withToolCall(b, at, { ...CALL(), [k]: v }) })),
+  { path: 'messages[].tool_calls[].function', types: ['object'], kind: edgeKind, set: (b, v, at) => withToolCall(b, at, { ...CALL(), function: v }) },
+  ...(['name', 'arguments'] as const).map((k): KnownField => ({ path: `messages[].tool_calls[].function.${k}`, types: ['string'], kind: edgeKind, set: (b, v, at) => { const c = CALL(); withToolCall(b, at, { ...c, function: { ...c.function, [k]: v } }); } })),
+];
+
+const STRING_FIELDS = KNOWN_FIELDS.filter((f) => f.types.includes('string'));
+/** "a value of the wrong type" for each field: (field, type) pairs, every level. */
+const WRONG_TYPES = KNOWN_FIELDS.flatMap((f) => JSON_TYPES.filter((t) => t !== 'null' && !f.types.includes(t)).map((t) => [f, t as Exclude<JsonType, 'null'>] as const));
+/**
+ * One of `items`, each nesting level equally likely (then each item of that level): the deep
+ * fields (content parts, tool calls) are few but crash servers as often as the top-level ones.
+ */
+function byLevel<T>(items: readonly T[], pathOf: (t: T) => string): fc.Arbitrary<T> {
+  const levels = [...new Set(items.map((t) => levelOf(pathOf(t))))].sort((a, b) => a - b);
+  return fc.constantFrom(...levels).chain((l) => fc.constantFrom(...items.filter((t) => levelOf(pathOf(t)) === l)));
+}
+
+/** `n` characters of filler (ASCII: its length in bytes is its length in characters). */
+const longFiller = (n: number) => 'lorem ipsum '.repeat(Math.ceil(n / 12)).slice(0, n);
+/** The longest string of at most `n` characters that keeps `body` (holding "" in its place) within `cap`. */
+function fitString(body: Body, n: number, cap: number): number {
+  return Math.max(0, Math.min(n, cap - sizeOf(body) - 16));
+}
+
 function sizeOf(body: unknown): number {
   return Buffer.byteLength(JSON.stringify(body) ?? '');
 }
@@ -265,14 +401,54 @@ export function caseArbitrary(opts: GeneratorOptions): fc.Arbitrary<FuzzCase> {
       return { kind: 'edge', route, body: how === 'body-array' ? [body] : body, label: how };
     });
 
+
+  // Every known field set to null; the route follows the kind (the brain route takes no model, and only /chat/completions is ruled by CHAT-2..6).
+  const routeFor = (kind: CaseKind, field: KnownField, r: 'chat' | 'brain') => (kind === 'valid' || kind === 'edge') && field.path !== 'model' ? r : 'chat';
+  // Shrinking may drop the change of a valid or edge case (`keep` false: the plain valid body is
+  // left, judged no more strictly than before), so a crash of another cause met on such a case
+  // shrinks to the ordinary request that shows it. The invalid kinds keep theirs: their oracle
+  // (CHAT-2..5) needs it.
+  const keep = fc.option(fc.constant(true), { freq: 1000, nil: false });
+  const mutated = (shape: Shape, field: KnownField, value: unknown, r: 'chat' | 'brain', shared: Body, at: number, label: string, kept: boolean): FuzzCase => {
+    const body = structuredClone(shared);
+    const kind = field.kind(value);
+    if (kept || (kind !== 'valid' && kind !== 'edge')) field.set(body, value, at);
+    const route = routeFor(kind, field, r);
+    if (route === 'brain') delete body.model;
+    return { kind, route, body, label, shape };
+  };
+  const nullField = fc.tuple(route, validBody, byLevel(KNOWN_FIELDS, (f) => f.path), fc.nat(), keep)
+    .map(([r, shared, field, at, kept]) => mutated('null-field', field, null, r, shared, at, `null: ${field.path}`, kept));
+  // Every wrong type at every nesting level: a (field, type) pair, then a value of that type.
+  const wrongType = fc.tuple(route, validBody, byLevel(WRONG_TYPES, ([f]) => f.path).chain(([field, type]) => OF_TYPE[type].map((v) => [field, type, v] as const)), fc.nat(), keep)
+    .map(([r, shared, [field, type, value], at, kept]) => mutated('wrong-type', field, value, r, shared, at, `${type} at ${field.path}`, kept));
+  // Long strings in every string field, up to what the body cap leaves. The length is uniform
+  // up to the cap (no bias towards either end: most are far longer than 6,000 characters)
+  // and shrinks by bisection to a crash's exact threshold, however short.
+  const slimBody = fc.record({ model, messages: list(message, 1, 3, [HELLO]), streaming })
+    .map(({ model, messages, streaming }) => ({ model, messages, ...streaming }) as Body);
+  const long = (shape: Shape, fields: KnownField[]) => fc.tuple(route, slimBody, fc.constantFrom(...fields), fc.noBias(fc.integer({ min: 1, max: opts.maxBodyBytes })), fc.nat(), keep)
+    .map(([r, shared, field, n, at, kept]) => {
+      const probe = structuredClone(shared);
+      field.set(probe, '', at);
+      return mutated(shape, field, longFiller(fitString(probe, n, opts.maxBodyBytes)), r, shared, at, shape === 'long-content' ? 'long content' : `long string: ${field.path}`, kept);
+    });
+  const longString = long('long-string', STRING_FIELDS);
+  // Message content far longer than 6,000 characters (clients send whole documents).
+  const longContent = long('long-content', KNOWN_FIELDS.filter((f) => f.path === 'messages[].content' || f.path === 'messages[].content[].text'));
+
   return fc.oneof(
     { arbitrary: valid, weight: 10 },
     { arbitrary: noModel, weight: 1 },
     { arbitrary: badMessages, weight: 1 },
     { arbitrary: badMessage, weight: 2 },
     { arbitrary: badStream, weight: 1 },
-    { arbitrary: notJson, weight: 1 },
+    { arbitrary: notJson, weight: 2 },
     { arbitrary: edge, weight: 2 },
+    { arbitrary: nullField, weight: 3 },
+    { arbitrary: wrongType, weight: 3 },
+    { arbitrary: longString, weight: 2 },
+    { arbitrary: longContent, weight: 2 },
   ).filter(fits);
 }
 

@@ -41,6 +41,16 @@ export function wantsStream(c: FuzzCase): boolean {
   return !!c.body && typeof c.body === 'object' && (c.body as { stream?: unknown }).stream === true;
 }
 
+/**
+ * Whether EV-* judge the answer: a stream was asked for and the answer is 200 (or none).
+ * The spec does not say the brain route streams (BRAIN-6 reports it), so there a JSON
+ * answer is legal and only an event stream the route chose to send is judged.
+ */
+function judgesStream(c: FuzzCase, ex: Exchange): boolean {
+  if (!wantsStream(c) || (ex.status !== 200 && ex.status !== undefined)) return false;
+  return c.route === 'chat' || ex.status === undefined || ex.mediaType === 'text/event-stream';
+}
+
 /** Parameters whose honouring may legitimately leave a reply without text (tool calls, JSON mode). */
 function mayOmitText(c: FuzzCase): boolean {
   const b = (c.body ?? {}) as Record<string, unknown>;
@@ -63,7 +73,7 @@ export function judgedClauses(c: FuzzCase, ex: Exchange): FuzzClause[] {
   const invalid = INVALID_CLAUSE[c.kind];
   if (invalid && c.route === 'chat') out.push(invalid);
   if (c.kind === 'valid' && c.route === 'chat' && hasExtras(c)) out.push('CHAT-8');
-  if (!invalid && wantsStream(c) && (s === 200 || s === undefined)) out.push('EV-1', 'EV-2', 'EV-3', 'EV-4', 'EV-5', 'EV-6', 'EV-10');
+  if (!invalid && judgesStream(c, ex)) out.push('EV-1', 'EV-2', 'EV-3', 'EV-4', 'EV-5', 'EV-6', 'EV-10');
   return out;
 }
 
@@ -132,7 +142,7 @@ export function judge(c: FuzzCase, ex: Exchange, base: Baseline = NO_BASELINE): 
     }
   }
 
-  if (wantsStream(c) && (s === 200 || s === undefined)) {
+  if (judgesStream(c, ex)) {
     const ev = streamBreach(c, ex, base);
     if (ev) out.push(ev);
   }

@@ -12,7 +12,8 @@ const BEARER = /^bearer ([^\s]+)$/i;
 const BEARER_LENIENT = /^bearer +([^\s]+)$/i;
 const EMPTY_BEARER = /^bearer\s*$/i;
 
-export function authenticate(ctx: RequestContext): AuthResult {
+/** @param streaming the request asked for a stream (read only when a streaming-path defect is on). */
+export function authenticate(ctx: RequestContext, streaming = false): AuthResult {
   const { keys } = ctx.state;
   const header = ctx.req.headers.authorization;
   const pass = (key: KeyRecord): AuthResult => ({ ok: true, key });
@@ -35,7 +36,7 @@ export function authenticate(ctx: RequestContext): AuthResult {
 
   const m = (ctx.variant('auth-lenient-bearer') ? BEARER_LENIENT : BEARER).exec(header);
   if (m) {
-    const key = keys.byValue.get(m[1]!) ?? nearMissLookup(ctx, m[1]!, keys.byValue);
+    const key = keys.byValue.get(m[1]!) ?? nearMissLookup(ctx, m[1]!, keys.byValue, streaming);
     if (key) return pass(key);
     if (ctx.defect('auth-any-key')) return pass(keys.main);
     return fail(`Incorrect API key provided: ${maskKey(m[1]!)}.`);
@@ -72,10 +73,12 @@ function keyOfferedElsewhere(ctx: RequestContext): string | undefined {
 }
 
 /** auth-key-prefix-compare / auth-key-case-insensitive: the classic comparison bugs AUTH-2's near misses find. */
-function nearMissLookup(ctx: RequestContext, presented: string, byValue: Map<string, KeyRecord>): KeyRecord | undefined {
+function nearMissLookup(ctx: RequestContext, presented: string, byValue: Map<string, KeyRecord>, streaming: boolean): KeyRecord | undefined {
+  // stream-auth-near-miss-accepted: the streaming path's own key comparison, without case.
+  const caseless = ctx.defect('auth-key-case-insensitive') || (streaming && ctx.defect('stream-auth-near-miss-accepted'));
   for (const [value, rec] of byValue) {
     if (ctx.defect('auth-key-prefix-compare') && presented.slice(0, 32) === value.slice(0, 32)) return rec;
-    if (ctx.defect('auth-key-case-insensitive') && presented.toLowerCase() === value.toLowerCase()) return rec;
+    if (caseless && presented.toLowerCase() === value.toLowerCase()) return rec;
   }
   return undefined;
 }

@@ -20,7 +20,7 @@ export function createBrain(): Brain {
  * Checks a brain id (scope already checked by the caller) and returns the brain.
  * `param` names where the id came from, for the error body.
  */
-export function resolveBrain(ctx: RequestContext, id: string, param: string | null): Brain {
+export function resolveBrain(ctx: RequestContext, id: string, param: string | null, streaming = false): Brain {
   const brain = ctx.state.brain;
   if (!UUID_RE.test(id)) {
     if (ctx.defect('brain-malformed-accepted')) return brain;
@@ -28,7 +28,11 @@ export function resolveBrain(ctx: RequestContext, id: string, param: string | nu
     throw badRequest(`Invalid brain id "${truncate(id)}": expected a uuid.`, 'invalid_brain_id', param);
   }
   if (id.toLowerCase() === brain.id.toLowerCase() || ctx.defect('brain-unknown-accepted')) return brain;
-  throw notFound(`The brain ${id} does not exist.`, 'brain_not_found', param);
+  // stream-unknown-brain-accepted: the streaming path looks no brain up.
+  if (streaming && ctx.defect('stream-unknown-brain-accepted')) return brain;
+  const message = `The brain ${id} does not exist.`;
+  if (streaming && ctx.variant('stream-refusals-400')) throw badRequest(message, 'brain_not_found', param);
+  throw notFound(message, 'brain_not_found', param);
 }
 
 function truncate(s: string): string {

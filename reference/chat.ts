@@ -41,7 +41,7 @@ function resolveModel(ctx: RequestContext, req: ChatRequest, mode: ChatMode): Ta
       const denied = checkBrainScope(ctx, 'model', req.stream);
       if (denied) throw denied;
     }
-    resolveBrain(ctx, model.slice(BRAIN_MODEL_PREFIX.length), 'model');
+    resolveBrain(ctx, model.slice(BRAIN_MODEL_PREFIX.length), 'model', req.stream);
     return { replyModel: ctx.variant('resolved-model') ? 'svc' : model, brain: true };
   }
   if (serviceModels(ctx).includes(model)) {
@@ -49,9 +49,11 @@ function resolveModel(ctx: RequestContext, req: ChatRequest, mode: ChatMode): Ta
     return { replyModel, brain: false };
   }
   if (ctx.defect('unknown-model-200')) return { replyModel: model, brain: false };
+  // stream-unknown-model-accepted: the streaming handler looks no model up.
+  if (req.stream && ctx.defect('stream-unknown-model-accepted')) return { replyModel: model, brain: false };
   if (ctx.defect('unknown-model-500')) throw serverError('Internal error while loading the model.');
   const message = `The model '${model.slice(0, 80)}' does not exist or you do not have access to it.`;
-  if (ctx.variant('unknown-model-400')) throw badRequest(message, 'model_not_found', 'model');
+  if (ctx.variant('unknown-model-400') || (req.stream && ctx.variant('stream-refusals-400'))) throw badRequest(message, 'model_not_found', 'model');
   throw notFound(message, 'model_not_found', 'model');
 }
 
@@ -61,8 +63,9 @@ export async function handleChatCompletions(ctx: RequestContext, mode: ChatMode 
   const req = parseChatRequest(ctx, body);
   const target = resolveModel(ctx, req, mode);
   if (mode === 'prevalidate') return;
-  // scope-overrestrictive: the scope gate wrongly covers plain models too.
-  if (!target.brain && ctx.defect('scope-overrestrictive') && !ctx.key?.scopes.has(SCOPE_BRAINS_INVOKE)) {
+  // scope-overrestrictive: the scope gate wrongly covers plain models too (stream-scope-on-plain-model: on the streaming path only).
+  const overrestrictive = ctx.defect('scope-overrestrictive') || (req.stream && ctx.defect('stream-scope-on-plain-model'));
+  if (!target.brain && overrestrictive && !ctx.key?.scopes.has(SCOPE_BRAINS_INVOKE)) {
     throw forbidden(`This API key lacks the scope ${SCOPE_BRAINS_INVOKE}.`);
   }
   await reply(ctx, req, target);
@@ -80,8 +83,10 @@ export async function handleBrainChat(ctx: RequestContext, brainId: string, mode
     if (denied) throw denied;
   }
   // The route names the brain; a model in the body would be meaningless here.
-  const req = parseChatRequest(ctx, { ...body, model: `${BRAIN_MODEL_PREFIX}${brainId}` });
-  resolveBrain(ctx, brainId, null);
+  const parsed = parseChatRequest(ctx, { ...body, model: `${BRAIN_MODEL_PREFIX}${brainId}` });
+  // brain-route-stream-json (legal): the route answers stream: true with plain JSON.
+  const req = ctx.variant('brain-route-stream-json') ? { ...parsed, stream: false } : parsed;
+  resolveBrain(ctx, brainId, null, streaming);
   if (mode === 'prevalidate') return;
   const replyModel = ctx.variant('resolved-model') ? 'svc' : `${BRAIN_MODEL_PREFIX}${brainId}`;
   if (ctx.defect('brain-route-different-shape')) {

@@ -152,6 +152,17 @@ const CATALOG = {
   'overload-503-no-body': { clauses: ['ERR-4', 'ERR-1'], description: 'Every 5th chat request (and overload) is answered 503 with an empty body.' },
   'overload-500': { clauses: ['ERR-2'], description: 'Overload (and every 5th chat request) is answered 500 instead of 503.' },
 
+  // --- the streaming path ---------------------------------------------------------
+  // Real servers route stream: true through other code (another handler, auth middleware,
+  // validator, lookup). Each of these breaks one probe in its streaming form only: the
+  // plain form of the same probe still passes.
+  'stream-auth-near-miss-accepted': { clauses: ['AUTH-2'], description: 'On stream: true requests keys are compared without case: the upper-cased key is accepted (plain requests still refuse it).' },
+  'stream-validated-before-auth': { clauses: ['AUTH-4'], description: 'stream: true requests are validated (body, model, brain) before the key: no key or an unknown key with an unknown model or brain gets 400/404, not 401.' },
+  'stream-scope-on-plain-model': { clauses: ['AUTH-7'], description: 'On stream: true requests a key without brains:invoke gets 403 on plain service models too.' },
+  'stream-unknown-model-accepted': { clauses: ['CHAT-7'], description: 'On stream: true requests an unknown model is served (200, a stream).' },
+  'stream-content-type-unchecked': { clauses: ['CHAT-4'], description: 'On stream: true requests message content of an invalid type (a number, an object without parts) is served.' },
+  'stream-unknown-brain-accepted': { clauses: ['BRAIN-3'], description: 'On stream: true requests any well-formed uuid is an existing brain, on both routes.' },
+
   // --- issue 10: probes -----------------------------------------------------------
   'auth-key-in-header-accepted': { clauses: ['AUTH-1'], description: 'Without an Authorization header, a valid key in x-api-key or api-key is accepted.' },
   'auth-key-in-query-accepted': { clauses: ['AUTH-1'], description: 'Without an Authorization header, a valid key in ?api_key= or ?key= is accepted.' },

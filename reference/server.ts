@@ -118,8 +118,12 @@ async function handle(ctx: RequestContext): Promise<void> {
 
   // auth-after-validation: the defect checks the request before the caller.
   if (ctx.defect('auth-after-validation') && (await validateBeforeAuth(ctx, match))) return;
+  // The streaming-path defects: a stream: true request goes through other code before the key.
+  const streamAuth = ctx.defect('stream-auth-near-miss-accepted') || ctx.defect('stream-validated-before-auth');
+  const streaming = streamAuth && (await asksForStream(ctx, match));
+  if (streaming && ctx.defect('stream-validated-before-auth') && (await validateBeforeAuth(ctx, match))) return;
 
-  const auth = authenticate(ctx);
+  const auth = authenticate(ctx, streaming);
   if (!auth.ok) {
     if (ctx.defect('auth-401-as-event-stream') && (await asksForStream(ctx, match))) auth.error.withForm('sse');
     throw auth.error;
@@ -193,7 +197,7 @@ async function validateBeforeAuth(ctx: RequestContext, { route, methods }: Route
   return false;
 }
 
-/** auth-401-as-event-stream: whether the (unauthenticated) request body asked for a stream. */
+/** auth-401-as-event-stream and the streaming-path defects: whether the (unauthenticated) request body asked for a stream. */
 async function asksForStream(ctx: RequestContext, { route }: RouteMatch): Promise<boolean> {
   if (route.kind !== 'chat' && route.kind !== 'brain-chat') return false;
   try {

@@ -1,9 +1,9 @@
 // AUTH: keys and scopes (spec: Authentication).
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
-import type { AuthSpec, RequestSpec } from '../lib/http-client.ts';
+import type { AuthSpec, Exchange, RequestSpec } from '../lib/http-client.ts';
 import { nearMissKeys } from '../lib/redact.ts';
-import { brainChat, brainId, chat, chatBody, config, keys, send, UNKNOWN_BRAIN, HELLO } from '../harness/target.ts';
+import { brainChat, brainId, chat, chatBody, config, keys, send, shared, UNKNOWN_BRAIN, HELLO } from '../harness/target.ts';
 
 /** The three endpoints of the spec; the brain route works with any uuid because auth comes first. */
 const endpoints = (auth: AuthSpec): Array<[string, RequestSpec]> => [
@@ -77,6 +77,7 @@ describe('AUTH: authentication comes first', () => {
     // AUTH-4 is about order: the status. The body's shape is ERR-1's (and AUTH-1/2's) to judge.
     clause('AUTH-4', `${what} gets 401`, async (t) => {
       t.status(await send(spec), 401);
+      if (spec.body !== undefined) t.note('no streaming form: the stream flag would be in a body the server cannot parse');
     });
   }
   for (const [what, auth] of [['no key', 'none'], ['an unknown key', keys.unknown]] as const) {
@@ -128,5 +129,107 @@ describe('AUTH: the brains:invoke scope', () => {
     const ex = await brainChat(brain(t));
     t.responded(ex);
     t.check(ex.status !== 403, 'not 403', `HTTP 403`, ex);
+  });
+});
+
+// The streaming path. Servers route stream: true through other code (another handler,
+// auth middleware, validator), so every request-level probe above that can carry
+// stream: true is sent that way too, on both routes that take a chat body: the spec
+// does not say whether the brain route streams (BRAIN-6 reports it), but a refusal comes
+// before any reply, streamed or not. Titles say "(stream: true)"; the probes above are
+// the plain form. No streaming form: GET /models (no body), and AUTH-4's body that is
+// not JSON (the stream flag is in the body a server cannot read).
+const streamRoutes = (auth: AuthSpec): Array<[string, RequestSpec]> => [
+  ['POST /chat/completions', { method: 'POST', path: '/chat/completions', auth, json: chatBody({ stream: true }), stream: true }],
+  ['POST /brains/{id}/chat', { method: 'POST', path: `/brains/${brainId ?? UNKNOWN_BRAIN}/chat`, auth, json: { messages: HELLO, stream: true }, stream: true }],
+];
+
+/** One exchange per streaming probe, judged by its clause and again, for its form, by AUTH-5 below. */
+const refusedStreams = new Map<string, Map<string, () => Promise<Exchange>>>();
+function streamProbe(route: string, what: string, spec: RequestSpec): () => Promise<Exchange> {
+  const byRoute = refusedStreams.get(route) ?? new Map<string, () => Promise<Exchange>>();
+  refusedStreams.set(route, byRoute);
+  const probe = shared(() => send(spec));
+  byRoute.set(what, probe);
+  return probe;
+}
+
+/** 401 with an error body; a 401 served as an event stream is AUTH-5's breach, judged there. */
+function refused401(t: ClauseContext, ex: Exchange): void {
+  t.status(ex, 401);
+  if (ex.mediaType === 'text/event-stream') { t.note('the 401 came as an event stream: AUTH-5 judges its form'); return; }
+  t.errorBody(ex, 401);
+}
+
+describe('AUTH: missing, unknown and malformed keys on the streaming path (stream: true)', () => {
+  const key = config.apiKey!;
+  const probes: Array<['AUTH-1' | 'AUTH-2' | 'AUTH-3', string, AuthSpec, Partial<RequestSpec>]> = [
+    ['AUTH-1', 'no Authorization header', 'none', {}],
+    ['AUTH-1', 'the valid key only in an x-api-key header (no Authorization)', 'none', { headers: { 'x-api-key': key } }],
+    ['AUTH-1', 'the valid key only in an api-key header (no Authorization)', 'none', { headers: { 'api-key': key } }],
+    ['AUTH-1', 'the valid key only as query parameter api_key (no Authorization)', 'none', { query: { api_key: key } }],
+    ['AUTH-1', 'the valid key only as query parameter key (no Authorization)', 'none', { query: { key } }],
+    ['AUTH-2', 'an unknown key', keys.unknown, {}],
+    ...nearMissKeys(key).map(({ what, value }) => ['AUTH-2', what, { key: value }, {}] as ['AUTH-2', string, AuthSpec, Partial<RequestSpec>]),
+    ['AUTH-3', 'the valid key under scheme Basic', { header: `Basic ${Buffer.from(`${key}:`).toString('base64')}` }, {}],
+    ['AUTH-3', 'the valid key under scheme Token', { header: `Token ${key}` }, {}],
+    ['AUTH-3', 'the valid key under scheme Key', { header: `Key ${key}` }, {}],
+    ['AUTH-3', 'the valid key under scheme Api-Key', { header: `Api-Key ${key}` }, {}],
+    ['AUTH-3', 'Bearer with an empty key', { header: 'Bearer ' }, {}],
+    ['AUTH-3', 'the valid key with no scheme', { header: key }, {}],
+  ];
+  for (const [id, what, auth, extra] of probes) {
+    for (const [name, spec] of streamRoutes(auth)) {
+      const probe = streamProbe(name, what, { ...spec, ...extra });
+      clause(id, `${what} on ${name} (stream: true) gets 401 with an error body`, async (t) => {
+        refused401(t, await probe());
+      });
+    }
+  }
+  // AUTH-5 judges the form of every streaming refusal above, on the same exchanges: the
+  // ones answered 401 (a status other than 401 is the probe's own clause to judge).
+  for (const name of refusedStreams.keys()) {
+    clause('AUTH-5', `every streaming request with a missing, unknown or malformed key on ${name} that gets 401 gets it as JSON, not an event stream`, async (t) => {
+      const all = await Promise.all([...refusedStreams.get(name)!].map(async ([what, probe]) => [what, await probe()] as const));
+      const refused = all.filter(([, ex]) => ex.status === 401);
+      if (refused.length === 0) t.inconclusive(`none of the ${all.length} streaming probes on ${name} was answered 401`);
+      for (const [what, ex] of refused) {
+        t.check(ex.mediaType !== 'text/event-stream', `${what}: a JSON 401, not text/event-stream`, `Content-Type ${ex.headers['content-type']}`, ex);
+      }
+      t.note(`${refused.length} of ${all.length} streaming probes answered 401, each as JSON`);
+    }, { requests: 3 });
+  }
+});
+
+describe('AUTH: authentication comes first on the streaming path (stream: true)', () => {
+  const cases: Array<[string, RequestSpec]> = [
+    ['an unknown key and an unknown model', { method: 'POST', path: '/chat/completions', auth: keys.unknown, json: chatBody({ model: 'chatgate-no-such-model-7f3a', stream: true }), stream: true }],
+    ['no key and an unknown brain as model', { method: 'POST', path: '/chat/completions', auth: 'none', json: chatBody({ model: `brain:${UNKNOWN_BRAIN}`, stream: true }), stream: true }],
+    ['an unknown key on an unknown brain route', { method: 'POST', path: `/brains/${UNKNOWN_BRAIN}/chat`, auth: keys.unknown, json: { messages: HELLO, stream: true }, stream: true }],
+  ];
+  for (const [what, spec] of cases) {
+    clause('AUTH-4', `${what} (stream: true) gets 401`, async (t) => {
+      t.status(await send(spec), 401);
+    });
+  }
+});
+
+describe('AUTH: the brains:invoke scope on the streaming path (stream: true)', () => {
+  // AUTH-6 is sent both ways above.
+  clause('AUTH-7', 'a key without brains:invoke still gets 200 for a plain service model (stream: true)', async (t) => {
+    const ex = await chat(chatBody({ stream: true }), limited(t));
+    t.status(ex, 200);
+  });
+
+  clause('AUTH-8', 'a key with brains:invoke is not refused with 403 on model "brain:<uuid>" (stream: true)', async (t) => {
+    const ex = await chat(chatBody({ model: `brain:${brain(t)}`, stream: true }));
+    t.responded(ex);
+    t.check(ex.status !== 403, 'not 403', 'HTTP 403', ex);
+  });
+
+  clause('AUTH-8', 'a key with brains:invoke is not refused with 403 on POST /brains/{id}/chat (stream: true)', async (t) => {
+    const ex = await brainChat(brain(t), { messages: HELLO, stream: true });
+    t.responded(ex);
+    t.check(ex.status !== 403, 'not 403', 'HTTP 403', ex);
   });
 });

@@ -23,6 +23,7 @@ function isCompletion(t: ClauseContext, ex: Exchange): Record<string, unknown> {
 describe('BRAIN: invoking an existing brain', () => {
   clause('BRAIN-1', 'POST /brains/{id}/chat with {"messages"} answers 2xx with a chat completion', async (t) => {
     const ex = await brainChat(needBrain(t));
+    t.note('no streaming form: the spec does not say the brain route streams (BRAIN-6 reports whether it does)');
     success(t, ex);
     isCompletion(t, ex);
   });
@@ -62,6 +63,21 @@ describe('BRAIN: refusing brains that do not exist', () => {
     });
     clause(id, `${what} as model "brain:<id>" gets 400 or 404 with an error body`, async (t) => {
       t.errorBody(await chat(chatBody({ model: `brain:${value}` })), 400, 404);
+    });
+  }
+});
+
+// The streaming path: the refusals above again with stream: true, on both routes (a
+// refusal comes before any reply, so it does not matter whether the brain route streams).
+// No streaming form of BRAIN-1 (the spec does not say the brain route streams: BRAIN-6
+// reports it); BRAIN-2's is BRAIN-5.
+describe('BRAIN: refusing brains that do not exist on the streaming path (stream: true)', () => {
+  for (const [id, what, value] of [['BRAIN-3', 'an unknown brain uuid', UNKNOWN_BRAIN], ['BRAIN-4', 'a brain id that is not a uuid', MALFORMED_BRAIN]] as const) {
+    clause(id, `${what} on POST /brains/{id}/chat (stream: true) gets 400 or 404 with an error body`, async (t) => {
+      t.errorBody(await brainChat(value, { messages: chatBody().messages, stream: true }), 400, 404);
+    });
+    clause(id, `${what} as model "brain:<id>" (stream: true) gets 400 or 404 with an error body`, async (t) => {
+      t.errorBody(await chat(chatBody({ model: `brain:${value}`, stream: true })), 400, 404);
     });
   }
 });

@@ -6,6 +6,7 @@ import { chat, chatBody, HELLO, keys, models, send } from '../harness/target.ts'
 describe('CHAT: valid requests', () => {
   clause('CHAT-1', 'model and messages without stream get 200 and a JSON reply', async (t) => {
     const ex = await chat();
+    t.note('no streaming form: CHAT-1 is about stream absent or false (a stream is SVC-5\'s and EV-*\'s)');
     t.status(ex, 200);
     t.mediaType(ex, 'application/json');
     t.json(ex);
@@ -13,6 +14,7 @@ describe('CHAT: valid requests', () => {
 
   clause('CHAT-1', 'stream: false gets 200 and a JSON reply, not an event stream', async (t) => {
     const ex = await chat(chatBody({ stream: false }));
+    t.note('no streaming form: CHAT-1 is about stream absent or false (a stream is SVC-5\'s and EV-*\'s)');
     t.status(ex, 200);
     t.mediaType(ex, 'application/json');
     t.json(ex);
@@ -46,12 +48,14 @@ describe('CHAT: invalid requests are refused with 400', () => {
   for (const [id, what, json] of refused) {
     clause(id, `${what} gets 400 with an error body`, async (t) => {
       const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, json });
+      if (id === 'CHAT-5') t.note('no streaming form: stream itself is the field under test');
       t.errorBody(ex, 400);
     });
   }
 
   clause('CHAT-6', 'a body that is not JSON gets 400 with an error body', async (t) => {
     const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, body: `{"model": "${models[0]}", "messages": [` });
+    t.note('no streaming form: the stream flag would be in a body the server cannot parse');
     t.errorBody(ex, 400);
   });
 
@@ -78,6 +82,66 @@ describe('CHAT: usual OpenAI parameters and unknown fields never cause a 5xx', (
       if (ex.status === 400) { t.note(`${what} refused with 400`); return; }
       t.status(ex, 200, 400);
       if (ex.error) t.fail('a complete answer', ex.error.message, ex);
+    });
+  }
+});
+
+// The streaming path: servers route stream: true through other code (another handler,
+// another validator), so the requests above are sent with stream: true too; titles say
+// "(stream: true)". No streaming form: CHAT-1 (it is about stream absent or false),
+// CHAT-5 (stream itself is the field under test) and CHAT-6 (the stream flag is in a body
+// the server cannot parse). CHAT-8's stream_options case streams already.
+describe('CHAT: the same requests on the streaming path (stream: true)', () => {
+  clause('CHAT-9', 'a multi-turn conversation with system, user and assistant messages is accepted (stream: true)', async (t) => {
+    const ex = await chat(chatBody({
+      stream: true,
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'Name a colour.' },
+        { role: 'assistant', content: 'Blue.' },
+        { role: 'user', content: 'Another one.' },
+      ],
+    }));
+    t.status(ex, 200);
+  });
+
+  const refused: Array<['CHAT-2' | 'CHAT-3' | 'CHAT-4', string, Record<string, unknown>]> = [
+    ['CHAT-2', 'a request without model', { messages: HELLO }],
+    ['CHAT-2', 'model given as a number', { model: 42, messages: HELLO }],
+    ['CHAT-3', 'a request without messages', { model: models[0] }],
+    ['CHAT-3', 'messages given as an object', { model: models[0], messages: { role: 'user', content: 'hi' } }],
+    ['CHAT-3', 'messages given as a string', { model: models[0], messages: 'hi' }],
+    ['CHAT-4', 'a message without role', { model: models[0], messages: [{ content: 'hi' }] }],
+    ['CHAT-4', 'message content given as a number', { model: models[0], messages: [{ role: 'user', content: 42 }] }],
+    ['CHAT-4', 'message content given as an object without parts', { model: models[0], messages: [{ role: 'user', content: { text: 'hi' } }] }],
+  ];
+  for (const [id, what, json] of refused) {
+    clause(id, `${what} (stream: true) gets 400 with an error body`, async (t) => {
+      const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, json: { ...json, stream: true }, stream: true });
+      t.errorBody(ex, 400);
+    });
+  }
+
+  clause('CHAT-7', 'an unknown model (stream: true) gets 400 or 404 with an error body', async (t) => {
+    const ex = await chat(chatBody({ model: 'chatgate-no-such-model-7f3a', stream: true }));
+    t.errorBody(ex, 400, 404);
+  });
+
+  const extras: Array<[string, Record<string, unknown>]> = [
+    ['temperature', { temperature: 0.2 }],
+    ['max_tokens', { max_tokens: 16 }],
+    ['top_p', { top_p: 0.9 }],
+    ['user', { user: 'chatgate-conformance' }],
+    ['an unknown extra field', { chatgate_unknown_field: { nested: [1, 2, 3] } }],
+  ];
+  for (const [what, extra] of extras) {
+    clause('CHAT-8', `${what} (stream: true) is honoured, ignored or refused with 400`, async (t) => {
+      const ex = await chat(chatBody({ ...extra, stream: true }));
+      t.responded(ex);
+      if (ex.status === 400) { t.note(`${what} refused with 400`); return; }
+      t.status(ex, 200, 400);
+      // CHAT-8 judges the status; a stream that stalls or breaks after a 200 is EV-*'s to judge.
+      if (ex.error) t.note(`the stream after the 200 was cut short (${ex.error.message}): EV-10 judges streams`);
     });
   }
 });

@@ -8,6 +8,7 @@ import { brainChat, brainId, chat, chatBody, http, keys, listModels, send } from
 describe('SVC: what the service does', () => {
   clause('SVC-1', 'a chat request with a known model and one user message gets 200 and a completion', async (t) => {
     const ex = await chat();
+    t.note('its streaming form is SVC-5');
     t.status(ex, 200);
     const body = t.json(ex) as Record<string, unknown>;
     t.check(body !== null && typeof body === 'object' && !Array.isArray(body), 'a JSON object (a chat completion)', typeof body, ex);

@@ -19,8 +19,9 @@ describe('selection', () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(clausesOf(run)).toEqual(['AUTH-1', 'EV-1', 'EV-10', 'EV-11', 'EV-12']);
     expect(run.results!.tests.filter((t) => t.verdict === 'skip')).toEqual([]);
-    // Three endpoints x (no header, the key in x-api-key, api-key, ?api_key=, ?key=).
-    expect(run.tests('AUTH-1')).toHaveLength(15);
+    // (no header, the key in x-api-key, api-key, ?api_key=, ?key=) x three endpoints, and x
+    // the two chat routes again with stream: true. EV-1* is EV-1, EV-10, EV-11 and EV-12.
+    expect(run.tests('AUTH-1')).toHaveLength(25);
     const others = Object.keys(CLAUSES).length - 5;
     expect(run.stdout).toContain(`(${others} clauses not selected)`);
     expect(run.stdout).toContain('mode: normal (only MUST/COMPAT failures fail the run); CLAUSES=AUTH-1,EV-1*');
@@ -31,8 +32,8 @@ describe('selection', () => {
   it("vitest's -t and file filters work through the runner, run-wide checks follow -t", async () => {
     const run = await runChatgate({}, ['-t', 'an empty key', 'auth']);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.results!.tests.map((t) => t.id)).toEqual(['GET /models', 'POST /brains/{id}/chat', 'POST /chat/completions']
-      .map((e) => `auth/AUTH-3 Bearer with an empty key on ${e} gets 401 with an error body`));
+    expect(run.results!.tests.map((t) => t.id).sort()).toEqual(['GET /models', 'POST /brains/{id}/chat', 'POST /chat/completions', 'POST /brains/{id}/chat (stream: true)', 'POST /chat/completions (stream: true)']
+      .map((e) => `auth/AUTH-3 Bearer with an empty key on ${e} gets 401 with an error body`).sort());
     expect(run.results!.mode).toMatchObject({ testNamePattern: 'an empty key', files: ['auth'] });
     const none = await runChatgate({}, ['no-such-suite-file']);
     expect(none.exitCode).toBe(2);

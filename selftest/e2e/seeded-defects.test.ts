@@ -23,6 +23,11 @@ const SECTION_FILES = ['auth', 'brains', 'chat-requests', 'events', 'limits', 'm
 const INTERMITTENT = new Set(['flaky-cc-id']);
 // Defects that misbehave toward client libraries only: only the client suites can meet them.
 const CLIENT_TRAFFIC = new Set(['client-libraries-500', 'key-echoed-to-clients']);
+// Defects of the streaming path only: their clause fails in the probes' streaming form
+// (titles say "(stream: true)") and the plain form of the same probes still passes, so a
+// failure names the form that broke.
+const STREAMING_PATH = new Set(['stream-auth-near-miss-accepted', 'stream-validated-before-auth', 'stream-scope-on-plain-model',
+  'stream-unknown-model-accepted', 'stream-content-type-unchecked', 'stream-unknown-brain-accepted']);
 const slot = limiter(2);
 // Defects that must fail their declared clauses and nothing else, in a run of every
 // section file (a wire breach explained elsewhere must not spill onto other clauses),
@@ -77,6 +82,12 @@ describe.concurrent('seeded defects are caught on their declared clauses', () =>
       if (name in ALONE) {
         expect([...new Set(tests.filter((t) => t.verdict === 'fail' || t.verdict === 'warn').map((t) => t.clause))], 'clauses that failed').toEqual([...declared]);
         for (const t of tests.filter((x) => declared.includes(x.clause as never) && x.verdict === 'fail')) expect(t.seen, t.title).toMatch(ALONE[name]!);
+      }
+      if (STREAMING_PATH.has(name)) {
+        const ofClause = tests.filter((t) => (declared as readonly string[]).includes(t.clause));
+        const plainFailed = ofClause.filter((t) => judgedViolation(t) && !t.title.includes('(stream: true)')).map((t) => t.title);
+        expect(plainFailed, 'a streaming-path defect failed a plain-form test').toEqual([]);
+        expect(ofClause.some((t) => t.verdict === 'pass' && !t.title.includes('(stream: true)')), 'a plain-form test of the clause passed').toBe(true);
       }
     }, HANG_GUARD_MS);
   }
