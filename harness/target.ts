@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { loadConfig } from '../lib/config.ts';
 import { HttpClient, type AuthSpec, type Exchange, type RequestSpec } from '../lib/http-client.ts';
 import { addSecret } from '../lib/redact.ts';
+import { runGovernor } from '../lib/governor.ts';
 import { logExchange } from './exchange-log.ts';
 
 export const config = loadConfig();
@@ -23,6 +24,8 @@ export const http = new HttpClient({
   baseUrl: config.targetUrl,
   timeoutMs: config.timeoutMs,
   onExchange: (ex) => logExchange(ex, currentTest.getStore()?.title),
+  // One pace for the whole run, all workers (runner/governor-server.ts).
+  gate: runGovernor(),
 });
 
 export const keys = {

@@ -15,6 +15,7 @@ import { createDispatcher, proxyFor } from './proxy.ts';
 import { isCredentialHeader, knownSecrets, maskAuthorization, redact, redactUrl } from './redact.ts';
 import { SseReader, type SseEvent, type SseProblem, type SseStats } from './sse-reader.ts';
 import { DEFAULT_429_BUDGET, with429BackOff } from './back-off.ts';
+import type { Gate } from './governor.ts';
 import { retryDelayMs } from './retry-hints.ts';
 
 // Re-exported: the 429 wait is read by lib/retry-hints.ts, the one parser of retry hints.
@@ -82,6 +83,10 @@ export interface Exchange {
   durationMs: number;
   wireBytes: number;
   retries: Array<{ status: number; waitedMs: number }>;
+  /** Time the request waited for the run's governor and advised 429 waits (not part of durationMs). */
+  throttleWaitMs?: number;
+  /** The answer is a 429 that outlasted the request's back-off budget: no verdict may rest on it. */
+  throttledOut?: boolean;
   /** Names of known secrets seen in the response headers or body (AUTH-9). */
   keyEchoes: string[];
   curl: string;
@@ -114,8 +119,10 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** Called with every exchange, including the 429s that were retried (global checks read them). */
   onExchange?: (ex: Exchange) => void;
-  /** Retry budget for 429s: at most 3 retries and 30 s of waiting per request. */
+  /** Retry budget for 429s (lib/back-off.ts: at most 5 retries and 60 s of waiting per request). */
   retry429?: { maxRetries: number; maxTotalWaitMs: number };
+  /** The run's governor (lib/governor.ts): every request that may be retried on 429 waits for its turn. */
+  gate?: Gate;
 }
 
 let seqCounter = 0;
@@ -184,7 +191,13 @@ export class HttpClient {
       {
         budget: this.options.retry429 ?? DEFAULT_429_BUDGET,
         enabled: spec.retryOn429 !== false,
+        // SVC-8's one-connection probe counts its connections: it is not paced.
+        gate: spec.connection ? undefined : this.options.gate,
         onRetry: (ex) => this.options.onExchange?.(ex), // the throttled answer is still an answer the run saw
+        onDone: (ex, account) => {
+          if (account.waitedMs > 0) ex.throttleWaitMs = account.waitedMs;
+          if (account.throttledOut) ex.throttledOut = true;
+        },
       },
     );
   }

@@ -6,6 +6,7 @@
 import { fetch as undiciFetch } from 'undici';
 import { DEFAULT_MAX_BODY_BYTES, formatBytes } from '../../lib/http-client.ts';
 import { with429BackOff } from '../../lib/back-off.ts';
+import type { Gate } from '../../lib/governor.ts';
 import { toCurl } from '../../lib/curl.ts';
 import { sharedProxyDispatcher } from '../../lib/proxy.ts';
 import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/error-body.ts';
@@ -65,6 +66,12 @@ export interface WireOptions {
    * judges the client, not the throttle. Off where the 429 itself is the subject.
    */
   retry429: boolean;
+  /**
+   * The run's governor (lib/governor.ts): with retry429, each request waits for its turn
+   * before it is sent, and the deadline of the exchange starts only then. The client
+   * library's own timeout must allow for that wait (lib/back-off.ts THROTTLE_ALLOWANCE_MS).
+   */
+  gate?: Gate;
   /** Called with each request's outcome as it arrives: a response (before the client reads it) or a transport failure. */
   onOutcome?: (r: WireRequest) => void;
 }
@@ -80,6 +87,10 @@ export class Wire {
   private readonly logging: Array<Promise<void>> = [];
   /** 429s this wrapper waited out and re-sent (hidden from the client). */
   throttled = 0;
+  /** Time requests waited for the governor's turns and advised waits, ms. */
+  throttleWaitMs = 0;
+  /** A request's last answer was a 429 that outlasted its back-off budget: the client met it. */
+  throttledOut = false;
   private readonly guarded: typeof fetch;
 
   constructor(private readonly opts: WireOptions) {
@@ -110,9 +121,14 @@ export class Wire {
       return res;
     }, (res) => ({ status: res.status, headers: Object.fromEntries(res.headers) }), {
       enabled: this.opts.retry429 && resendable,
+      gate: this.opts.gate,
       onRetry: async (res) => {
         await res.body?.cancel().catch(() => {});
         this.throttled++;
+      },
+      onDone: (_res, account) => {
+        this.throttleWaitMs += account.waitedMs;
+        if (account.throttledOut) this.throttledOut = true;
       },
     });
   };

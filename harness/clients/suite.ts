@@ -17,6 +17,8 @@
 import { describe } from 'vitest';
 import { clause, HarnessError, type ClauseContext } from '../clause-test.ts';
 import { brainId, config, keys, models } from '../target.ts';
+import { THROTTLE_ALLOWANCE_MS } from '../../lib/back-off.ts';
+import { runGovernor } from '../../lib/governor.ts';
 import { describeCause, Wire, type WireRequest } from './fetch.ts';
 import { usageText, type Driver, type Reply, type Setup } from './driver.ts';
 import { clauseFor, clientById, operationsOf, unavailable, type ClientEntry, type ErrorStatus, type Operation } from './registry.ts';
@@ -67,7 +69,9 @@ function wireBreach(w: Wire, status?: ErrorStatus): string | undefined {
 }
 
 function setup(wire: Wire, apiKey: string, maxRetries: number | undefined): Setup {
-  return { baseURL: config.targetUrl!, apiKey, fetch: wire.fetch, timeoutMs: config.timeoutMs, maxRetries };
+  // The client's own timeout allows for the wait for the run's governor and 429
+  // back-off inside our fetch; each exchange's own deadline (TIMEOUT_MS) starts when it is sent.
+  return { baseURL: config.targetUrl!, apiKey, fetch: wire.fetch, timeoutMs: config.timeoutMs + THROTTLE_ALLOWANCE_MS, maxRetries };
 }
 
 /** What the report shows of a call: its curl (if the cell fails), throttling met on the way; once its exchanges are logged. */
@@ -77,6 +81,9 @@ async function account(t: ClauseContext, ...wires: Wire[]): Promise<void> {
   if (curl) t.reproduce(curl);
   const throttled = wires.reduce((n, w) => n + w.throttled, 0);
   if (throttled) t.note(`rate-limited on the way: ${throttled} x 429, retried after the advertised wait`);
+  const waited = wires.reduce((n, w) => n + w.throttleWaitMs, 0);
+  if (waited >= 1000) t.note(`waited ${(waited / 1000).toFixed(1)} s for the run's governor (pacing for the target's rate limit)`);
+  for (const w of wires) if (w.throttledOut) t.throttledOut('a request of the client library');
 }
 
 function raisedText(d: Driver, err: unknown, wire?: Wire): string {
@@ -111,7 +118,7 @@ function checkText(t: ClauseContext, r: Reply, what: string): void {
 
 const isClientError = (r: WireRequest) => r.status !== undefined && r.status >= 400 && r.status < 500;
 
-const wire = () => new Wire({ timeoutMs: config.timeoutMs, retry429: true });
+const wire = () => new Wire({ timeoutMs: config.timeoutMs, retry429: true, gate: runGovernor() });
 const mainKey = () => config.apiKey!;
 
 /** Judges an error call: the class/tag for the status, the server's message carried, no retry of a 4xx. */
@@ -143,7 +150,7 @@ async function errorCell(t: ClauseContext, entry: ClientEntry, status: Exclude<E
   // Anything but a 4xx (a 2xx, a 5xx, no response) decides the cell at once, and the
   // client might retry it with back-off (LangChain: 6 times, about a minute): cut it short.
   const cut = new AbortController();
-  const w = new Wire({ timeoutMs: config.timeoutMs, retry429: true, onOutcome: (r) => { if (!isClientError(r)) cut.abort(); } });
+  const w = new Wire({ timeoutMs: config.timeoutMs, retry429: true, gate: runGovernor(), onOutcome: (r) => { if (!isClientError(r)) cut.abort(); } });
   // The client's default retry policy, as its users run it: the cell checks it does not retry this 4xx.
   let outcome: { ok: true } | { ok: false; err: unknown };
   try { await call(d, { ...setup(w, apiKey, undefined), signal: cut.signal }); outcome = { ok: true }; } catch (err) { outcome = { ok: false, err }; }
