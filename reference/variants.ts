@@ -45,6 +45,12 @@ const CATALOG = {
   // --- issue 11: what a server does with parameters it does not know (CHAT-8 allows both) ---
   'unknown-params-400': { description: 'Top-level request fields that are not OpenAI chat parameters are refused with 400 ("Unrecognized request argument supplied").' },
   'params-ignored': { description: 'Optional parameters are never validated: out-of-range or mistyped n, max_tokens, temperature, top_p are ignored (200).' },
+  // --- tight rate limits in several shapes (the spec leaves limits open): the suite paces itself, never judges a clause on a 429 ---
+  'limit-per-key-2s': { description: 'The main and limited keys each get 12 requests per 2000 ms window (the rate-limit key keeps its own 10 per 1000 ms); 429s carry Retry-After seconds, retry-after-ms and x-ratelimit-*.' },
+  'limit-account-2s': { description: 'One budget of 16 requests per 2000 ms window shared by every key of the account: the limited and rate-limit keys drain the main key\'s budget too; x-ratelimit-* describe the account budget.' },
+  'limit-account-5s': { description: 'One budget of 30 requests per 5000 ms window shared by every key of the account.' },
+  'limit-burst': { description: 'The main and limited keys each draw on a token bucket of 12 requests refilled at 6 per second: a burst goes through, then the key is served at the refill rate; a 429 advises the wait for the next token.' },
+  'retry-after-seconds-only': { description: '429 answers advise their wait only as Retry-After delta-seconds (no retry-after-ms, no x-ratelimit-*).' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;
