@@ -251,8 +251,9 @@ export function rateLimitTitle(entry: ClientEntry): string {
 }
 
 /**
- * The error-429 cell: bursts of 10 calls (client retries off, so the 429 reaches the
- * caller) on RATE_LIMIT_API_KEY until one is throttled, at most `max` calls. Run only
+ * The error-429 cell: bursts of 20 calls (client retries off, so the 429 reaches the
+ * caller; a burst no larger than the limit may never meet it when each burst outlasts
+ * the window) on RATE_LIMIT_API_KEY until one is throttled, at most `max` calls. Run only
  * after the LIM probe is over, and only when the probe met a 429 at all
  * (suites/limits.test.ts sees to both).
  */
@@ -261,7 +262,7 @@ export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, max: n
   const key = config.rateLimitApiKey ?? config.apiKey!;
   let sent = 0;
   while (sent < max) {
-    const n = Math.min(10, max - sent);
+    const n = Math.min(20, max - sent);
     sent += n;
     const wires = Array.from({ length: n }, () => new Wire({ timeoutMs: config.timeoutMs, retry429: false }));
     const results = await Promise.allSettled(wires.map((w) => d.complete(setup(w, key, 0), models[0]!)));
