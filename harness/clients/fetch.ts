@@ -61,8 +61,8 @@ export interface WireRequest {
 export interface WireOptions {
   timeoutMs: number;
   /**
-   * Wait and re-send on 429 (retry-after-ms / Retry-After honoured, at most 3 retries and
-   * 30 s, as the raw client does; docs/RUNNER.md), so a run that meets throttling
+   * Wait and re-send on 429 (within lib/back-off.ts's budget, paced by the run's governor
+   * when one is given, as the raw client does; docs/RUNNER.md), so a run that meets throttling
    * judges the client, not the throttle. Off where the 429 itself is the subject.
    */
   retry429: boolean;
