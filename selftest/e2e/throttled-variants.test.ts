@@ -6,6 +6,9 @@
 // console. One run per variant: the machine is small, and each run is a minute or more
 // of mostly waiting. The 10-of-10 repetition is done by hand (docs/RUNNER.md has the figures).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { THROTTLED as THROTTLED_MESSAGE } from '../../lib/back-off.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { referenceTarget } from '../support/targets.ts';
 import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
@@ -60,6 +63,34 @@ describe.concurrent('a throttled run reaches the unthrottled run\'s verdicts', (
       });
     }, HANG_GUARD_MS);
   }
+});
+
+describe('a target that never stops answering 429', () => {
+  it('leaves the tests that do not judge rate limits inconclusive ("throttled"), never failed, and counts them', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '20' });
+      res.end(JSON.stringify({ error: { message: 'Rate limit reached.', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    let run: SuiteRun;
+    try {
+      run = await slot(() => runSuite({
+        TARGET_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, API_KEY: 'sk-throttled-main-0123456789abcdef',
+        LIMITED_API_KEY: 'sk-throttled-limited-0123456789abcdef', BRAIN_ID: '6a0f3c2e-8b1d-4e5f-9a7c-2d4b6e8f0a1c',
+        CLAUSES: 'MOD-*,CHAT-1,BRAIN-1', FUZZ_RUNS: '0', TIMEOUT_MS: '5000',
+      }));
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+    const tests = run.results?.tests ?? [];
+    expect(tests.length, run.stderr.slice(0, 500)).toBeGreaterThanOrEqual(4);
+    const judged = tests.filter((t) => t.verdict !== 'skip');
+    expect(judged.map((t) => `${t.title}: ${t.verdict} ${t.message ?? ''}`).filter((x) => !x.includes(`inconclusive ${THROTTLED_MESSAGE}`))).toEqual([]);
+    expect(run.results!.throttle?.throttledOutTests).toBe(judged.length);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain(`${judged.length} tests throttled out`);
+  }, HANG_GUARD_MS);
 });
 
 afterAll(() => {
