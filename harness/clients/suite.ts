@@ -261,6 +261,7 @@ export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, max: n
   const d = await driverFor(t, entry);
   const key = config.rateLimitApiKey ?? config.apiKey!;
   let sent = 0;
+  let silentBefore = false;
   while (sent < max) {
     const n = Math.min(20, max - sent);
     sent += n;
@@ -274,9 +275,12 @@ export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, max: n
       t.observe(`first 429 within ${sent} calls through ${entry.id}`);
       return;
     }
-    // A burst without a single response will not find the limit either (LIM-1 judges the target).
+    // Two bursts in a row without a single response will not find the limit either (LIM-1
+    // judges the target). One alone may have met only pooled connections the server had
+    // closed while the client sat idle (the next burst opens new ones).
     const silent = wires.map((w) => w.requests.at(-1)).filter((r) => r?.transportError);
-    if (silent.length === n) t.inconclusive(`no 429: ${n} calls through ${entry.id} got no response (${silent[0]!.transportError})`);
+    if (silent.length === n && silentBefore) t.inconclusive(`no 429: ${n} calls through ${entry.id} got no response (${silent[0]!.transportError})`);
+    silentBefore = silent.length === n;
   }
   t.inconclusive(`no 429 within ${max} calls through ${entry.id}`);
 }
