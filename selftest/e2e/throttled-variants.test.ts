@@ -78,7 +78,7 @@ describe('a target that never stops answering 429', () => {
       run = await slot(() => runSuite({
         TARGET_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, API_KEY: 'sk-throttled-main-0123456789abcdef',
         LIMITED_API_KEY: 'sk-throttled-limited-0123456789abcdef', BRAIN_ID: '6a0f3c2e-8b1d-4e5f-9a7c-2d4b6e8f0a1c',
-        CLAUSES: 'MOD-*,CHAT-1,BRAIN-1', FUZZ_RUNS: '0', TIMEOUT_MS: '5000',
+        CLAUSES: 'MOD-*,CHAT-1,BRAIN-1', FUZZ_RUNS: '0', TIMEOUT_MS: '10000',
       }));
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
