@@ -11,12 +11,15 @@ import type { Gate } from './governor.ts';
 export interface BackOffBudget { maxRetries: number; maxTotalWaitMs: number }
 
 /**
- * Per request: at most 5 re-sends after a 429, and 60 s waiting in all (for the
- * governor's turns and the advised waits together). Past it the request's last answer,
- * a 429, is returned marked as throttled out, and the test that sent it is
+ * Per request: re-sends after a 429 until 60 s have passed since it was first sent
+ * (the governor's turns, the advised waits and the attempts together), at most 20. The
+ * time bounds a test; the count only a target that throttles at once and forever. A
+ * token bucket advising waits of 100 ms can answer 429 to the same request five times
+ * in a second, so the count is not what decides. Past the budget the request's last
+ * answer, a 429, is returned marked as throttled out, and the test that sent it is
  * `inconclusive`, never judged on it.
  */
-export const DEFAULT_429_BUDGET: BackOffBudget = { maxRetries: 5, maxTotalWaitMs: 60_000 };
+export const DEFAULT_429_BUDGET: BackOffBudget = { maxRetries: 20, maxTotalWaitMs: 60_000 };
 
 /**
  * What a request's caller must allow beyond its own deadline for the waits above: the
@@ -60,8 +63,10 @@ export async function with429BackOff<T>(
   // Requests that judge the 429 itself (retries off) neither wait for turns nor teach the governor.
   const gate = opts.enabled === false ? undefined : opts.gate;
   let waited = 0;
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
   for (;;) {
-    const lease = gate ? await gate.acquire(Math.max(0, budget.maxTotalWaitMs - waited)) : undefined;
+    const lease = gate ? await gate.acquire(Math.max(0, budget.maxTotalWaitMs - elapsed())) : undefined;
     if (lease) {
       waited += lease.waitedMs;
       if (retries.length) retries[retries.length - 1]!.waitedMs += lease.waitedMs;
@@ -77,7 +82,7 @@ export async function with429BackOff<T>(
     lease?.release({ status, headers });
     const done = (throttledOut: boolean) => { opts.onDone?.(r, { retries, waitedMs: waited, throttledOut }); return r; };
     if (status !== 429 || opts.enabled === false) return done(false);
-    if (retries.length >= budget.maxRetries || waited >= budget.maxTotalWaitMs || lease?.forced) return done(true);
+    if (retries.length >= budget.maxRetries || elapsed() >= budget.maxTotalWaitMs || lease?.forced) return done(true);
     if (gate) {
       // The governor now holds every turn until the advised wait is over.
       await opts.onRetry?.(r, 0);
@@ -85,7 +90,7 @@ export async function with429BackOff<T>(
       continue;
     }
     const wait = retryDelayMs(headers, retries.length);
-    if (waited + wait > budget.maxTotalWaitMs) return done(true);
+    if (waited + wait > budget.maxTotalWaitMs || elapsed() + wait > budget.maxTotalWaitMs) return done(true);
     await opts.onRetry?.(r, wait);
     retries.push({ status: 429, waitedMs: wait });
     waited += wait;

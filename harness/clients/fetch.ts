@@ -5,7 +5,7 @@
 // No dependency on the run's configuration: unit tests build it with any deadline.
 import { fetch as undiciFetch } from 'undici';
 import { DEFAULT_MAX_BODY_BYTES, formatBytes } from '../../lib/http-client.ts';
-import { with429BackOff } from '../../lib/back-off.ts';
+import { with429BackOff, type BackOffBudget } from '../../lib/back-off.ts';
 import type { Gate } from '../../lib/governor.ts';
 import { toCurl } from '../../lib/curl.ts';
 import { sharedProxyDispatcher } from '../../lib/proxy.ts';
@@ -72,6 +72,8 @@ export interface WireOptions {
    * library's own timeout must allow for that wait (lib/back-off.ts THROTTLE_ALLOWANCE_MS).
    */
   gate?: Gate;
+  /** The 429 back-off budget (default lib/back-off.ts DEFAULT_429_BUDGET). */
+  budget?: BackOffBudget;
   /** Called with each request's outcome as it arrives: a response (before the client reads it) or a transport failure. */
   onOutcome?: (r: WireRequest) => void;
 }
@@ -122,6 +124,7 @@ export class Wire {
     }, (res) => ({ status: res.status, headers: Object.fromEntries(res.headers) }), {
       enabled: this.opts.retry429 && resendable,
       gate: this.opts.gate,
+      budget: this.opts.budget,
       onRetry: async (res) => {
         await res.body?.cancel().catch(() => {});
         this.throttled++;
