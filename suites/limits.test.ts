@@ -59,17 +59,23 @@ async function recover(p: Probe, first429: Exchange): Promise<void> {
   const other = config.rateLimitApiKey && config.rateLimitApiKey !== config.apiKey
     ? { label: 'API_KEY', auth: keys.main } : keys.limited ? { label: 'LIMITED_API_KEY', auth: keys.limited } : undefined;
   if (other) p.otherKey = { label: other.label, ex: await chat(chatBody({ max_tokens: 8 }), other.auth, { retryOn429: false }) };
-  // LIM-3: wait what the 429 advertised, then try once. With nothing advertised the
-  // clause allows at most 60 s: poll with growing gaps so a quick recovery is seen quickly.
+  // LIM-3: wait what the 429 advertised, then try. With nothing advertised the clause
+  // allows at most 60 s: poll with growing gaps so a quick recovery is seen quickly.
+  // Where the budget is shared (all keys of an account, other clients of it) the first
+  // request after the reset may still meet a 429 advising a new wait: it is honoured up
+  // to twice more, within 60 s in all; a key that stays throttled still fails.
   const advertisedMs = readRetryHints(first429.headers).waitMs;
   const waits = advertisedMs !== undefined ? [Math.min(advertisedMs, MAX_HONOURED_WAIT_MS) + 100] : [1000, 2000, 4000, 8000, 16_000, 29_000];
   let waited = 0;
-  for (const w of waits) {
+  for (let i = 0; i < waits.length; i++) {
+    const w = waits[i]!;
     await new Promise((r) => setTimeout(r, w));
     waited += w;
     const ex = await chat(chatBody({ max_tokens: 8 }), keys.rateLimit, { retryOn429: false });
     p.recovery = { waitedMs: waited, advertised: advertisedMs !== undefined, ex };
     if (ex.status !== 429) break;
+    const again = advertisedMs !== undefined ? readRetryHints(ex.headers).waitMs : undefined;
+    if (again !== undefined && waits.length < 3 && waited + again + 100 <= MAX_HONOURED_WAIT_MS) waits.push(again + 100);
   }
 }
 
@@ -107,7 +113,7 @@ describe('LIM: rate limits', () => {
     const p = await throttled(t);
     const r = p.recovery!;
     t.responded(r.ex);
-    const after = r.advertised ? `the advertised ${r.waitedMs} ms` : `${r.waitedMs} ms (nothing advertised; polled up to 60 s)`;
+    const after = r.advertised ? `the advertised ${r.waitedMs} ms (each 429's advised wait, at most 3)` : `${r.waitedMs} ms (nothing advertised; polled up to 60 s)`;
     t.check(r.ex.status! >= 200 && r.ex.status! < 300, `2xx after waiting ${after}`, `HTTP ${r.ex.status}`, r.ex);
   }, PROBE_TIMEOUT);
 
