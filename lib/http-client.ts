@@ -22,6 +22,14 @@ import { retryDelayMs } from './retry-hints.ts';
 export { retryDelayMs };
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * Longest a pooled connection is kept idle, whatever Keep-Alive the server advertises.
+ * A request that waited for the run's governor often finds its connection idle for
+ * seconds; kept near the server's own timeout (Node's 5 s), a loaded machine reuses it
+ * as the server closes it ("other side closed"), a failure of neither the target nor the
+ * test. One second leaves seconds of margin; a new connection costs a handshake.
+ */
+export const POOLED_IDLE_MS = 1_000;
 /** How long a stream may stay open after [DONE] before it counts as never closing. */
 export const CLOSE_AFTER_DONE_MS = 5_000;
 
@@ -233,7 +241,8 @@ export class HttpClient {
       headersTimeout: this.options.timeoutMs + 1_000,
       bodyTimeout: this.options.timeoutMs + 1_000,
       connect: { timeout: Math.min(this.options.timeoutMs, 10_000) },
-      keepAliveTimeout: 4_000,
+      keepAliveTimeout: POOLED_IDLE_MS,
+      keepAliveMaxTimeout: POOLED_IDLE_MS,
     });
   }
 

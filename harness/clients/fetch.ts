@@ -3,8 +3,8 @@
 // records what crossed the wire, so a test can count requests (did the client retry
 // a 400?) and know the server's own error.message independently of the client.
 // No dependency on the run's configuration: unit tests build it with any deadline.
-import { fetch as undiciFetch } from 'undici';
-import { DEFAULT_MAX_BODY_BYTES, formatBytes } from '../../lib/http-client.ts';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { DEFAULT_MAX_BODY_BYTES, POOLED_IDLE_MS, formatBytes } from '../../lib/http-client.ts';
 import { with429BackOff, type BackOffBudget } from '../../lib/back-off.ts';
 import type { Gate } from '../../lib/governor.ts';
 import { toCurl } from '../../lib/curl.ts';
@@ -12,6 +12,9 @@ import { sharedProxyDispatcher } from '../../lib/proxy.ts';
 import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/error-body.ts';
 import { errorSchemaProblems } from '../../lib/schema-validator.ts';
 import { exchangeContext, exchangeLogOn, logClientExchange } from '../exchange-log.ts';
+
+/** The pool for targets reached directly (no proxy), shared by every Wire of the process. */
+let direct: Agent | undefined;
 
 /**
  * fetch with the same guarantees as our raw client: no redirects followed (the key can
@@ -28,9 +31,10 @@ export function makeGuardedFetch(timeoutMs: number, maxBodyBytes = DEFAULT_MAX_B
   return async (url, init) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    // Through HTTPS_PROXY/HTTP_PROXY when they apply to the URL (lib/proxy.ts), as the raw client; else the global dispatcher.
+    // Through HTTPS_PROXY/HTTP_PROXY when they apply to the URL (lib/proxy.ts), as the raw
+    // client; else a pool that keeps idle connections no longer than the raw client's.
     const href = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
-    const dispatcher = sharedProxyDispatcher(href);
+    const dispatcher = sharedProxyDispatcher(href) ?? (direct ??= new Agent({ keepAliveTimeout: POOLED_IDLE_MS, keepAliveMaxTimeout: POOLED_IDLE_MS }));
     const res = await undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'error', signal, ...(dispatcher ? { dispatcher } : {}) });
     const meta = { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers };
     if (!res.body) return new Response(null, meta);
