@@ -36,7 +36,7 @@ export function renderMarkdown(results: Results): string {
     `**Run:** ${results.startedAt}, ${(results.durationMs / 1000).toFixed(1)} s, ${results.tests.length} tests, chatgate ${results.chatgate.version} on Node ${results.chatgate.node}  `,
     `**${verdictLine(results)}**  `, `${capitalise(comparisonLine(results.comparison))}`, '');
   const throttled = throttleLine(results);
-  if (throttled) out.splice(out.length - 1, 0, `${capitalise(text(throttled))}  `);
+  if (throttled) out.splice(out.length - 2, 0, `${capitalise(text(throttled))}  `);
 
   out.push('### Outcomes by spec section', '');
   out.push(row(['Section', ...shownOutcomes.map((o) => `${ICON[o]} ${LABEL[o]}`), '∅ no test']));
