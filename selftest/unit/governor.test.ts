@@ -172,3 +172,18 @@ describe('throttled out: a 429 past the back-off budget', () => {
     expect(w.throttled).toBe(3);
   });
 });
+
+describe('the throttling line (console and summary.md)', () => {
+  it('says how many 429s, how long the governor held requests back, and how many tests were throttled out', async () => {
+    const { fixtureResults } = await import('./reports-fixture.ts');
+    const { renderConsole } = await import('../../reports/writers/console.ts');
+    const { renderMarkdown } = await import('../../reports/writers/markdown.ts');
+    const r = fixtureResults();
+    expect(renderConsole(r)).not.toContain('throttling:');
+    r.durationMs = 100_000;
+    r.throttle = { answered429: 12, heldMs: 40_000, waitedMs: 90_000, lowestConcurrency: 2, widestIntervalMs: 0, throttledOutTests: 1 };
+    const line = 'throttling: the target answered 429 to 12 paced requests; the governor held requests back for 40.0 s of this 100.0 s run (40% of the run) (slowest pace: 2 in flight); 1 test throttled out';
+    expect(renderConsole(r, { color: false })).toContain(line);
+    expect(renderMarkdown(r)).toContain(`T${line.slice(1)}`);
+  });
+});
