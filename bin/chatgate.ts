@@ -23,6 +23,8 @@ import { VerdictCollector, testId } from '../runner/verdict-collector.ts';
 import { summariseParts, type ExchangeSummary } from '../harness/exchange-log.ts';
 import { toCurl } from '../lib/curl.ts';
 import { foldIntoProbes, RUN_WIDE_FILE, runWideChecks, runWideTestIds } from '../runner/run-wide-checks.ts';
+import { startGovernorServer, type GovernorServer } from '../runner/governor-server.ts';
+import { THROTTLED } from '../lib/back-off.ts';
 import { writeResultsJson } from '../reports/writers/results-json.ts';
 import { writeJunit } from '../reports/writers/junit.ts';
 import { writeMarkdown } from '../reports/writers/markdown.ts';
@@ -175,6 +177,8 @@ async function main(): Promise<number> {
   const tty = process.stderr.isTTY;
   const progress = tty ? (n: number) => process.stderr.write(`\rchatgate: ${n} tests done`) : undefined;
   let collector: VerdictCollector;
+  // One pace for every worker: the run's governor (lib/governor.ts), asked over a socket in the run directory.
+  const governor: GovernorServer = await startGovernorServer(runDir);
   try {
     collector = await runSuites({ pattern: allOf(selectionPattern(process.env.CLAUSES), args.testNamePattern), files: args.files, progress });
     if (tty) process.stderr.write('\n');
@@ -182,6 +186,7 @@ async function main(): Promise<number> {
     // harness errors: a pass on a rerun would hide them as "flaky".
     await retryFailures(collector.records, retries, (t) => t.verdict !== 'error' && failsTheRun(t, config.strict) && !isNamed(expectations, t));
   } finally {
+    await governor.close();
     await stopReference?.();
   }
 
@@ -216,6 +221,14 @@ async function main(): Promise<number> {
     },
     mode, ...(known ? { expectations: known } : {}),
   };
+  const paced = governor.stats();
+  const throttledOutTests = tests.filter((t) => t.verdict === 'inconclusive' && t.message?.startsWith(THROTTLED)).length;
+  if (paced.answered429 > 0 || paced.heldMs >= 1000 || throttledOutTests > 0) {
+    results.throttle = {
+      answered429: paced.answered429, heldMs: Math.round(paced.heldMs), waitedMs: Math.round(paced.waitedMs),
+      lowestConcurrency: paced.lowestConcurrency, widestIntervalMs: paced.widestIntervalMs, throttledOutTests,
+    };
+  }
   const reportsDir = resolve(process.env.REPORTS_DIR || join(ROOT, 'reports'));
   const previous = previousRun(reportsDir, results.target);
   if (previous) results.comparison = compareRuns(previous, results);

@@ -16,6 +16,7 @@ import { describe as show, validate, type SchemaName } from '../lib/schema-valid
 import { redact, redactDeep } from '../lib/redact.ts';
 import { NOT_FINISHED, type TestRecord, type Verdict } from '../lib/verdicts.ts';
 import { config, currentTest } from './target.ts';
+import { THROTTLE_ALLOWANCE_MS, THROTTLED } from '../lib/back-off.ts';
 import { exchangeContext, exchangeErrorBodyProblems } from './exchange-log.ts';
 
 export class Violation extends Error {
@@ -60,6 +61,11 @@ export interface ClauseContext {
   use(ex: Exchange): void;
   /** A curl line for requests made outside the raw client (SDK calls), shown if the test does not pass. */
   reproduce(curl: string): void;
+  /**
+   * A request made outside the raw client (a client library's) got a 429 past its
+   * back-off budget: the test's verdict cannot rest on it (inconclusive, "throttled").
+   */
+  throttledOut(what: string): void;
   inconclusive(reason: string): never;
   skip(reason: string): never;
 }
@@ -77,8 +83,8 @@ export function clause(id: ClauseId, title: string, fn: (t: ClauseContext) => Pr
   const def = CLAUSES[id];
   const level = opts.level ?? def.level;
   const fullTitle = `${id} ${title}`;
-  // Room for the requests themselves plus 429 back-off (at most 30 s per request).
-  const timeout = (config.timeoutMs + 31_000) * (opts.requests ?? 1) + 5_000;
+  // Room for the requests themselves plus the governor's turns and 429 back-off (lib/back-off.ts).
+  const timeout = (config.timeoutMs + THROTTLE_ALLOWANCE_MS) * (opts.requests ?? 1) + 5_000;
   test.concurrent(fullTitle, async (ctx) => {
     const rec: TestRecord = {
       id: '', clause: id, level, verdict: 'inconclusive', message: NOT_FINISHED, title: fullTitle,
@@ -89,13 +95,23 @@ export function clause(id: ClauseId, title: string, fn: (t: ClauseContext) => Pr
     const observations: string[] = [];
     let attached: Exchange | undefined;
     let fallbackCurl: string | undefined;
-    const t = makeContext(id, level, observations, rec, (ex) => { attached = ex; }, (c) => { fallbackCurl = c; });
+    const throttledOut: string[] = [];
+    const t = makeContext(id, level, observations, rec, (ex) => { attached = ex; }, (c) => { fallbackCurl = c; }, (w) => { throttledOut.push(w); });
+    // A 429 met by a test that does not judge rate limits is never its verdict: once a
+    // request's back-off budget is spent on 429s, the test is inconclusive.
+    const throttledNote = (exs: Exchange[]) => {
+      const out = [...throttledOut, ...exs.filter((ex) => ex.throttledOut).map((ex) => `${ex.request.method} ${new URL(ex.request.url).pathname}`)];
+      if (!out.length) return undefined;
+      return `${THROTTLED}: ${out.length} request${out.length === 1 ? '' : 's'} (${[...new Set(out)].slice(0, 3).join(', ')}) still answered 429 after the back-off budget; no verdict on ${id}`;
+    };
     const finish = (verdict: Verdict, message?: string) => {
       rec.verdict = verdict;
       if (message !== undefined) rec.message = redact(message); else delete rec.message;
       const used = [...store.exchanges, ...(attached ? [attached] : [])];
       const retried = used.reduce((n, ex) => n + ex.retries.length, 0);
+      const waited = used.reduce((n, ex) => n + (ex.throttleWaitMs ?? 0), 0);
       if (retried) rec.notes.push(`rate-limited on the way: ${retried} x 429, retried after the advertised wait`);
+      if (waited >= 1000) rec.notes.push(`waited ${(waited / 1000).toFixed(1)} s for the run's governor (pacing for the target's rate limit)`);
       if (observations.length) rec.observations = observations.map(redact);
       const ex = attached ?? store.exchanges.at(-1);
       if (!ex && fallbackCurl && verdict !== 'pass') rec.curl = fallbackCurl;
@@ -109,17 +125,27 @@ export function clause(id: ClauseId, title: string, fn: (t: ClauseContext) => Pr
     };
     try {
       await currentTest.run(store, () => exchangeContext.run(fullTitle, () => fn(t)));
+      const throttled = throttledNote(store.exchanges);
+      if (throttled) { finish('inconclusive', throttled); return; }
       if (t.checks === 0) throw new HarnessError('the test ended having judged nothing (no check made): a defect of the test');
       finish(level === 'INFO' ? 'info' : 'pass', level === 'INFO' ? observations.join('; ') : undefined);
     } catch (err) {
       if (err instanceof Skip) { finish('skip', err.message); ctx.skip(err.message); return; }
       if (err instanceof Inconclusive) { finish('inconclusive', err.message); return; }
       if (!(err instanceof Violation)) {
+        // An exception reading a 429 past the budget as an answer is that 429's doing, not a verdict either.
+        const throttled = throttledNote(store.exchanges);
+        if (throttled) { finish('inconclusive', throttled); return; }
         // Not a judgement of the target: an error of the harness or the environment, at any level.
         const message = err instanceof HarnessError ? err.message : `harness error: ${(err as Error)?.stack ?? String(err)}`;
         finish('error', message);
         throw new Error(redact(`${fullTitle}\n  ${message}`));
       }
+      // A failure judged on a real answer stands; one on a 429 past the budget (or on no
+      // exchange in particular, in a test that met one) is no verdict.
+      const throttled = err.exchange && !err.exchange.throttledOut ? undefined
+        : err.exchange ? throttledNote([err.exchange]) : throttledNote(store.exchanges);
+      if (throttled) { finish('inconclusive', throttled); return; }
       rec.expected = redact(err.expected);
       rec.seen = redact(err.seen);
       if (err.exchange) attached = err.exchange;
@@ -132,7 +158,7 @@ export function clause(id: ClauseId, title: string, fn: (t: ClauseContext) => Pr
   }, timeout);
 }
 
-function makeContext(id: ClauseId, level: Level, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void): ClauseContext {
+function makeContext(id: ClauseId, level: Level, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void, throttledOut: (what: string) => void): ClauseContext {
   let checks = 0;
   const t: ClauseContext = {
     clause: id,
@@ -141,6 +167,7 @@ function makeContext(id: ClauseId, level: Level, observations: string[], rec: Te
     fail(expected, seen, ex) { checks++; throw new Violation(expected, seen, ex); },
     check(ok, expected, seen, ex) { checks++; if (!ok) t.fail(expected, typeof seen === 'function' ? seen() : seen, ex); },
     responded(ex) {
+      if (ex.throttledOut) throw new Inconclusive(`${THROTTLED}: ${ex.request.method} ${new URL(ex.request.url).pathname} still answered 429 after the back-off budget; no verdict on ${id}`);
       checks++;
       if (ex.status === undefined) t.fail('a response', `no response: ${ex.error?.message ?? 'unknown failure'}`, ex);
     },
@@ -176,6 +203,7 @@ function makeContext(id: ClauseId, level: Level, observations: string[], rec: Te
     note(text) { rec.notes.push(redact(text)); },
     use(ex) { attach(ex); },
     reproduce(curl) { reproduce(redact(curl)); },
+    throttledOut(what) { throttledOut(redact(what)); },
     inconclusive(reason) { throw new Inconclusive(reason); },
     skip(reason) { throw new Skip(reason); },
   };

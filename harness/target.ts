@@ -7,6 +7,7 @@ import { loadConfig } from '../lib/config.ts';
 import { HttpClient, type AuthSpec, type Exchange, type RequestSpec } from '../lib/http-client.ts';
 import { addSecret } from '../lib/redact.ts';
 import { registerSecrets } from '../lib/extra-headers.ts';
+import { runGovernor } from '../lib/governor.ts';
 import { logExchange } from './exchange-log.ts';
 
 export const config = loadConfig();
@@ -30,6 +31,8 @@ export const http = new HttpClient({
   baseUrl: config.targetUrl,
   timeoutMs: config.timeoutMs,
   onExchange: (ex) => logExchange(ex, currentTest.getStore()?.title, fuzzTraffic.getStore() ? 'fuzz' : undefined),
+  // One pace for the whole run, all workers (runner/governor-server.ts).
+  gate: runGovernor(),
 });
 
 export const keys = {

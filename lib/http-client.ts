@@ -16,12 +16,21 @@ import { createDispatcher, proxyFor } from './proxy.ts';
 import { isCredentialHeader, knownSecrets, maskAuthorization, redact, redactUrl } from './redact.ts';
 import { SseReader, type SseEvent, type SseProblem, type SseStats } from './sse-reader.ts';
 import { DEFAULT_429_BUDGET, with429BackOff } from './back-off.ts';
+import type { Gate } from './governor.ts';
 import { retryDelayMs } from './retry-hints.ts';
 
 // Re-exported: the 429 wait is read by lib/retry-hints.ts, the one parser of retry hints.
 export { retryDelayMs };
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * Longest a pooled connection is kept idle, whatever Keep-Alive the server advertises.
+ * A request that waited for the run's governor often finds its connection idle for
+ * seconds; kept near the server's own timeout (Node's 5 s), a loaded machine reuses it
+ * as the server closes it ("other side closed"), a failure of neither the target nor the
+ * test. One second leaves seconds of margin; a new connection costs a handshake.
+ */
+export const POOLED_IDLE_MS = 1_000;
 /** How long a stream may stay open after [DONE] before it counts as never closing. */
 export const CLOSE_AFTER_DONE_MS = 5_000;
 
@@ -83,6 +92,10 @@ export interface Exchange {
   durationMs: number;
   wireBytes: number;
   retries: Array<{ status: number; waitedMs: number }>;
+  /** Time the request waited for the run's governor and advised 429 waits (not part of durationMs). */
+  throttleWaitMs?: number;
+  /** The answer is a 429 that outlasted the request's back-off budget: no verdict may rest on it. */
+  throttledOut?: boolean;
   /** Names of known secrets seen in the response headers or body (AUTH-9). */
   keyEchoes: string[];
   curl: string;
@@ -115,8 +128,10 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** Called once with every exchange send() made: each 429 it waited out, then the answer it returns. */
   onExchange?: (ex: Exchange) => void;
-  /** Retry budget for 429s: at most 3 retries and 30 s of waiting per request. */
+  /** Retry budget for 429s (lib/back-off.ts: at most 5 retries and 60 s of waiting per request). */
   retry429?: { maxRetries: number; maxTotalWaitMs: number };
+  /** The run's governor (lib/governor.ts): every request that may be retried on 429 waits for its turn. */
+  gate?: Gate;
 }
 
 let seqCounter = 0;
@@ -185,7 +200,13 @@ export class HttpClient {
       {
         budget: this.options.retry429 ?? DEFAULT_429_BUDGET,
         enabled: spec.retryOn429 !== false,
+        // SVC-8's one-connection probe counts its connections: it is not paced.
+        gate: spec.connection ? undefined : this.options.gate,
         onRetry: (ex) => this.options.onExchange?.(ex), // the throttled answer is still an answer the run saw
+        onDone: (ex, account) => {
+          if (account.waitedMs > 0) ex.throttleWaitMs = account.waitedMs;
+          if (account.throttledOut) ex.throttledOut = true;
+        },
       },
     );
     this.options.onExchange?.(ex);
@@ -223,7 +244,8 @@ export class HttpClient {
       headersTimeout: this.options.timeoutMs + 1_000,
       bodyTimeout: this.options.timeoutMs + 1_000,
       connect: { timeout: Math.min(this.options.timeoutMs, 10_000) },
-      keepAliveTimeout: 4_000,
+      keepAliveTimeout: POOLED_IDLE_MS,
+      keepAliveMaxTimeout: POOLED_IDLE_MS,
     });
   }
 

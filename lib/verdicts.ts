@@ -94,6 +94,23 @@ export interface Results {
   expectations?: ExpectationsSummary;
   /** Absent when no earlier run against this target is kept. */
   comparison?: RunComparison;
+  /** How the run paced itself for the target's rate limit (lib/governor.ts); absent when nothing was paced. */
+  throttle?: ThrottleSummary;
+}
+
+/** The run's governor figures, and the tests a 429 left without a verdict. */
+export interface ThrottleSummary {
+  /** 429 answers to paced requests (the rate-limit probes' own are not counted). */
+  answered429: number;
+  /** Wall time during which at least one request waited for its turn, ms. */
+  heldMs: number;
+  /** Sum over requests of the time each waited for its turn, ms. */
+  waitedMs: number;
+  /** Fewest requests in flight the governor allowed, and the widest spacing of starts (ms). */
+  lowestConcurrency: number;
+  widestIntervalMs: number;
+  /** Tests left inconclusive because a request still met 429 after its back-off budget. */
+  throttledOutTests: number;
 }
 
 export function summarise(tests: TestRecord[]): Record<Verdict, number> {

@@ -4,6 +4,7 @@ import { DEFECTS, isDefectName, type DefectName } from './defects.ts';
 import { VARIANTS, isVariantName, type VariantName } from './variants.ts';
 
 export interface RateWindow { limit: number; windowMs: number }
+export interface TokenBucket { capacity: number; refillPerSecond: number }
 
 export interface LatencyOptions {
   /** Delay before the first SSE chunk. */
@@ -21,7 +22,12 @@ export interface ReferenceOptions {
   port?: number;
   defect?: string;
   variants?: string[];
-  rateLimit?: { main?: RateWindow; rateLimit?: RateWindow };
+  /**
+   * main: the main and limited keys' windows; rateLimit: the rate-limit key's; account:
+   * one window every key draws on (instead of per key); bucket: main and limited keys
+   * draw on a token bucket (bursts) instead of a window.
+   */
+  rateLimit?: { main?: RateWindow; rateLimit?: RateWindow; account?: RateWindow; bucket?: TokenBucket };
   overloadInFlight?: number;
   latency?: LatencyOptions;
   replyWords?: number;
@@ -35,7 +41,7 @@ export interface ResolvedOptions {
   port: number;
   defect: DefectName | undefined;
   variants: ReadonlySet<VariantName>;
-  rateLimit: { main: RateWindow; rateLimit: RateWindow };
+  rateLimit: { main: RateWindow; rateLimit: RateWindow; account?: RateWindow; bucket?: TokenBucket };
   overloadInFlight: number;
   latency: Required<LatencyOptions>;
   replyWords: number;
@@ -44,6 +50,12 @@ export interface ResolvedOptions {
 export const DEFAULT_MAIN_LIMIT: RateWindow = { limit: 2000, windowMs: 1000 };
 export const DEFAULT_RATE_LIMIT_KEY_LIMIT: RateWindow = { limit: 10, windowMs: 1000 };
 export const TIGHT_MAIN_LIMIT: RateWindow = { limit: 25, windowMs: 1000 };
+// Tight limits of the limit-* variants: a small fraction of the suite's own pace
+// (about 450 requests in 20 s against the reference on a 2-core machine).
+export const PER_KEY_2S_LIMIT: RateWindow = { limit: 12, windowMs: 2000 };
+export const ACCOUNT_2S_LIMIT: RateWindow = { limit: 16, windowMs: 2000 };
+export const ACCOUNT_5S_LIMIT: RateWindow = { limit: 30, windowMs: 5000 };
+export const BURST_BUCKET: TokenBucket = { capacity: 12, refillPerSecond: 6 };
 export const DEFAULT_OVERLOAD_IN_FLIGHT = 512;
 export const DEFAULT_REPLY_WORDS = 12;
 
@@ -65,11 +77,16 @@ export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
   const port = opts.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be an integer 0-65535 (got ${port})`);
 
-  const main = opts.rateLimit?.main ?? (variants.has('tight-rate-limit') ? TIGHT_MAIN_LIMIT : DEFAULT_MAIN_LIMIT);
+  const main = opts.rateLimit?.main ?? (variants.has('tight-rate-limit') ? TIGHT_MAIN_LIMIT
+    : variants.has('limit-per-key-2s') ? PER_KEY_2S_LIMIT : DEFAULT_MAIN_LIMIT);
   const rateLimit = opts.rateLimit?.rateLimit ?? DEFAULT_RATE_LIMIT_KEY_LIMIT;
-  for (const [name, w] of [['main', main], ['rateLimit', rateLimit]] as const) {
-    if (!(w.limit >= 1) || !(w.windowMs >= 1)) throw new Error(`rateLimit.${name} needs limit >= 1 and windowMs >= 1`);
+  const account = opts.rateLimit?.account ?? (variants.has('limit-account-2s') ? ACCOUNT_2S_LIMIT
+    : variants.has('limit-account-5s') ? ACCOUNT_5S_LIMIT : undefined);
+  const bucket = opts.rateLimit?.bucket ?? (variants.has('limit-burst') ? BURST_BUCKET : undefined);
+  for (const [name, w] of [['main', main], ['rateLimit', rateLimit], ['account', account]] as const) {
+    if (w && (!(w.limit >= 1) || !(w.windowMs >= 1))) throw new Error(`rateLimit.${name} needs limit >= 1 and windowMs >= 1`);
   }
+  if (bucket && (!(bucket.capacity >= 1) || !(bucket.refillPerSecond > 0))) throw new Error('rateLimit.bucket needs capacity >= 1 and refillPerSecond > 0');
 
   // Variants supply latency defaults; explicit latency options win.
   const l = opts.latency ?? {};
@@ -88,7 +105,7 @@ export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
     port,
     defect,
     variants,
-    rateLimit: { main, rateLimit },
+    rateLimit: { main, rateLimit, ...(account ? { account } : {}), ...(bucket ? { bucket } : {}) },
     overloadInFlight: opts.overloadInFlight ?? DEFAULT_OVERLOAD_IN_FLIGHT,
     latency,
     replyWords,

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { resolveOptions, type ReferenceOptions } from './options.ts';
 import { createKeyRing } from './keys.ts';
 import { createBrain } from './brains.ts';
-import { FixedWindowLimiter, hintStyle, rateLimitHeaders } from './rate-limit.ts';
+import { createLimiter, hintStyle, rateLimitHeaders } from './rate-limit.ts';
 import type { ServerState } from './state.ts';
 import { ClientGone, RequestContext } from './context.ts';
 import { ApiError, overloaded, serverError, writeError } from './errors.ts';
@@ -38,7 +38,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
     opts: resolved,
     keys: createKeyRing(resolved.rateLimit),
     brain: createBrain(),
-    limiter: new FixedWindowLimiter(resolved.defect === 'ratelimit-never-recovers'),
+    limiter: createLimiter({ neverRecover: resolved.defect === 'ratelimit-never-recovers', account: resolved.rateLimit.account, bucket: resolved.rateLimit.bucket }),
     counters: { requests: 0, inFlight: 0, chatRequests: 0, jsonCompletions: 0, streams: 0 },
     live: new Set(),
     shuttingDown: false,
@@ -150,7 +150,11 @@ async function handle(ctx: RequestContext): Promise<void> {
       429,
       'rate_limit_error',
       'rate_limit_exceeded',
-      `Rate limit reached for this API key: ${decision.limit} requests per ${auth.key.limit.windowMs} ms. Retry after the advertised wait.`,
+      decision.scope === 'account'
+        ? `Rate limit reached for this account (all its keys): ${decision.limit} requests per ${state.opts.rateLimit.account?.windowMs} ms. Retry after the advertised wait.`
+        : state.opts.rateLimit.bucket && auth.key.name !== 'rateLimit'
+          ? `Rate limit reached for this API key: bursts of ${decision.limit} requests, ${state.opts.rateLimit.bucket.refillPerSecond} per second after them. Retry after the advertised wait.`
+          : `Rate limit reached for this API key: ${decision.limit} requests per ${auth.key.limit.windowMs} ms. Retry after the advertised wait.`,
       null,
       noHeaders ? {} : rateLimitHeaders(decision, hintStyle(ctx)),
     );

@@ -6,7 +6,7 @@ import type { VariantName } from './variants.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { KeyRing } from './keys.ts';
 import type { Brain } from './brains.ts';
-import type { FixedWindowLimiter } from './rate-limit.ts';
+import type { Limiter } from './rate-limit.ts';
 
 export interface Counters {
   requests: number;
@@ -23,7 +23,7 @@ export interface ServerState {
   opts: ResolvedOptions;
   keys: KeyRing;
   brain: Brain;
-  limiter: FixedWindowLimiter;
+  limiter: Limiter;
   counters: Counters;
   /** Aborts of the requests in flight: close() calls them all, so delays and hanging streams end at once. */
   live: Set<() => void>;

@@ -50,6 +50,12 @@ const CATALOG = {
   // --- the streaming path: legal ways for stream: true requests to differ from plain ones ---
   'stream-refusals-400': { description: 'stream: true requests for an unknown model or an unknown brain are refused with 400 (plain ones get 404; CHAT-7 and BRAIN-3 allow both).' },
   'brain-route-stream-json': { description: 'POST /brains/{id}/chat ignores stream: true and answers a plain JSON completion (the spec does not say that route streams).' },
+  // --- tight rate limits in several shapes (the spec leaves limits open): the suite paces itself, never judges a clause on a 429 ---
+  'limit-per-key-2s': { description: 'The main and limited keys each get 12 requests per 2000 ms window (the rate-limit key keeps its own 10 per 1000 ms); 429s carry Retry-After seconds, retry-after-ms and x-ratelimit-*.' },
+  'limit-account-2s': { description: 'One budget of 16 requests per 2000 ms window shared by every key of the account: the limited and rate-limit keys drain the main key\'s budget too; x-ratelimit-* describe the account budget.' },
+  'limit-account-5s': { description: 'One budget of 30 requests per 5000 ms window shared by every key of the account.' },
+  'limit-burst': { description: 'The main and limited keys each draw on a token bucket of 12 requests refilled at 6 per second: a burst goes through, then the key is served at the refill rate; a 429 advises the wait for the next token.' },
+  'retry-after-seconds-only': { description: '429 answers advise their wait only as Retry-After delta-seconds (no retry-after-ms, no x-ratelimit-*).' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;

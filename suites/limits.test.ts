@@ -8,6 +8,7 @@ import type { Exchange } from '../lib/http-client.ts';
 import { MAX_HONOURED_WAIT_MS, readRetryHints } from '../lib/retry-hints.ts';
 import { chat, chatBody, config, keys } from '../harness/target.ts';
 import { CLIENTS, clauseFor, unavailable } from '../harness/clients/registry.ts';
+import { runGovernor } from '../lib/governor.ts';
 import { rateLimitCell, rateLimitTitle } from '../harness/clients/suite.ts';
 
 const PROBE_MS = 30_000;
@@ -40,26 +41,42 @@ function runProbe(): Promise<Probe> {
       }
     }
     p.elapsedMs = Date.now() - started;
-    if (p.first429) {
-      // LIM-4: while this key is throttled, is another key still served?
-      const other = config.rateLimitApiKey && config.rateLimitApiKey !== config.apiKey
-        ? { label: 'API_KEY', auth: keys.main } : keys.limited ? { label: 'LIMITED_API_KEY', auth: keys.limited } : undefined;
-      if (other) p.otherKey = { label: other.label, ex: await chat(chatBody({ max_tokens: 8 }), other.auth, { retryOn429: false }) };
-      // LIM-3: wait what the 429 advertised, then try once. With nothing advertised the
-      // clause allows at most 60 s: poll with growing gaps so a quick recovery is seen quickly.
-      const advertisedMs = readRetryHints(p.first429.headers).waitMs;
-      const waits = advertisedMs !== undefined ? [Math.min(advertisedMs, MAX_HONOURED_WAIT_MS) + 100] : [1000, 2000, 4000, 8000, 16_000, 29_000];
-      let waited = 0;
-      for (const w of waits) {
-        await new Promise((r) => setTimeout(r, w));
-        waited += w;
-        const ex = await chat(chatBody({ max_tokens: 8 }), keys.rateLimit, { retryOn429: false });
-        p.recovery = { waitedMs: waited, advertised: advertisedMs !== undefined, ex };
-        if (ex.status !== 429) break;
-      }
+    // From the first 429 to the recovery answer no other request of the run goes out:
+    // where all keys share one budget, the rest of the run would otherwise spend what
+    // the wait frees, and LIM-3 would judge the run's own traffic.
+    const release = p.first429 ? await runGovernor().hold(MAX_HONOURED_WAIT_MS + 4 * config.timeoutMs) : undefined;
+    try {
+      if (p.first429) await recover(p, p.first429);
+    } finally {
+      release?.();
     }
     return p;
   })());
+}
+
+async function recover(p: Probe, first429: Exchange): Promise<void> {
+  // LIM-4: while this key is throttled, is another key still served?
+  const other = config.rateLimitApiKey && config.rateLimitApiKey !== config.apiKey
+    ? { label: 'API_KEY', auth: keys.main } : keys.limited ? { label: 'LIMITED_API_KEY', auth: keys.limited } : undefined;
+  if (other) p.otherKey = { label: other.label, ex: await chat(chatBody({ max_tokens: 8 }), other.auth, { retryOn429: false }) };
+  // LIM-3: wait what the 429 advertised, then try. With nothing advertised the clause
+  // allows at most 60 s: poll with growing gaps so a quick recovery is seen quickly.
+  // Where the budget is shared (all keys of an account, other clients of it) the first
+  // request after the reset may still meet a 429 advising a new wait: it is honoured up
+  // to twice more, within 60 s in all; a key that stays throttled still fails.
+  const advertisedMs = readRetryHints(first429.headers).waitMs;
+  const waits = advertisedMs !== undefined ? [Math.min(advertisedMs, MAX_HONOURED_WAIT_MS) + 100] : [1000, 2000, 4000, 8000, 16_000, 29_000];
+  let waited = 0;
+  for (let i = 0; i < waits.length; i++) {
+    const w = waits[i]!;
+    await new Promise((r) => setTimeout(r, w));
+    waited += w;
+    const ex = await chat(chatBody({ max_tokens: 8 }), keys.rateLimit, { retryOn429: false });
+    p.recovery = { waitedMs: waited, advertised: advertisedMs !== undefined, ex };
+    if (ex.status !== 429) break;
+    const again = advertisedMs !== undefined ? readRetryHints(ex.headers).waitMs : undefined;
+    if (again !== undefined && waits.length < 3 && waited + again + 100 <= MAX_HONOURED_WAIT_MS) waits.push(again + 100);
+  }
 }
 
 async function throttled(t: ClauseContext): Promise<Probe & { first429: Exchange }> {
@@ -96,7 +113,7 @@ describe('LIM: rate limits', () => {
     const p = await throttled(t);
     const r = p.recovery!;
     t.responded(r.ex);
-    const after = r.advertised ? `the advertised ${r.waitedMs} ms` : `${r.waitedMs} ms (nothing advertised; polled up to 60 s)`;
+    const after = r.advertised ? `the advertised ${r.waitedMs} ms (each 429's advised wait, at most 3)` : `${r.waitedMs} ms (nothing advertised; polled up to 60 s)`;
     t.check(r.ex.status! >= 200 && r.ex.status! < 300, `2xx after waiting ${after}`, `HTTP ${r.ex.status}`, r.ex);
   }, PROBE_TIMEOUT);
 

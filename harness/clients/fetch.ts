@@ -3,15 +3,19 @@
 // records what crossed the wire, so a test can count requests (did the client retry
 // a 400?) and know the server's own error.message independently of the client.
 // No dependency on the run's configuration: unit tests build it with any deadline.
-import { fetch as undiciFetch } from 'undici';
-import { DEFAULT_MAX_BODY_BYTES, formatBytes } from '../../lib/http-client.ts';
-import { with429BackOff } from '../../lib/back-off.ts';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { DEFAULT_MAX_BODY_BYTES, POOLED_IDLE_MS, formatBytes } from '../../lib/http-client.ts';
+import { with429BackOff, type BackOffBudget } from '../../lib/back-off.ts';
+import type { Gate } from '../../lib/governor.ts';
 import { toCurl } from '../../lib/curl.ts';
 import { sharedProxyDispatcher } from '../../lib/proxy.ts';
 import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/error-body.ts';
 import { errorSchemaProblems } from '../../lib/schema-validator.ts';
 import { exchangeContext, exchangeLogOn, logClientExchange, sseData, streamEvidence } from '../exchange-log.ts';
 import type { SnapshotFinding } from '../../lib/cumulative-deltas.ts';
+
+/** The pool for targets reached directly (no proxy), shared by every Wire of the process. */
+let direct: Agent | undefined;
 
 /**
  * fetch with the same guarantees as our raw client: no redirects followed (the key can
@@ -28,9 +32,10 @@ export function makeGuardedFetch(timeoutMs: number, maxBodyBytes = DEFAULT_MAX_B
   return async (url, init) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    // Through HTTPS_PROXY/HTTP_PROXY when they apply to the URL (lib/proxy.ts), as the raw client; else the global dispatcher.
+    // Through HTTPS_PROXY/HTTP_PROXY when they apply to the URL (lib/proxy.ts), as the raw
+    // client; else a pool that keeps idle connections no longer than the raw client's.
     const href = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
-    const dispatcher = sharedProxyDispatcher(href);
+    const dispatcher = sharedProxyDispatcher(href) ?? (direct ??= new Agent({ keepAliveTimeout: POOLED_IDLE_MS, keepAliveMaxTimeout: POOLED_IDLE_MS }));
     const res = await undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'error', signal, ...(dispatcher ? { dispatcher } : {}) });
     const meta = { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers };
     if (!res.body) return new Response(null, meta);
@@ -63,11 +68,19 @@ export interface WireRequest {
 export interface WireOptions {
   timeoutMs: number;
   /**
-   * Wait and re-send on 429 (retry-after-ms / Retry-After honoured, at most 3 retries and
-   * 30 s, as the raw client does; docs/RUNNER.md), so a run that meets throttling
+   * Wait and re-send on 429 (within lib/back-off.ts's budget, paced by the run's governor
+   * when one is given, as the raw client does; docs/RUNNER.md), so a run that meets throttling
    * judges the client, not the throttle. Off where the 429 itself is the subject.
    */
   retry429: boolean;
+  /**
+   * The run's governor (lib/governor.ts): with retry429, each request waits for its turn
+   * before it is sent, and the deadline of the exchange starts only then. The client
+   * library's own timeout must allow for that wait (lib/back-off.ts THROTTLE_ALLOWANCE_MS).
+   */
+  gate?: Gate;
+  /** The 429 back-off budget (default lib/back-off.ts DEFAULT_429_BUDGET). */
+  budget?: BackOffBudget;
   /** Called with each request's outcome as it arrives: a response (before the client reads it) or a transport failure. */
   onOutcome?: (r: WireRequest) => void;
 }
@@ -84,6 +97,10 @@ export class Wire {
   private readonly logging: Array<Promise<void>> = [];
   /** 429s this wrapper waited out and re-sent (hidden from the client). */
   throttled = 0;
+  /** Time requests waited for the governor's turns and advised waits, ms. */
+  throttleWaitMs = 0;
+  /** A request's last answer was a 429 that outlasted its back-off budget: the client met it. */
+  throttledOut = false;
   private readonly guarded: typeof fetch;
 
   constructor(private readonly opts: WireOptions) {
@@ -114,9 +131,15 @@ export class Wire {
       return res;
     }, (res) => ({ status: res.status, headers: Object.fromEntries(res.headers) }), {
       enabled: this.opts.retry429 && resendable,
+      gate: this.opts.gate,
+      budget: this.opts.budget,
       onRetry: async (res) => {
         await res.body?.cancel().catch(() => {});
         this.throttled++;
+      },
+      onDone: (_res, account) => {
+        this.throttleWaitMs += account.waitedMs;
+        if (account.throttledOut) this.throttledOut = true;
       },
     });
   };

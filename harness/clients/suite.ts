@@ -18,6 +18,8 @@
 import { describe } from 'vitest';
 import { clause, HarnessError, type ClauseContext } from '../clause-test.ts';
 import { brainId, config, keys, models } from '../target.ts';
+import { THROTTLE_ALLOWANCE_MS } from '../../lib/back-off.ts';
+import { runGovernor } from '../../lib/governor.ts';
 import { describeCause, Wire, type WireRequest } from './fetch.ts';
 import { extraHeaders } from '../../lib/extra-headers.ts';
 import { usageText, type Driver, type Reply, type Setup } from './driver.ts';
@@ -70,7 +72,9 @@ function wireBreach(w: Wire, status?: ErrorStatus): string | undefined {
 }
 
 function setup(wire: Wire, apiKey: string, maxRetries: number | undefined): Setup {
-  return { baseURL: config.targetUrl!, apiKey, fetch: wire.fetch, timeoutMs: config.timeoutMs, maxRetries, headers: extraHeaders() };
+  // The client's own timeout allows for the wait for the run's governor and 429
+  // back-off inside our fetch; each exchange's own deadline (TIMEOUT_MS) starts when it is sent.
+  return { baseURL: config.targetUrl!, apiKey, fetch: wire.fetch, timeoutMs: config.timeoutMs + THROTTLE_ALLOWANCE_MS, maxRetries, headers: extraHeaders() };
 }
 
 /** What the report shows of a call: its curl (if the cell fails), throttling met on the way; once its exchanges are logged. */
@@ -80,6 +84,9 @@ async function account(t: ClauseContext, ...wires: Wire[]): Promise<void> {
   if (curl) t.reproduce(curl);
   const throttled = wires.reduce((n, w) => n + w.throttled, 0);
   if (throttled) t.note(`rate-limited on the way: ${throttled} x 429, retried after the advertised wait`);
+  const waited = wires.reduce((n, w) => n + w.throttleWaitMs, 0);
+  if (waited >= 1000) t.note(`waited ${(waited / 1000).toFixed(1)} s for the run's governor (pacing for the target's rate limit)`);
+  for (const w of wires) if (w.throttledOut) t.throttledOut('a request of the client library');
 }
 
 function raisedText(d: Driver, err: unknown, wire?: Wire): string {
@@ -124,7 +131,7 @@ function checkText(t: ClauseContext, r: Reply, what: string): void {
 
 const isClientError = (r: WireRequest) => r.status !== undefined && r.status >= 400 && r.status < 500;
 
-const wire = () => new Wire({ timeoutMs: config.timeoutMs, retry429: true });
+const wire = () => new Wire({ timeoutMs: config.timeoutMs, retry429: true, gate: runGovernor() });
 const mainKey = () => config.apiKey!;
 
 /** Judges an error call: the class/tag for the status, the server's message carried, no retry of a 4xx. */
@@ -156,7 +163,7 @@ async function errorCell(t: ClauseContext, entry: ClientEntry, status: Exclude<E
   // Anything but a 4xx (a 2xx, a 5xx, no response) decides the cell at once, and the
   // client might retry it with back-off (LangChain: 6 times, about a minute): cut it short.
   const cut = new AbortController();
-  const w = new Wire({ timeoutMs: config.timeoutMs, retry429: true, onOutcome: (r) => { if (!isClientError(r)) cut.abort(); } });
+  const w = new Wire({ timeoutMs: config.timeoutMs, retry429: true, gate: runGovernor(), onOutcome: (r) => { if (!isClientError(r)) cut.abort(); } });
   // The client's default retry policy, as its users run it: the cell checks it does not retry this 4xx.
   let outcome: { ok: true } | { ok: false; err: unknown };
   try { await call(d, { ...setup(w, apiKey, undefined), signal: cut.signal }); outcome = { ok: true }; } catch (err) { outcome = { ok: false, err }; }
@@ -259,8 +266,9 @@ export function rateLimitTitle(entry: ClientEntry): string {
 }
 
 /**
- * The error-429 cell: bursts of 10 calls (client retries off, so the 429 reaches the
- * caller) on RATE_LIMIT_API_KEY until one is throttled, at most `max` calls. Run only
+ * The error-429 cell: bursts of 20 calls (client retries off, so the 429 reaches the
+ * caller; a burst no larger than the limit may never meet it when each burst outlasts
+ * the window) on RATE_LIMIT_API_KEY until one is throttled, at most `max` calls. Run only
  * after the LIM probe is over, and only when the probe met a 429 at all
  * (suites/limits.test.ts sees to both).
  */
@@ -268,8 +276,9 @@ export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, max: n
   const d = await driverFor(t, entry);
   const key = config.rateLimitApiKey ?? config.apiKey!;
   let sent = 0;
+  let silentBefore = false;
   while (sent < max) {
-    const n = Math.min(10, max - sent);
+    const n = Math.min(20, max - sent);
     sent += n;
     const wires = Array.from({ length: n }, () => new Wire({ timeoutMs: config.timeoutMs, retry429: false }));
     const results = await Promise.allSettled(wires.map((w) => d.complete(setup(w, key, 0), models[0]!)));
@@ -281,9 +290,12 @@ export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, max: n
       t.observe(`first 429 within ${sent} calls through ${entry.id}`);
       return;
     }
-    // A burst without a single response will not find the limit either (LIM-1 judges the target).
+    // Two bursts in a row without a single response will not find the limit either (LIM-1
+    // judges the target). One alone may have met only pooled connections the server had
+    // closed while the client sat idle (the next burst opens new ones).
     const silent = wires.map((w) => w.requests.at(-1)).filter((r) => r?.transportError);
-    if (silent.length === n) t.inconclusive(`no 429: ${n} calls through ${entry.id} got no response (${silent[0]!.transportError})`);
+    if (silent.length === n && silentBefore) t.inconclusive(`no 429: ${n} calls through ${entry.id} got no response (${silent[0]!.transportError})`);
+    silentBefore = silent.length === n;
   }
   t.inconclusive(`no 429 within ${max} calls through ${entry.id}`);
 }

@@ -6,6 +6,7 @@ import { SECTIONS } from '../../lib/clauses.ts';
 import { harnessErrorAdvice, type Results, type TestRecord, type Verdict } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
 import { comparisonLine } from './history.ts';
+import { throttleLine } from './throttle.ts';
 import {
   LABEL, clauseRows, clientMatrix, failingTests, modeLine, oneLine, outcome, reasonOf, worst,
   type ClauseOutcome, type ClauseRow,
@@ -82,6 +83,8 @@ export function renderConsole(results: Results, opts: { color?: boolean } = {}):
   const s = results.summary;
   const expected = results.expectations?.expectedFail ?? 0;
   lines.push('', `${s.pass} passed, ${s.fail} failed${expected ? ` (${expected} expected)` : ''}, ${s.error ?? 0} errors, ${s.flaky ?? 0} flaky, ${s.warn} warnings, ${s.info} info, ${s.inconclusive} inconclusive, ${s.skip} skipped (${results.tests.length} tests, ${(results.durationMs / 1000).toFixed(1)} s, Node ${results.chatgate.node})`);
+  const throttled = throttleLine(results);
+  if (throttled) lines.push(throttled);
   lines.push(comparisonLine(results.comparison));
   lines.push(verdictLine(results));
   return redact(lines.join('\n'));

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { harnessErrorAdvice, type Results } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
 import { comparisonLine } from './history.ts';
+import { throttleLine } from './throttle.ts';
 import {
   LABEL, OUTCOMES, clauseRows, clientMatrix, failingTests, isFailing, modeLine, oneLine, outcome, outcomeCounts, reasonOf,
   sectionTable, worst, type ClauseOutcome,
@@ -34,6 +35,8 @@ export function renderMarkdown(results: Results): string {
   out.push(`**Target:** ${text(results.target)}  `, `**Mode:** ${text(modeLine(results))}  `,
     `**Run:** ${results.startedAt}, ${(results.durationMs / 1000).toFixed(1)} s, ${results.tests.length} tests, chatgate ${results.chatgate.version} on Node ${results.chatgate.node}  `,
     `**${verdictLine(results)}**  `, `${capitalise(comparisonLine(results.comparison))}`, '');
+  const throttled = throttleLine(results);
+  if (throttled) out.splice(out.length - 2, 0, `${capitalise(text(throttled))}  `);
 
   out.push('### Outcomes by spec section', '');
   out.push(row(['Section', ...shownOutcomes.map((o) => `${ICON[o]} ${LABEL[o]}`), '∅ no test']));

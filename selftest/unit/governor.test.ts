@@ -1,0 +1,189 @@
+// lib/governor.ts and runner/governor-server.ts: the run's one pace for a rate-limited
+// target. Bounded by counts and ordering; the only times asserted are lower bounds
+// (a wait the target advised is kept), which a loaded machine cannot break.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Governor, GovernorConnection, MAX_CONCURRENCY } from '../../lib/governor.ts';
+import { startGovernorServer, type GovernorServer } from '../../runner/governor-server.ts';
+import { HttpClient } from '../../lib/http-client.ts';
+import { Wire } from '../../harness/clients/fetch.ts';
+
+const T429 = (ms: number) => ({ status: 429, headers: { 'retry-after-ms': String(ms) } });
+const OK = { status: 200, headers: {} };
+
+describe('Governor', () => {
+  it('holds every turn until the wait a 429 advised', async () => {
+    const g = new Governor();
+    const a = await g.acquire(10_000);
+    a.release(T429(150));
+    const b = await g.acquire(10_000);
+    expect(b.forced).toBe(false);
+    expect(b.waitedMs).toBeGreaterThanOrEqual(120);
+    b.release(OK);
+    expect(g.stats.answered429).toBe(1);
+  });
+
+  it('halves the requests in flight once per throttling episode', async () => {
+    const g = new Governor();
+    const leases = await Promise.all(Array.from({ length: 8 }, () => g.acquire(10_000)));
+    // The 429s of one burst: one slowdown, not eight.
+    for (const l of leases) l.release(T429(30));
+    expect(g.stats.lowestConcurrency).toBe(4);
+    // After the pause, 4 go at once and the others wait for them.
+    const next = Array.from({ length: 6 }, () => g.acquire(10_000));
+    let granted = 0;
+    next.forEach((p) => void p.then(() => granted++));
+    const first = await Promise.all(next.slice(0, 4));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(granted).toBe(4);
+    for (const l of first) l.release(OK);
+    for (const l of await Promise.all(next.slice(4))) l.release(OK);
+    expect(granted).toBe(6);
+  });
+
+  it('at one in flight, spaces the starts further apart', async () => {
+    const g = new Governor();
+    for (let i = 0; i < 8 && g.stats.widestIntervalMs === 0; i++) {
+      const l = await g.acquire(10_000);
+      l.release(T429(1));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(g.stats.lowestConcurrency).toBe(1);
+    expect(g.stats.widestIntervalMs).toBeGreaterThanOrEqual(100);
+  });
+
+  it('waits for x-ratelimit-reset-* when x-ratelimit-remaining-* is used up by the requests out', async () => {
+    const g = new Governor();
+    const a = await g.acquire(10_000);
+    a.release({ status: 200, headers: { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '150ms' } });
+    const b = await g.acquire(10_000);
+    expect(b.waitedMs).toBeGreaterThanOrEqual(120);
+    b.release(OK);
+    expect(g.stats.answered429).toBe(0);
+  });
+
+  it('lets a request go when it has waited its longest (forced), and a hold stops new turns', async () => {
+    const g = new Governor();
+    const release = await g.hold(60_000);
+    const a = await g.acquire(60);
+    expect(a.forced).toBe(true);
+    a.release(OK);
+    release();
+    const b = await g.acquire(10_000);
+    expect(b.forced).toBe(false);
+    b.release(OK);
+    expect(g.stats.forced).toBe(1);
+  });
+});
+
+describe('the run-wide governor across workers (Unix socket)', () => {
+  let dir: string;
+  let server: GovernorServer;
+  // A governor of its own per test: what one test taught it must not pace the next.
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'chatgate-governor-'));
+    server = await startGovernorServer(dir);
+  });
+  afterEach(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a 429 one worker met holds the other worker back', async () => {
+    const one = new GovernorConnection(server.path);
+    const two = new GovernorConnection(server.path);
+    const a = await one.acquire(10_000);
+    a.release(T429(200));
+    const b = await two.acquire(10_000);
+    expect(b.waitedMs).toBeGreaterThanOrEqual(150);
+    b.release(OK);
+    expect(server.stats().answered429).toBe(1);
+  });
+
+  it('a worker that goes away gives its turns back; a hold from one worker holds the other', async () => {
+    const one = new GovernorConnection(server.path);
+    const leases = await Promise.all(Array.from({ length: MAX_CONCURRENCY }, () => one.acquire(10_000)));
+    expect(leases).toHaveLength(MAX_CONCURRENCY);
+    (one as unknown as { socket: { destroy(): void } }).socket.destroy();
+    const two = new GovernorConnection(server.path);
+    const c = await two.acquire(10_000);
+    expect(c.forced).toBe(false);
+    c.release(OK);
+    const unhold = await two.hold(60_000);
+    const three = new GovernorConnection(server.path);
+    const held = await three.acquire(80);
+    expect(held.forced).toBe(true);
+    held.release(OK);
+    unhold();
+    const free = await three.acquire(10_000);
+    expect(free.forced).toBe(false);
+    free.release(OK);
+  });
+
+  it('a broken line never stalls a request: it goes at once, paced by a governor of its own', async () => {
+    const lost = new GovernorConnection(join(dir, 'no-such.sock'));
+    const l = await lost.acquire(10_000);
+    l.release(OK);
+    expect(l.forced).toBe(false);
+  });
+});
+
+describe('throttled out: a 429 past the back-off budget', () => {
+  let srv: Server;
+  let base: string;
+  let hits = 0;
+  beforeAll(async () => {
+    srv = createServer((req, res) => {
+      hits++;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '20' });
+      res.end('{"error":{"message":"slow down","type":"rate_limit_error","code":"rate_limited"}}');
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(() => new Promise<void>((r) => srv.close(() => r())));
+
+  it('the raw client marks the exchange throttled out after its retries, paced by the gate', async () => {
+    hits = 0;
+    const gate = new Governor();
+    const c = new HttpClient({ baseUrl: base, timeoutMs: 2000, gate, retry429: { maxRetries: 2, maxTotalWaitMs: 10_000 } });
+    const ex = await c.send({ method: 'GET', path: '/models', auth: 'none' });
+    expect(ex.status).toBe(429);
+    expect(ex.throttledOut).toBe(true);
+    expect(ex.retries).toHaveLength(2);
+    expect(hits).toBe(3);
+    expect(gate.stats.answered429).toBe(3);
+    // A request that judges the 429 itself is neither paced nor marked.
+    const probe = await c.send({ method: 'GET', path: '/models', auth: 'none', retryOn429: false });
+    expect(probe.throttledOut).toBeUndefined();
+    expect(gate.stats.answered429).toBe(3);
+    await c.close();
+  });
+
+  it('the client libraries\' fetch marks its wire throttled out', async () => {
+    const w = new Wire({ timeoutMs: 2000, retry429: true, gate: new Governor(), budget: { maxRetries: 3, maxTotalWaitMs: 10_000 } });
+    const res = await w.fetch(`${base}/models`);
+    expect(res.status).toBe(429);
+    expect(w.throttledOut).toBe(true);
+    expect(w.throttled).toBe(3);
+  });
+});
+
+describe('the throttling line (console and summary.md)', () => {
+  it('says how many 429s, how long the governor held requests back, and how many tests were throttled out', async () => {
+    const { fixtureResults } = await import('./reports-fixture.ts');
+    const { renderConsole } = await import('../../reports/writers/console.ts');
+    const { renderMarkdown } = await import('../../reports/writers/markdown.ts');
+    const r = fixtureResults();
+    expect(renderConsole(r)).not.toContain('throttling:');
+    r.durationMs = 100_000;
+    r.throttle = { answered429: 12, heldMs: 40_000, waitedMs: 90_000, lowestConcurrency: 2, widestIntervalMs: 0, throttledOutTests: 1 };
+    const line = 'throttling: the target answered 429 to 12 paced requests; the governor held requests back for 40.0 s of this 100.0 s run (40% of the run) (slowest pace: 2 in flight); 1 test throttled out';
+    expect(renderConsole(r, { color: false })).toContain(line);
+    expect(renderMarkdown(r)).toContain(`T${line.slice(1)}`);
+  });
+});
