@@ -14,7 +14,7 @@ import { ConfigError, FUZZ_MAX_SEED, loadConfig, type Config } from '../lib/conf
 import { addSecret, redact } from '../lib/redact.ts';
 import { preflight } from '../lib/preflight.ts';
 import { bypassProxyFor } from '../lib/proxy.ts';
-import { failsTheRun, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
+import { countsAsPassing, failsTheRun, isHarnessError, runFails, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
 import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/selection.ts';
 import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, suiteFileOf, type ExpectationsFile } from '../lib/expectations.ts';
 import { VerdictCollector, testId } from '../runner/verdict-collector.ts';
@@ -167,7 +167,7 @@ async function main(): Promise<number> {
     if (tty) process.stderr.write('\n');
     // Known failures are not rerun: only what would fail the run unexpectedly. Nor are
     // harness errors: a pass on a rerun would hide them as "flaky".
-    await retryFailures(collector.records, retries, (t) => t.verdict !== 'error' && failsTheRun(t, config.strict) && !isNamed(expectations, t));
+    await retryFailures(collector.records, retries, (t) => !isHarnessError(t) && failsTheRun(t, config.strict) && !isNamed(expectations, t));
   } finally {
     await stopReference?.();
   }
@@ -193,7 +193,7 @@ async function main(): Promise<number> {
     known.updated = true;
   }
   if (known) known.file = process.env.EXPECTATIONS!.trim();
-  const failed = tests.some((t) => failsTheRun(t, { strict: config.strict, expectations: known })) || (!!known?.unexpectedPass.length && !known.updated);
+  const failed = runFails(tests, { strict: config.strict, expectations: known });
   const results: Results = {
     target: redact(targetLabel), startedAt, durationMs: Math.round(performance.now() - started), strict: config.strict,
     summary: summarise(tests), exitCode: failed ? 1 : 0, tests,
@@ -251,7 +251,7 @@ async function retryFailures(records: TestRecord[], retries: number, unexpected:
     for (const t of pending) {
       const r = again.get(t.id);
       t.attempts!.push(r ? { verdict: r.verdict, ...(r.message ? { message: r.message } : {}) } : { verdict: 'skip', message: 'did not run on the rerun' });
-      if (r && (r.verdict === 'pass' || r.verdict === 'info')) {
+      if (r && countsAsPassing(r)) {
         t.verdict = 'flaky';
         t.notes.push(`flaky: ${t.attempts![0]!.verdict} on attempt 1, passed on attempt ${attempt}`);
       } else still.push(t);

@@ -14,7 +14,7 @@ import { extname } from 'node:path';
 import YAML from 'yaml';
 import { ConfigError } from './config.ts';
 import { isClauseId } from './clauses.ts';
-import type { ExpectationsSummary, TestExpectation, TestRecord } from './verdicts.ts';
+import { countsAsFailing, countsAsPassing, isHarnessError, type ExpectationsSummary, type TestExpectation, type TestRecord } from './verdicts.ts';
 
 export interface ExpectationEntry {
   /** A clause id (LIM-2) or a test id as results.json writes it (auth/AUTH-1 ...). */
@@ -84,8 +84,10 @@ export function isNamed(file: ExpectationsFile | undefined, t: Pick<TestRecord, 
   return !!file?.entries.some((e) => e.id === t.id || e.id === t.clause);
 }
 
-const failed = (t: TestRecord) => t.verdict === 'fail' || t.verdict === 'warn' || t.verdict === 'flaky';
-const passed = (t: TestRecord) => t.verdict === 'pass' || t.verdict === 'info';
+// A harness error counts as failing, but it is no evidence of the known failure: it
+// confirms nothing (and fails the run whatever the file says).
+const failed = (t: TestRecord) => countsAsFailing(t) && !isHarnessError(t);
+const passed = countsAsPassing;
 
 /**
  * Marks each test an entry names with the entry's outcome and sums them up. A test

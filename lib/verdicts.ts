@@ -120,6 +120,29 @@ export function failsTheRun(t: Pick<TestRecord, 'verdict' | 'expectation'>, rule
   return t.verdict === 'fail' || (strict && (t.verdict === 'warn' || t.verdict === 'flaky'));
 }
 
+// The other predicates every reader of verdicts uses (console, reports, expectations,
+// history, reruns, the exit code), so that "failing" means one thing everywhere.
+
+/** The harness or the environment failed: no verdict on the target (shown apart from failures). */
+export function isHarnessError(t: Pick<TestRecord, 'verdict'>): boolean {
+  return t.verdict === 'error';
+}
+
+/** Counts as failing (history's "newly failing", a known failure confirmed): the target broke a clause (fail, warn, flaky) or the run could not judge it (error). */
+export function countsAsFailing(t: Pick<TestRecord, 'verdict'>): boolean {
+  return t.verdict === 'fail' || t.verdict === 'warn' || t.verdict === 'flaky' || t.verdict === 'error';
+}
+
+/** Counts as passing: a judged pass, or an INFO clause that reported what it saw. Skip and inconclusive are neither. */
+export function countsAsPassing(t: Pick<TestRecord, 'verdict'>): boolean {
+  return t.verdict === 'pass' || t.verdict === 'info';
+}
+
+/** Whether the run fails (exit code 1): any test that fails the run, or a known failure that passed and was not removed. */
+export function runFails(tests: Array<Pick<TestRecord, 'verdict' | 'expectation'>>, rule: FailRule & { expectations?: Pick<ExpectationsSummary, 'updated' | 'unexpectedPass'> }): boolean {
+  return tests.some((t) => failsTheRun(t, rule)) || (!!rule.expectations?.unexpectedPass.length && !rule.expectations.updated);
+}
+
 /** The message of a test's starting verdict (`inconclusive`): a record still carrying it when the run ends is an `error`. */
 export const NOT_FINISHED = 'the test did not finish';
 

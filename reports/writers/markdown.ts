@@ -3,7 +3,7 @@
 // operation matrix when tests fill one, and the coverage of every clause (folded).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { harnessErrorAdvice, type Results } from '../../lib/verdicts.ts';
+import { harnessErrorAdvice, isHarnessError, type Results } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
 import { comparisonLine } from './history.ts';
 import {
@@ -44,13 +44,13 @@ export function renderMarkdown(results: Results): string {
   }
   out.push(row(['**All**', ...shownOutcomes.map((o) => `**${counts[o]}**`), `**${rows.filter((r) => r.outcome === 'no-test').length}**`]), '');
 
-  const errors = results.tests.filter((t) => t.verdict === 'error');
+  const errors = results.tests.filter(isHarnessError);
   if (errors.length) {
     out.push(`### Harness errors (${errors.length})`, '', 'Not verdicts on the target: the run could not judge these tests, and they fail the run.', '');
     for (const t of errors) out.push(`- ${ICON.error} **${text(t.title)}**: ${text(oneLine(harnessErrorAdvice(oneLine(t.message, 300)), 500))}`);
     out.push('');
   }
-  const failing = failingTests(results).filter((t) => t.verdict !== 'error');
+  const failing = failingTests(results).filter((t) => !isHarnessError(t));
   const failingClauses = rows.filter((r) => r.tests.some((t) => failing.includes(t)));
   if (failingClauses.length) {
     out.push(`### Failing clauses (${failingClauses.length})`, '');
