@@ -14,10 +14,10 @@ import { ConfigError, FUZZ_MAX_SEED, loadConfig, type Config } from '../lib/conf
 import { addSecret, redact } from '../lib/redact.ts';
 import { preflight } from '../lib/preflight.ts';
 import { bypassProxyFor } from '../lib/proxy.ts';
-import { countsAsPassing, failsTheRun, isHarnessError, runFails, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
+import { RESULTS_VERSION, countsAsPassing, failsTheRun, isHarnessError, runFails, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
 import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/selection.ts';
-import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, suiteFileOf, type ExpectationsFile } from '../lib/expectations.ts';
-import { VerdictCollector, testId } from '../runner/verdict-collector.ts';
+import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, type ExpectationsFile } from '../lib/expectations.ts';
+import { VerdictCollector, legacyTestId } from '../runner/verdict-collector.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
 import { RUN_WIDE_FILE, runWideChecks, runWideTestIds } from '../runner/run-wide-checks.ts';
 import { writeResultsJson } from '../reports/writers/results-json.ts';
@@ -55,19 +55,20 @@ const HELP = `Usage: npm test [-- [--update-expectations] [-t <pattern>] [file f
   FUZZ_REPLAY           <case>@<path> from a fuzz failure: send only that request
 
   --update-expectations remove known failures that now pass from the EXPECTATIONS file
+  --list-tests          print every test's stable id and title (for EXPECTATIONS), run nothing
   -t <pattern>          vitest's test-name filter (a regex on "<describe> <title>")
   file filters          vitest's file filters: npm test -- auth events
 Exit codes: 0 pass, 1 conformance failure or unexpected pass, 2 configuration error.`;
 
-interface Args { help: boolean; updateExpectations: boolean; testNamePattern?: string; files: string[] }
+interface Args { help: boolean; listTests: boolean; updateExpectations: boolean; testNamePattern?: string; files: string[] }
 
 function parseCli(argv: string[]): Args {
   try {
     const { values, positionals } = parseArgs({
       args: argv, allowPositionals: true, strict: true,
-      options: { help: { type: 'boolean', short: 'h' }, 'update-expectations': { type: 'boolean' }, testNamePattern: { type: 'string', short: 't' } },
+      options: { help: { type: 'boolean', short: 'h' }, 'list-tests': { type: 'boolean' }, 'update-expectations': { type: 'boolean' }, testNamePattern: { type: 'string', short: 't' } },
     });
-    return { help: !!values.help, updateExpectations: !!values['update-expectations'], testNamePattern: values.testNamePattern, files: positionals };
+    return { help: !!values.help, listTests: !!values['list-tests'], updateExpectations: !!values['update-expectations'], testNamePattern: values.testNamePattern, files: positionals };
   } catch (err) {
     throw new ConfigError('arguments', `${(err as Error).message.split('\n')[0]}; npm test -- --help lists them`);
   }
@@ -93,6 +94,10 @@ async function main(): Promise<number> {
   try {
     args = parseCli(process.argv.slice(2));
     if (args.help) { console.log(HELP); return 0; }
+    if (args.listTests) {
+      for (const t of (await collectTests()).sort((a, b) => a.id.localeCompare(b.id))) console.log(`${t.id}\t${t.title}`);
+      return 0;
+    }
     config = loadConfig(process.env);
     selectionPattern(process.env.CLAUSES);
     checkNamePattern(args.testNamePattern);
@@ -101,7 +106,10 @@ async function main(): Promise<number> {
     if (file) expectations = loadExpectations(resolve(file));
     if (args.updateExpectations && !expectations) throw new ConfigError('--update-expectations', 'needs EXPECTATIONS=<file> to update');
     // Test ids are known once vitest has collected the suite files (imports only, no request).
-    if (expectations?.entries.some((e) => isTestId(e.id))) checkTestIds(expectations, await listTestIds(expectations));
+    if (expectations?.entries.some((e) => isTestId(e.id))) {
+      const index = await collectTests();
+      for (const w of checkTestIds(expectations, new Set(index.map((t) => t.id)), new Map(index.filter((t) => t.legacyId).map((t) => [t.legacyId!, t.id])))) process.stderr.write(`chatgate: warning: ${w}\n`);
+    }
   } catch (err) {
     if (err instanceof ConfigError) configError(err.message);
     throw err;
@@ -195,7 +203,7 @@ async function main(): Promise<number> {
   if (known) known.file = process.env.EXPECTATIONS!.trim();
   const failed = runFails(tests, { strict: config.strict, expectations: known });
   const results: Results = {
-    target: redact(targetLabel), startedAt, durationMs: Math.round(performance.now() - started), strict: config.strict,
+    resultsVersion: RESULTS_VERSION, target: redact(targetLabel), startedAt, durationMs: Math.round(performance.now() - started), strict: config.strict,
     summary: summarise(tests), exitCode: failed ? 1 : 0, tests,
     chatgate: {
       version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version, node: process.version,
@@ -260,11 +268,11 @@ async function retryFailures(records: TestRecord[], retries: number, unexpected:
   }
 }
 
-/** The ids of the tests the expectations file names: its test ids' suite files, collected without running them. */
-async function listTestIds(file: ExpectationsFile): Promise<Set<string>> {
-  const ids = new Set(runWideTestIds());
-  const files = [...new Set(file.entries.map((e) => suiteFileOf(e.id)).filter((f): f is string => !!f && existsSync(join(ROOT, f))))];
-  if (files.length === 0) return ids;
+interface IndexedTest { id: string; title: string; file: string; /** The title-based id of results.json before resultsVersion 2. */ legacyId?: string }
+
+/** Every test of the suite with its stable id, collected without running any (imports only, no request). */
+async function collectTests(): Promise<IndexedTest[]> {
+  const out: IndexedTest[] = runWideTestIds().map((id) => ({ id, title: id, file: RUN_WIDE_FILE }));
   const { createVitest } = await import('vitest/node');
   // Collecting imports the suite files, which read the target from the environment;
   // for the embedded target (not started yet) a placeholder that is never contacted.
@@ -272,9 +280,16 @@ async function listTestIds(file: ExpectationsFile): Promise<Set<string>> {
   if (placeholder) Object.assign(process.env, { TARGET_URL: 'http://127.0.0.1:9/v1', API_KEY: 'chatgate-collect-only' });
   const vitest = await createVitest('test', { root: ROOT, config: SUITES_CONFIG, watch: false, reporters: [] });
   try {
-    const { testModules } = await vitest.collect(files);
-    for (const m of testModules) for (const t of m.children.allTests()) ids.add(testId(relative(ROOT, m.moduleId), t.name));
-    return ids;
+    const { testModules } = await vitest.collect([]);
+    for (const m of testModules) {
+      const file = relative(ROOT, m.moduleId);
+      for (const t of m.children.allTests()) {
+        const legacyId = legacyTestId(file, t.name);
+        const id = t.meta().chatgateId ?? legacyId;
+        out.push({ id, title: t.name, file, ...(id !== legacyId ? { legacyId } : {}) });
+      }
+    }
+    return out;
   } finally {
     await vitest.close();
     if (placeholder) { delete process.env.TARGET_URL; delete process.env.API_KEY; }

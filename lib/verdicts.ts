@@ -9,8 +9,15 @@ import type { Level } from './clauses.ts';
 export const VERDICTS = ['pass', 'fail', 'warn', 'info', 'skip', 'inconclusive', 'flaky', 'error'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
+/**
+ * The version of the results.json contract. 1 (no field): test ids were
+ * "<suite file>/<title>". 2: test ids are the stable ids given at each test
+ * ("auth/missing-key/models"), independent of titles; the field itself is new.
+ */
+export const RESULTS_VERSION = 2;
+
 export interface TestRecord {
-  /** Stable id: "<suite file>/<title>". */
+  /** Stable id given at the test: "<suite file>/<slug>..." (harness/clause-test.ts TEST_ID); unchanged when the title changes. */
   id: string;
   clause: string;
   level: Level;
@@ -81,6 +88,8 @@ export interface RunComparison {
 }
 
 export interface Results {
+  /** RESULTS_VERSION of the writer; absent in version 1. */
+  resultsVersion?: number;
   target: string;
   startedAt: string;
   durationMs: number;
@@ -154,5 +163,7 @@ export function harnessErrorAdvice(message: string | undefined): string {
 declare module '@vitest/runner' {
   interface TaskMeta {
     chatgate?: TestRecord;
+    /** The test's stable id, set where clause() registers it (known at collection). */
+    chatgateId?: string;
   }
 }

@@ -20,7 +20,7 @@ function record(clauseId: ClauseId, title: string, verdict: Verdict, message: st
   const def = CLAUSES[clauseId];
   const first = offenders[0];
   return {
-    id: `run-wide/${clauseId} ${title}`, clause: clauseId, level: def.level, verdict, title: `${clauseId} ${title}`,
+    id: `run-wide/${clauseId.toLowerCase()}`, clause: clauseId, level: def.level, verdict, title: `${clauseId} ${title}`,
     requirement: def.requirement, message, notes: [], file: RUN_WIDE_FILE,
     ...(first ? { curl: first.curl, response: { status: first.status, bodyExcerpt: first.bodyExcerpt } } : {}),
     ...extra,
@@ -60,7 +60,7 @@ const TITLES = {
 
 /** The ids of every record the run-wide checks can give (an EXPECTATIONS file may name them). */
 export function runWideTestIds(): string[] {
-  return Object.entries(TITLES).map(([clauseId, title]) => `run-wide/${clauseId} ${title}`);
+  return Object.keys(TITLES).map((clauseId) => `run-wide/${clauseId.toLowerCase()}`);
 }
 
 /** The run-wide checks over the exchanges of the run; `baseUrl` is TARGET_URL (only exchanges under it are judged). */

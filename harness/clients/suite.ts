@@ -230,7 +230,7 @@ export function clientSuiteOf(entry: ClientEntry): void {
   describe(`${clauseId}: ${entry.id}`, () => {
     for (const op of operationsOf(entry)) {
       if (op === 'error-429') continue;
-      clause(clauseId, `${entry.id} ${op}: ${TITLES[op](entry)}`, (t) => CELLS[op](t, entry), {
+      clause(`clients/${entry.id}/${op}`, clauseId, `${entry.id} ${op}: ${TITLES[op](entry)}`, (t) => CELLS[op](t, entry), {
         matrix: { client: entry.id, operation: op },
         // A refused usage request is followed by a second stream.
         requests: op === 'stream' ? 2 : 1,

@@ -40,10 +40,12 @@ export function previousRun(reportsDir: string, target: string): Results | undef
 /** Tests present in both runs that moved between passing and failing (lib/verdicts.ts: an `error` counts as failing; skip and inconclusive move nothing). */
 export function compareRuns(previous: Results, current: Results): RunComparison {
   const before = new Map(previous.tests.map((t) => [t.id, t]));
+  // A run written before stable ids (resultsVersion 1) named tests by title.
+  const byTitle = previous.resultsVersion === undefined ? new Map(previous.tests.map((t) => [t.title, t])) : undefined;
   const newlyFailing: RunComparison['newlyFailing'] = [];
   const newlyPassing: RunComparison['newlyPassing'] = [];
   for (const t of current.tests) {
-    const p = before.get(t.id);
+    const p = before.get(t.id) ?? byTitle?.get(t.title);
     if (!p) continue;
     if (countsAsFailing(t) && countsAsPassing(p)) newlyFailing.push({ id: t.id, clause: t.clause });
     if (countsAsPassing(t) && countsAsFailing(p)) newlyPassing.push({ id: t.id, clause: t.clause });

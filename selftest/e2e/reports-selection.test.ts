@@ -31,8 +31,10 @@ describe('selection', () => {
   it("vitest's -t and file filters work through the runner, run-wide checks follow -t", async () => {
     const run = await runChatgate({}, ['-t', 'an empty key', 'auth']);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.results!.tests.map((t) => t.id)).toEqual(['GET /models', 'POST /brains/{id}/chat', 'POST /chat/completions']
-      .map((e) => `auth/AUTH-3 Bearer with an empty key on ${e} gets 401 with an error body`));
+    expect(run.results!.tests.map((t) => t.id)).toEqual(['brain-route', 'chat', 'models'].map((e) => `auth/malformed/empty-bearer/${e}`));
+    expect(run.results!.tests.map((t) => t.title)).toEqual(['POST /brains/{id}/chat', 'POST /chat/completions', 'GET /models']
+      .map((e) => `AUTH-3 Bearer with an empty key on ${e} gets 401 with an error body`));
+    expect(run.results!.resultsVersion).toBe(2);
     expect(run.results!.mode).toMatchObject({ testNamePattern: 'an empty key', files: ['auth'] });
     const none = await runChatgate({}, ['no-such-suite-file']);
     expect(none.exitCode).toBe(2);
