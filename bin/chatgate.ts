@@ -3,8 +3,11 @@
 // server when TARGET_URL is unset, runs suites/ under vitest, reruns unexpected
 // failures (RETRY_FAILED), adds the run-wide checks, applies the known failures
 // (EXPECTATIONS), writes the reports and exits 0 (no failure), 1 (an unexpected
-// MUST/COMPAT failure or unexpected pass; SHOULD and flaky too in strict mode) or 2
-// (configuration error). The runner contract: docs/RUNNER.md.
+// MUST/COMPAT failure or unexpected pass; SHOULD and flaky too in strict mode), 2
+// (configuration error) or 3 (the runner itself crashed: the reports say what
+// happened). Interrupted (SIGINT, SIGTERM), it writes the reports of the tests that
+// completed, marked incomplete, and exits 128 + the signal's number (130, 143).
+// The runner contract: docs/RUNNER.md.
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -58,7 +61,18 @@ const HELP = `Usage: npm test [-- [--update-expectations] [-t <pattern>] [file f
   --list-tests          print every test's stable id and title (for EXPECTATIONS), run nothing
   -t <pattern>          vitest's test-name filter (a regex on "<describe> <title>")
   file filters          vitest's file filters: npm test -- auth events
-Exit codes: 0 pass, 1 conformance failure or unexpected pass, 2 configuration error.`;
+Exit codes: 0 pass, 1 conformance failure or unexpected pass, 2 configuration error,
+  3 the runner crashed (reports say what happened), 130/143 interrupted by SIGINT/SIGTERM (reports of what completed).`;
+
+/** Exit codes beside 0 (pass), 1 (conformance failure) and 2 (configuration error). */
+export const EXIT_CRASH = 3;
+const SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
+
+/** What the run knows so far, so that a crash or an interruption still reports what completed. */
+const state: {
+  startedAt: string; started: number; target?: string; mode?: RunMode; strict: boolean;
+  collector?: VerdictCollector; reported: boolean;
+} = { startedAt: new Date().toISOString(), started: performance.now(), strict: false, reported: false };
 
 interface Args { help: boolean; listTests: boolean; updateExpectations: boolean; testNamePattern?: string; files: string[] }
 
@@ -137,6 +151,8 @@ async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const started = performance.now();
   let targetLabel = config.targetUrl!;
+  Object.assign(state, { startedAt, started, target: targetLabel, mode, strict: config.strict });
+  for (const signal of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.once(signal, () => interrupted(signal));
   let stopReference: (() => Promise<void>) | undefined;
   if (!config.targetUrl) {
     // The embedded default: a reference server on 127.0.0.1 with its own keys and brain.
@@ -161,6 +177,7 @@ async function main(): Promise<number> {
     });
     const extras = [options.defect && `defect ${options.defect}`, options.variants?.length && `variants ${options.variants.join(',')}`].filter(Boolean);
     targetLabel = `embedded reference server ${ref.url}${extras.length ? ` (${extras.join('; ')})` : ''}`;
+    state.target = targetLabel;
   }
 
   // After every configuration check (one line of stderr for a configuration error, nothing else).
@@ -169,9 +186,11 @@ async function main(): Promise<number> {
   process.env.CHATGATE_RUN_DIR = runDir;
   const tty = process.stderr.isTTY;
   const progress = tty ? (n: number) => process.stderr.write(`\rchatgate: ${n} tests done`) : undefined;
-  let collector: VerdictCollector;
+  const collector = state.collector = new VerdictCollector(ROOT, progress);
   try {
-    collector = await runSuites({ pattern: allOf(selectionPattern(process.env.CLAUSES), args.testNamePattern), files: args.files, progress });
+    await runSuites({ pattern: allOf(selectionPattern(process.env.CLAUSES), args.testNamePattern), files: args.files, collector });
+    // Self-test seam (docs/RUNNER.md): a crash of the runner itself, after the tests ran.
+    if (process.env.CHATGATE_SELFTEST_CRASH === '1') throw new Error('self-test: the runner crashes on purpose (CHATGATE_SELFTEST_CRASH=1)');
     if (tty) process.stderr.write('\n');
     // Known failures are not rerun: only what would fail the run unexpectedly. Nor are
     // harness errors: a pass on a rerun would hide them as "flaky".
@@ -202,15 +221,8 @@ async function main(): Promise<number> {
   }
   if (known) known.file = process.env.EXPECTATIONS!.trim();
   const failed = runFails(tests, { strict: config.strict, expectations: known });
-  const results: Results = {
-    resultsVersion: RESULTS_VERSION, target: redact(targetLabel), startedAt, durationMs: Math.round(performance.now() - started), strict: config.strict,
-    summary: summarise(tests), exitCode: failed ? 1 : 0, tests,
-    chatgate: {
-      version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version, node: process.version,
-      maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
-    },
-    mode, ...(known ? { expectations: known } : {}),
-  };
+  const results: Results = { ...resultsOf(tests, failed ? 1 : 0), ...(known ? { expectations: known } : {}) };
+  state.reported = true;
   const reportsDir = resolve(process.env.REPORTS_DIR || join(ROOT, 'reports'));
   const previous = previousRun(reportsDir, results.target);
   if (previous) results.comparison = compareRuns(previous, results);
@@ -231,10 +243,62 @@ async function main(): Promise<number> {
 
 const SUITES_CONFIG = join(ROOT, 'suites/vitest.config.ts');
 
+/** The results of the run as far as it got. */
+function resultsOf(tests: TestRecord[], exitCode: number): Results {
+  return {
+    resultsVersion: RESULTS_VERSION, target: redact(state.target ?? process.env.TARGET_URL ?? 'unknown target'), startedAt: state.startedAt,
+    durationMs: Math.round(performance.now() - state.started), strict: state.strict,
+    summary: summarise(tests), exitCode, tests,
+    chatgate: {
+      version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version, node: process.version,
+      maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    },
+    ...(state.mode ? { mode: state.mode } : {}),
+  };
+}
+
+/**
+ * The reports of a run that did not finish (a crash, an interruption): the tests that
+ * completed, marked incomplete, plus `extra` (the crash itself). Synchronous, so a
+ * signal handler finishes it before the process exits. Not archived: an incomplete run
+ * is no baseline for "since the previous run".
+ */
+function reportIncomplete(incomplete: NonNullable<Results['incomplete']>, exitCode: number, extra: TestRecord[] = []): void {
+  if (state.reported) return;
+  state.reported = true;
+  const tests = [...(state.collector?.records ?? []), ...extra].sort((a, b) => a.id.localeCompare(b.id));
+  const results: Results = { ...resultsOf(tests, exitCode), incomplete };
+  const latest = join(resolve(process.env.REPORTS_DIR || join(ROOT, 'reports')), 'latest');
+  try {
+    rmSync(latest, { recursive: true, force: true });
+    mkdirSync(latest, { recursive: true });
+    writeResultsJson(latest, results);
+    writeJunit(latest, results);
+    writeHtml(latest, results);
+    writeMarkdown(latest, results);
+    writeStepSummary(latest);
+    console.log(renderConsole(results, { color: process.stdout.isTTY }));
+    console.log(`reports (incomplete run): ${latest}/index.html, summary.md, results.json, junit.xml`);
+  } catch (err) {
+    process.stderr.write(`chatgate: could not write the reports of the incomplete run: ${redact((err as Error)?.message ?? String(err))}\n`);
+  }
+}
+
+/** SIGINT/SIGTERM (a CI job cancelled): report what completed and exit 128 + the signal's number. */
+function interrupted(signal: keyof typeof SIGNALS): void {
+  const code = 128 + SIGNALS[signal];
+  // vitest's own handler exits a moment later with process.exitCode: ours is set first.
+  process.exitCode = code;
+  const done = state.collector?.records.length ?? 0;
+  process.stderr.write(`\nchatgate: interrupted by ${signal}: writing the reports of the ${done} test${done === 1 ? '' : 's'} that completed\n`);
+  reportIncomplete({ reason: 'interrupted', detail: `interrupted by ${signal} after ${done} completed test${done === 1 ? '' : 's'}; tests still running or not started are not in this report, nor are the run-wide checks` }, code);
+  process.exit(code);
+}
+
 /** One vitest run of suites/ in this process; verdicts come back through the collector. */
-async function runSuites(opts: { pattern?: string; files?: string[]; progress?: (n: number) => void }): Promise<VerdictCollector> {
+async function runSuites(opts: { pattern?: string; files?: string[]; progress?: (n: number) => void; collector?: VerdictCollector }): Promise<VerdictCollector> {
   const { startVitest } = await import('vitest/node');
-  const collector = new VerdictCollector(ROOT, opts.progress);
+  const collector = opts.collector ?? new VerdictCollector(ROOT, opts.progress);
   const vitest = await startVitest('test', opts.files ?? [], {
     root: ROOT, config: SUITES_CONFIG, watch: false, reporters: [collector], testNamePattern: opts.pattern,
   });
@@ -317,6 +381,17 @@ function readExchanges(dir: string): ExchangeSummary[] {
 }
 
 main().then((code) => process.exit(code), (err) => {
-  process.stderr.write(`chatgate: could not complete the run: ${redact((err as Error)?.stack ?? String(err))}\n`);
-  process.exit(2);
+  // A crash of the runner itself (configuration errors never get here): exit 3, and the
+  // reports say what happened, with the tests that completed before it.
+  const message = redact((err as Error)?.stack ?? String(err));
+  process.stderr.write(`chatgate: the runner crashed (a defect of chatgate, not a verdict on the target): ${message}\n`);
+  reportIncomplete({ reason: 'crashed', detail: `the runner crashed: ${oneLineOf(message)}` }, EXIT_CRASH, [{
+    id: 'runner/crash', clause: 'unknown', level: 'MUST', verdict: 'error', title: 'the runner crashed', requirement: '',
+    message: `the runner crashed: ${message}`, notes: [],
+  }]);
+  process.exit(EXIT_CRASH);
 });
+
+function oneLineOf(text: string): string {
+  return text.split('\n')[0]!.slice(0, 300);
+}

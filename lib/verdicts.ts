@@ -95,7 +95,7 @@ export interface Results {
   durationMs: number;
   strict: boolean;
   summary: Record<Verdict, number>;
-  /** 0 pass, 1 conformance failure (as the runner exits). */
+  /** As the runner exits: 0 pass, 1 conformance failure, 3 the runner crashed, 130/143 interrupted. */
   exitCode: number;
   tests: TestRecord[];
   chatgate: { version: string; node: string; /** Peak resident memory of the runner process (tests run in its threads). */ maxRssMiB?: number };
@@ -103,6 +103,8 @@ export interface Results {
   expectations?: ExpectationsSummary;
   /** Absent when no earlier run against this target is kept. */
   comparison?: RunComparison;
+  /** Set when the run did not finish: interrupted (SIGINT/SIGTERM) or the runner crashed. `tests` holds what completed. */
+  incomplete?: { reason: 'interrupted' | 'crashed'; detail: string };
 }
 
 export function summarise(tests: TestRecord[]): Record<Verdict, number> {

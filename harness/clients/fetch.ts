@@ -11,6 +11,7 @@ import { sharedProxyDispatcher } from '../../lib/proxy.ts';
 import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/error-body.ts';
 import { errorSchemaProblems } from '../../lib/schema-validator.ts';
 import { exchangeContext, exchangeLogOn, logClientExchange } from '../exchange-log.ts';
+import { describeFault, isFromTarget, isNetworkFailure, markFromTarget } from './faults.ts';
 
 /**
  * fetch with the same guarantees as our raw client: no redirects followed (the key can
@@ -30,14 +31,16 @@ export function makeGuardedFetch(timeoutMs: number, maxBodyBytes = DEFAULT_MAX_B
     // Through HTTPS_PROXY/HTTP_PROXY when they apply to the URL (lib/proxy.ts), as the raw client; else the global dispatcher.
     const href = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
     const dispatcher = sharedProxyDispatcher(href);
-    const res = await undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'error', signal, ...(dispatcher ? { dispatcher } : {}) });
+    // Only a network failure or a deadline is the target's doing (harness/clients/faults.ts).
+    const res = await undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'error', signal, ...(dispatcher ? { dispatcher } : {}) })
+      .catch((err: unknown) => { throw isNetworkFailure(err) ? markFromTarget(err) : err; });
     const meta = { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers };
     if (!res.body) return new Response(null, meta);
     let seen = 0;
     const capped = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         seen += chunk.byteLength;
-        if (seen > maxBodyBytes) controller.error(new Error(`body exceeded ${formatBytes(maxBodyBytes)}`));
+        if (seen > maxBodyBytes) controller.error(markFromTarget(new Error(`body exceeded ${formatBytes(maxBodyBytes)}`)));
         else controller.enqueue(chunk);
       },
     }));
@@ -80,13 +83,25 @@ export class Wire {
   private readonly logging: Array<Promise<void>> = [];
   /** 429s this wrapper waited out and re-sent (hidden from the client). */
   throttled = 0;
+  /** Exceptions our own code (this wire, the guarded fetch) threw on the way: the cell is a harness error. */
+  readonly faults: string[] = [];
   private readonly guarded: typeof fetch;
 
   constructor(private readonly opts: WireOptions) {
     this.guarded = makeGuardedFetch(opts.timeoutMs);
   }
 
+  /** The fetch the client gets: an exception that is not the target's doing is recorded as our fault before the client wraps it. */
   readonly fetch: typeof fetch = async (input, init) => {
+    try {
+      return await this.send(input, init);
+    } catch (err) {
+      if (!isFromTarget(err)) this.faults.push(describeFault(err));
+      throw err;
+    }
+  };
+
+  private readonly send: typeof fetch = async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const body = typeof init?.body === 'string' ? init.body : undefined;
     // Only a body we can send again (the SDKs send JSON strings) is re-sent.

@@ -99,6 +99,7 @@ function clauseLine(r: ClauseRow, paint: (o: ClauseOutcome, s: string) => string
 }
 
 export function verdictLine(results: Results): string {
+  if (results.incomplete) return `verdict: INCOMPLETE (${results.incomplete.detail})`;
   if (results.exitCode === 0) return 'verdict: PASS';
   const failing = failingTests(results).filter((t) => outcome(t) !== 'unexpected-pass');
   const errors = failing.filter(isHarnessError).length;

@@ -41,7 +41,7 @@ function header(results: Results): string {
     : esc(comparisonLine(undefined).replace(/^s/, 'S'));
   const passed = results.exitCode === 0;
   return `<header class="top">
-  <div class="title"><h1>chatgate conformance report</h1><span class="banner ${passed ? 'o-pass' : 'o-fail'}" data-exit-code="${results.exitCode}">${passed ? 'PASS' : 'FAIL'}</span></div>
+  <div class="title"><h1>chatgate conformance report</h1><span class="banner ${passed ? 'o-pass' : 'o-fail'}" data-exit-code="${results.exitCode}">${results.incomplete ? 'INCOMPLETE' : passed ? 'PASS' : 'FAIL'}</span></div>
   <p class="verdict">${esc(verdictLine(results))}</p>
   <dl class="meta">
     <div><dt>Target</dt><dd>${esc(results.target)}</dd></div>

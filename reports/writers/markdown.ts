@@ -30,7 +30,7 @@ export function renderMarkdown(results: Results): string {
   const shownOutcomes = OUTCOMES.filter((o) => counts[o] > 0 || ['pass', 'fail'].includes(o));
   const out: string[] = [];
   const passed = results.exitCode === 0;
-  out.push(`## chatgate: ${passed ? '✅ PASS' : '❌ FAIL'}`, '');
+  out.push(`## chatgate: ${results.incomplete ? '⚠️ INCOMPLETE' : passed ? '✅ PASS' : '❌ FAIL'}`, '');
   out.push(`**Target:** ${text(results.target)}  `, `**Mode:** ${text(modeLine(results))}  `,
     `**Run:** ${results.startedAt}, ${(results.durationMs / 1000).toFixed(1)} s, ${results.tests.length} tests, chatgate ${results.chatgate.version} on Node ${results.chatgate.node}  `,
     `**${verdictLine(results)}**  `, `${capitalise(comparisonLine(results.comparison))}`, '');
