@@ -8,7 +8,7 @@
 // happened). Interrupted (SIGINT, SIGTERM), it writes the reports of the tests that
 // completed, marked incomplete, and exits 128 + the signal's number (130, 143).
 // The runner contract: docs/RUNNER.md.
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
