@@ -128,7 +128,7 @@ async function main(): Promise<number> {
     if (err instanceof ConfigError) configError(err.message);
     throw err;
   }
-  // --- fuzz phase (issue 11): one seed for every worker, always shown ---
+  // --- fuzz phase: one seed for every worker, always shown ---
   const fuzzSeed = config.fuzz.seed ?? Math.floor(Math.random() * FUZZ_MAX_SEED);
   process.env.FUZZ_SEED = String(fuzzSeed);
   const mode: RunMode = {
@@ -140,7 +140,7 @@ async function main(): Promise<number> {
   addSecret(config.apiKey, 'API_KEY');
   addSecret(config.limitedApiKey, 'LIMITED_API_KEY');
   addSecret(config.rateLimitApiKey, 'RATE_LIMIT_API_KEY');
-  // Staging (issue 12): one request before any test; no HTTP answer at all is exit 2, no report, no history.
+  // Staging: one request before any test; no HTTP answer at all is exit 2, no report, no history.
   if (config.targetUrl) {
     const pre = await preflight({ targetUrl: config.targetUrl, apiKey: config.apiKey!, timeoutMs: config.timeoutMs })
       .catch((err) => (err instanceof ConfigError ? configError(err.message) : Promise.reject(err)));
@@ -168,7 +168,7 @@ async function main(): Promise<number> {
     }
     const ref = await startReferenceServer(options);
     stopReference = () => ref.close();
-    bypassProxyFor(new URL(ref.url).hostname); // our own loopback server: never through a proxy (issue 12)
+    bypassProxyFor(new URL(ref.url).hostname); // our own loopback server: never through a proxy
     for (const [k, v] of Object.entries(ref.keys)) addSecret(v, k);
     Object.assign(process.env, {
       CHATGATE_EMBEDDED: '1', // replay commands of the fuzz phase name the defect/variants, not this URL

@@ -63,7 +63,7 @@ export interface RunMode {
   /** EXPECTATIONS as given. */
   expectations?: string;
   updateExpectations: boolean;
-  /** The fuzz phase's knobs as used (issue 11): the seed is always recorded, drawn or given. */
+  /** The fuzz phase's knobs as used: the seed is always recorded, drawn or given. */
   fuzz?: { runs: number; seed: number; timeMs: number; concurrency: number; maxBodyBytes: number; replay?: string };
 }
 
