@@ -34,6 +34,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs as parseCommandLine } from 'node:util';
 import { forkTs, TSX_LOADER } from '../load/ts-child.ts';
 import { measureDriverWork } from './driver-work.ts';
 
@@ -54,12 +55,12 @@ const HOLD = { ttftMs: 200, itlMs: 200, tokens: 10 };
 const FLOOR = { ttftMs: 200, itlMs: 50, tokens: 40 };
 const FLOOR_ROUNDS = 3;
 
-const args = process.argv.slice(2);
-const only = valueOf('--only')?.split(',');
-const seconds = valueOf('--seconds') === undefined ? undefined : Number(valueOf('--seconds'));
-const runs = Number(valueOf('--runs') ?? 5);
-const maxStreams = Number(valueOf('--max-streams') ?? Infinity);
-const floorStreams = Number(valueOf('--floor-streams') ?? 1000);
+const args = benchArgs(process.argv.slice(2));
+const only = args['only']?.split(',');
+const seconds = args['seconds'] === undefined ? undefined : Number(args['seconds']);
+const runs = Number(args['runs'] ?? 5);
+const maxStreams = Number(args['max-streams'] ?? Infinity);
+const floorStreams = Number(args['floor-streams'] ?? 1000);
 const work = mkdtempSync(join(tmpdir(), 'chatgate-bench-'));
 const OUT_DIR = join(process.env.REPORTS_DIR ?? join(ROOT, 'reports'), 'bench');
 
@@ -67,9 +68,22 @@ const OUT_DIR = join(process.env.REPORTS_DIR ?? join(ROOT, 'reports'), 'bench');
 const figures: Record<string, unknown> = {};
 const loadAverage = () => loadavg().map((l) => Math.round(l * 100) / 100);
 
-function valueOf(flag: string): string | undefined {
-  const i = args.indexOf(flag);
-  return i === -1 ? undefined : args[i + 1];
+/** The command line (node:util parseArgs); a bad option is one line and exit 2. */
+function benchArgs(argv: string[]): { only?: string; seconds?: string; runs?: string; 'max-streams'?: string; 'floor-streams'?: string; pin?: boolean } {
+  try {
+    const { values } = parseCommandLine({
+      args: argv, strict: true, allowPositionals: false,
+      options: { only: { type: 'string' }, seconds: { type: 'string' }, runs: { type: 'string' }, 'max-streams': { type: 'string' }, 'floor-streams': { type: 'string' }, pin: { type: 'boolean' } },
+    });
+    for (const k of ['seconds', 'runs', 'max-streams', 'floor-streams'] as const) {
+      const v = values[k];
+      if (v !== undefined && !(Number(v) > 0)) throw new Error(`--${k} must be a positive number (got "${v}")`);
+    }
+    return values;
+  } catch (err) {
+    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]}; options: --only throughput,cpu,floor,streams,fuzz --seconds N --runs N --max-streams N --floor-streams N --pin\n`);
+    process.exit(2);
+  }
 }
 
 function run(cmd: string, argv: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 120_000): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -93,7 +107,7 @@ function have(cmd: string, argv: string[]): Promise<boolean> {
 // other processes' load then lands on a pinned core and cannot move away.
 let pinning = false;
 async function setUpPinning(): Promise<void> {
-  pinning = args.includes('--pin') && cpus().length >= 2 && (await have('taskset', ['-V']));
+  pinning = !!args.pin && cpus().length >= 2 && (await have('taskset', ['-V']));
 }
 function pinned(cmd: string, argv: string[]): [string, string[]] {
   return pinning ? ['taskset', ['-c', '1', cmd, ...argv]] : [cmd, argv];

@@ -3,9 +3,12 @@
 // server when TARGET_URL is unset, runs suites/ under vitest, reruns unexpected
 // failures (RETRY_FAILED), adds the run-wide checks, applies the known failures
 // (EXPECTATIONS), writes the reports and exits 0 (no failure), 1 (an unexpected
-// MUST/COMPAT failure or unexpected pass; SHOULD and flaky too in strict mode) or 2
-// (configuration error). The runner contract: docs/RUNNER.md.
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// MUST/COMPAT failure or unexpected pass; SHOULD and flaky too in strict mode), 2
+// (configuration error) or 3 (the runner itself crashed: the reports say what
+// happened). Interrupted (SIGINT, SIGTERM), it writes the reports of the tests that
+// completed, marked incomplete, and exits 128 + the signal's number (130, 143).
+// The runner contract: docs/RUNNER.md.
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,10 +19,10 @@ import { registerSecrets } from '../lib/extra-headers.ts';
 import { oneLineWarnings } from '../lib/header-lines.ts';
 import { preflight } from '../lib/preflight.ts';
 import { bypassProxyFor } from '../lib/proxy.ts';
-import { failsTheRun, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
+import { RESULTS_VERSION, countsAsPassing, failsTheRun, isHarnessError, runFails, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
 import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/selection.ts';
-import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, suiteFileOf, type ExpectationsFile } from '../lib/expectations.ts';
-import { VerdictCollector, testId } from '../runner/verdict-collector.ts';
+import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, type ExpectationsFile } from '../lib/expectations.ts';
+import { VerdictCollector, legacyTestId } from '../runner/verdict-collector.ts';
 import { summariseParts, type ExchangeSummary } from '../harness/exchange-log.ts';
 import { toCurl } from '../lib/curl.ts';
 import { foldIntoProbes, RUN_WIDE_FILE, runWideChecks, runWideTestIds } from '../runner/run-wide-checks.ts';
@@ -60,19 +63,31 @@ const HELP = `Usage: npm test [-- [--update-expectations] [-t <pattern>] [file f
   FUZZ_REPLAY           <case>@<path> from a fuzz failure: send only that request
 
   --update-expectations remove known failures that now pass from the EXPECTATIONS file
+  --list-tests          print every test's stable id and title (for EXPECTATIONS), run nothing
   -t <pattern>          vitest's test-name filter (a regex on "<describe> <title>")
   file filters          vitest's file filters: npm test -- auth events
-Exit codes: 0 pass, 1 conformance failure or unexpected pass, 2 configuration error.`;
+Exit codes: 0 pass, 1 conformance failure or unexpected pass, 2 configuration error,
+  3 the runner crashed (reports say what happened), 130/143 interrupted by SIGINT/SIGTERM (reports of what completed).`;
 
-interface Args { help: boolean; updateExpectations: boolean; testNamePattern?: string; files: string[] }
+/** Exit codes beside 0 (pass), 1 (conformance failure) and 2 (configuration error). */
+export const EXIT_CRASH = 3;
+const SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
+
+/** What the run knows so far, so that a crash or an interruption still reports what completed. */
+const state: {
+  startedAt: string; started: number; target?: string; mode?: RunMode; strict: boolean;
+  collector?: VerdictCollector; reported: boolean;
+} = { startedAt: new Date().toISOString(), started: performance.now(), strict: false, reported: false };
+
+interface Args { help: boolean; listTests: boolean; updateExpectations: boolean; testNamePattern?: string; files: string[] }
 
 function parseCli(argv: string[]): Args {
   try {
     const { values, positionals } = parseArgs({
       args: argv, allowPositionals: true, strict: true,
-      options: { help: { type: 'boolean', short: 'h' }, 'update-expectations': { type: 'boolean' }, testNamePattern: { type: 'string', short: 't' } },
+      options: { help: { type: 'boolean', short: 'h' }, 'list-tests': { type: 'boolean' }, 'update-expectations': { type: 'boolean' }, testNamePattern: { type: 'string', short: 't' } },
     });
-    return { help: !!values.help, updateExpectations: !!values['update-expectations'], testNamePattern: values.testNamePattern, files: positionals };
+    return { help: !!values.help, listTests: !!values['list-tests'], updateExpectations: !!values['update-expectations'], testNamePattern: values.testNamePattern, files: positionals };
   } catch (err) {
     throw new ConfigError('arguments', `${(err as Error).message.split('\n')[0]}; npm test -- --help lists them`);
   }
@@ -98,6 +113,10 @@ async function main(): Promise<number> {
   try {
     args = parseCli(process.argv.slice(2));
     if (args.help) { console.log(HELP); return 0; }
+    if (args.listTests) {
+      for (const t of (await collectTests()).sort((a, b) => a.id.localeCompare(b.id))) console.log(`${t.id}\t${t.title}`);
+      return 0;
+    }
     config = loadConfig(process.env);
     selectionPattern(process.env.CLAUSES);
     checkNamePattern(args.testNamePattern);
@@ -106,12 +125,15 @@ async function main(): Promise<number> {
     if (file) expectations = loadExpectations(resolve(file));
     if (args.updateExpectations && !expectations) throw new ConfigError('--update-expectations', 'needs EXPECTATIONS=<file> to update');
     // Test ids are known once vitest has collected the suite files (imports only, no request).
-    if (expectations?.entries.some((e) => isTestId(e.id))) checkTestIds(expectations, await listTestIds(expectations));
+    if (expectations?.entries.some((e) => isTestId(e.id))) {
+      const index = await collectTests();
+      for (const w of checkTestIds(expectations, new Set(index.map((t) => t.id)), new Map(index.filter((t) => t.legacyId).map((t) => [t.legacyId!, t.id])))) process.stderr.write(`chatgate: warning: ${w}\n`);
+    }
   } catch (err) {
     if (err instanceof ConfigError) configError(err.message);
     throw err;
   }
-  // --- fuzz phase (issue 11): one seed for every worker, always shown ---
+  // --- fuzz phase: one seed for every worker, always shown ---
   const fuzzSeed = config.fuzz.seed ?? Math.floor(Math.random() * FUZZ_MAX_SEED);
   process.env.FUZZ_SEED = String(fuzzSeed);
   const mode: RunMode = {
@@ -125,7 +147,7 @@ async function main(): Promise<number> {
   addSecret(config.rateLimitApiKey, 'RATE_LIMIT_API_KEY');
   registerSecrets(config.extraHeaders); // secret HEADERS values are masked like the keys
   for (const w of oneLineWarnings(config.extraHeaders)) process.stderr.write(`chatgate: warning: HEADERS: ${w}\n`);
-  // Staging (issue 12): one request before any test; no HTTP answer at all is exit 2, no report, no history.
+  // Staging: one request before any test; no HTTP answer at all is exit 2, no report, no history.
   let preflightExchange: ExchangeSummary | undefined;
   if (config.targetUrl) {
     const pre = await preflight({ targetUrl: config.targetUrl, apiKey: config.apiKey!, timeoutMs: config.timeoutMs })
@@ -144,6 +166,8 @@ async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const started = performance.now();
   let targetLabel = config.targetUrl!;
+  Object.assign(state, { startedAt, started, target: targetLabel, mode, strict: config.strict });
+  for (const signal of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.once(signal, () => interrupted(signal));
   let stopReference: (() => Promise<void>) | undefined;
   if (!config.targetUrl) {
     // The embedded default: a reference server on 127.0.0.1 with its own keys and brain.
@@ -159,7 +183,7 @@ async function main(): Promise<number> {
     }
     const ref = await startReferenceServer(options);
     stopReference = () => ref.close();
-    bypassProxyFor(new URL(ref.url).hostname); // our own loopback server: never through a proxy (issue 12)
+    bypassProxyFor(new URL(ref.url).hostname); // our own loopback server: never through a proxy
     for (const [k, v] of Object.entries(ref.keys)) addSecret(v, k);
     Object.assign(process.env, {
       CHATGATE_EMBEDDED: '1', // replay commands of the fuzz phase name the defect/variants, not this URL
@@ -168,6 +192,7 @@ async function main(): Promise<number> {
     });
     const extras = [options.defect && `defect ${options.defect}`, options.variants?.length && `variants ${options.variants.join(',')}`].filter(Boolean);
     targetLabel = `embedded reference server ${ref.url}${extras.length ? ` (${extras.join('; ')})` : ''}`;
+    state.target = targetLabel;
   }
 
   // After every configuration check (one line of stderr for a configuration error, nothing else).
@@ -176,15 +201,17 @@ async function main(): Promise<number> {
   process.env.CHATGATE_RUN_DIR = runDir;
   const tty = process.stderr.isTTY;
   const progress = tty ? (n: number) => process.stderr.write(`\rchatgate: ${n} tests done`) : undefined;
-  let collector: VerdictCollector;
+  const collector = state.collector = new VerdictCollector(ROOT, progress);
   // One pace for every worker: the run's governor (lib/governor.ts), asked over a socket in the run directory.
   const governor: GovernorServer = await startGovernorServer(runDir);
   try {
-    collector = await runSuites({ pattern: allOf(selectionPattern(process.env.CLAUSES), args.testNamePattern), files: args.files, progress });
+    await runSuites({ pattern: allOf(selectionPattern(process.env.CLAUSES), args.testNamePattern), files: args.files, collector });
+    // Self-test seam (docs/RUNNER.md): a crash of the runner itself, after the tests ran.
+    if (process.env.CHATGATE_SELFTEST_CRASH === '1') throw new Error('self-test: the runner crashes on purpose (CHATGATE_SELFTEST_CRASH=1)');
     if (tty) process.stderr.write('\n');
     // Known failures are not rerun: only what would fail the run unexpectedly. Nor are
     // harness errors: a pass on a rerun would hide them as "flaky".
-    await retryFailures(collector.records, retries, (t) => t.verdict !== 'error' && failsTheRun(t, config.strict) && !isNamed(expectations, t));
+    await retryFailures(collector.records, retries, (t) => !isHarnessError(t) && failsTheRun(t, config.strict) && !isNamed(expectations, t));
   } finally {
     await governor.close();
     await stopReference?.();
@@ -211,16 +238,9 @@ async function main(): Promise<number> {
     known.updated = true;
   }
   if (known) known.file = process.env.EXPECTATIONS!.trim();
-  const failed = tests.some((t) => failsTheRun(t, { strict: config.strict, expectations: known })) || (!!known?.unexpectedPass.length && !known.updated);
-  const results: Results = {
-    target: redact(targetLabel), startedAt, durationMs: Math.round(performance.now() - started), strict: config.strict,
-    summary: summarise(tests), exitCode: failed ? 1 : 0, tests,
-    chatgate: {
-      version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version, node: process.version,
-      maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
-    },
-    mode, ...(known ? { expectations: known } : {}),
-  };
+  const failed = runFails(tests, { strict: config.strict, expectations: known });
+  const results: Results = { ...resultsOf(tests, failed ? 1 : 0), ...(known ? { expectations: known } : {}) };
+  state.reported = true;
   const paced = governor.stats();
   const throttledOutTests = tests.filter((t) => t.verdict === 'inconclusive' && t.message?.startsWith(THROTTLED)).length;
   if (paced.answered429 > 0 || paced.heldMs >= 1000 || throttledOutTests > 0) {
@@ -249,10 +269,62 @@ async function main(): Promise<number> {
 
 const SUITES_CONFIG = join(ROOT, 'suites/vitest.config.ts');
 
+/** The results of the run as far as it got. */
+function resultsOf(tests: TestRecord[], exitCode: number): Results {
+  return {
+    resultsVersion: RESULTS_VERSION, target: redact(state.target ?? process.env.TARGET_URL ?? 'unknown target'), startedAt: state.startedAt,
+    durationMs: Math.round(performance.now() - state.started), strict: state.strict,
+    summary: summarise(tests), exitCode, tests,
+    chatgate: {
+      version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version, node: process.version,
+      maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    },
+    ...(state.mode ? { mode: state.mode } : {}),
+  };
+}
+
+/**
+ * The reports of a run that did not finish (a crash, an interruption): the tests that
+ * completed, marked incomplete, plus `extra` (the crash itself). Synchronous, so a
+ * signal handler finishes it before the process exits. Not archived: an incomplete run
+ * is no baseline for "since the previous run".
+ */
+function reportIncomplete(incomplete: NonNullable<Results['incomplete']>, exitCode: number, extra: TestRecord[] = []): void {
+  if (state.reported) return;
+  state.reported = true;
+  const tests = [...(state.collector?.records ?? []), ...extra].sort((a, b) => a.id.localeCompare(b.id));
+  const results: Results = { ...resultsOf(tests, exitCode), incomplete };
+  const latest = join(resolve(process.env.REPORTS_DIR || join(ROOT, 'reports')), 'latest');
+  try {
+    rmSync(latest, { recursive: true, force: true });
+    mkdirSync(latest, { recursive: true });
+    writeResultsJson(latest, results);
+    writeJunit(latest, results);
+    writeHtml(latest, results);
+    writeMarkdown(latest, results);
+    writeStepSummary(latest);
+    console.log(renderConsole(results, { color: process.stdout.isTTY }));
+    console.log(`reports (incomplete run): ${latest}/index.html, summary.md, results.json, junit.xml`);
+  } catch (err) {
+    process.stderr.write(`chatgate: could not write the reports of the incomplete run: ${redact((err as Error)?.message ?? String(err))}\n`);
+  }
+}
+
+/** SIGINT/SIGTERM (a CI job cancelled): report what completed and exit 128 + the signal's number. */
+function interrupted(signal: keyof typeof SIGNALS): void {
+  const code = 128 + SIGNALS[signal];
+  // vitest's own handler exits a moment later with process.exitCode: ours is set first.
+  process.exitCode = code;
+  const done = state.collector?.records.length ?? 0;
+  process.stderr.write(`\nchatgate: interrupted by ${signal}: writing the reports of the ${done} test${done === 1 ? '' : 's'} that completed\n`);
+  reportIncomplete({ reason: 'interrupted', detail: `interrupted by ${signal} after ${done} completed test${done === 1 ? '' : 's'}; tests still running or not started are not in this report, nor are the run-wide checks` }, code);
+  process.exit(code);
+}
+
 /** One vitest run of suites/ in this process; verdicts come back through the collector. */
-async function runSuites(opts: { pattern?: string; files?: string[]; progress?: (n: number) => void }): Promise<VerdictCollector> {
+async function runSuites(opts: { pattern?: string; files?: string[]; progress?: (n: number) => void; collector?: VerdictCollector }): Promise<VerdictCollector> {
   const { startVitest } = await import('vitest/node');
-  const collector = new VerdictCollector(ROOT, opts.progress);
+  const collector = opts.collector ?? new VerdictCollector(ROOT, opts.progress);
   const vitest = await startVitest('test', opts.files ?? [], {
     root: ROOT, config: SUITES_CONFIG, watch: false, reporters: [collector], testNamePattern: opts.pattern,
   });
@@ -277,7 +349,7 @@ async function retryFailures(records: TestRecord[], retries: number, unexpected:
     for (const t of pending) {
       const r = again.get(t.id);
       t.attempts!.push(r ? { verdict: r.verdict, ...(r.message ? { message: r.message } : {}) } : { verdict: 'skip', message: 'did not run on the rerun' });
-      if (r && (r.verdict === 'pass' || r.verdict === 'info')) {
+      if (r && countsAsPassing(r)) {
         t.verdict = 'flaky';
         t.notes.push(`flaky: ${t.attempts![0]!.verdict} on attempt 1, passed on attempt ${attempt}`);
       } else still.push(t);
@@ -286,11 +358,11 @@ async function retryFailures(records: TestRecord[], retries: number, unexpected:
   }
 }
 
-/** The ids of the tests the expectations file names: its test ids' suite files, collected without running them. */
-async function listTestIds(file: ExpectationsFile): Promise<Set<string>> {
-  const ids = new Set(runWideTestIds());
-  const files = [...new Set(file.entries.map((e) => suiteFileOf(e.id)).filter((f): f is string => !!f && existsSync(join(ROOT, f))))];
-  if (files.length === 0) return ids;
+interface IndexedTest { id: string; title: string; file: string; /** The title-based id of results.json before resultsVersion 2. */ legacyId?: string }
+
+/** Every test of the suite with its stable id, collected without running any (imports only, no request). */
+async function collectTests(): Promise<IndexedTest[]> {
+  const out: IndexedTest[] = runWideTestIds().map((id) => ({ id, title: id, file: RUN_WIDE_FILE }));
   const { createVitest } = await import('vitest/node');
   // Collecting imports the suite files, which read the target from the environment;
   // for the embedded target (not started yet) a placeholder that is never contacted.
@@ -298,9 +370,16 @@ async function listTestIds(file: ExpectationsFile): Promise<Set<string>> {
   if (placeholder) Object.assign(process.env, { TARGET_URL: 'http://127.0.0.1:9/v1', API_KEY: 'chatgate-collect-only' });
   const vitest = await createVitest('test', { root: ROOT, config: SUITES_CONFIG, watch: false, reporters: [] });
   try {
-    const { testModules } = await vitest.collect(files);
-    for (const m of testModules) for (const t of m.children.allTests()) ids.add(testId(relative(ROOT, m.moduleId), t.name));
-    return ids;
+    const { testModules } = await vitest.collect([]);
+    for (const m of testModules) {
+      const file = relative(ROOT, m.moduleId);
+      for (const t of m.children.allTests()) {
+        const legacyId = legacyTestId(file, t.name);
+        const id = t.meta().chatgateId ?? legacyId;
+        out.push({ id, title: t.name, file, ...(id !== legacyId ? { legacyId } : {}) });
+      }
+    }
+    return out;
   } finally {
     await vitest.close();
     if (placeholder) { delete process.env.TARGET_URL; delete process.env.API_KEY; }
@@ -329,6 +408,17 @@ function readExchanges(dir: string): ExchangeSummary[] {
 }
 
 main().then((code) => process.exit(code), (err) => {
-  process.stderr.write(`chatgate: could not complete the run: ${redact((err as Error)?.stack ?? String(err))}\n`);
-  process.exit(2);
+  // A crash of the runner itself (configuration errors never get here): exit 3, and the
+  // reports say what happened, with the tests that completed before it.
+  const message = redact((err as Error)?.stack ?? String(err));
+  process.stderr.write(`chatgate: the runner crashed (a defect of chatgate, not a verdict on the target): ${message}\n`);
+  reportIncomplete({ reason: 'crashed', detail: `the runner crashed: ${oneLineOf(message)}` }, EXIT_CRASH, [{
+    id: 'runner/crash', clause: 'unknown', level: 'MUST', verdict: 'error', title: 'the runner crashed', requirement: '',
+    message: `the runner crashed: ${message}`, notes: [],
+  }]);
+  process.exit(EXIT_CRASH);
 });
+
+function oneLineOf(text: string): string {
+  return text.split('\n')[0]!.slice(0, 300);
+}

@@ -1,6 +1,7 @@
 // `npm run reference`: runs the reference server on its own, for trying the suite or
 // a client against it by hand. Prints the URL, the per-run keys (local use only:
 // they die with the process) and a ready-to-paste `npm test` line.
+import { parseArgs } from 'node:util';
 import { DEFECTS } from '../reference/defects.ts';
 import { VARIANTS } from '../reference/variants.ts';
 import { referenceOptionsFromEnv, startReferenceServer, type ReferenceOptions } from '../reference/server.ts';
@@ -19,14 +20,20 @@ interface Flags {
 
 function parseFlags(argv: string[]): Flags {
   const flags: Flags = { variants: [], json: false, list: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
+  // node:util's parser splits the command line; non-strict, so each mistake gets the one-line message below.
+  const { tokens } = parseArgs({
+    args: argv, strict: false, allowPositionals: true, tokens: true,
+    options: {
+      port: { type: 'string', multiple: true }, defect: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true },
+      json: { type: 'boolean' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  for (const token of tokens) {
+    if (token.kind !== 'option') throw new UsageError(`unknown flag "${token.kind === 'positional' ? token.value : '--'}"`);
+    const name = token.rawName;
     const value = (): string => {
-      if (eq !== -1 && arg.startsWith('--')) return arg.slice(eq + 1);
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new UsageError(`${name} needs a value`);
+      const v = token.value;
+      if (v === undefined || (!token.inlineValue && v.startsWith('--'))) throw new UsageError(`${name} needs a value`);
       return v;
     };
     switch (name) {
@@ -61,7 +68,7 @@ function parseFlags(argv: string[]): Flags {
         process.exit(0);
       // falls through (process.exit never returns)
       default:
-        throw new UsageError(`unknown flag "${arg}"`);
+        throw new UsageError(`unknown flag "${name}${token.inlineValue ? `=${token.value}` : ''}"`);
     }
   }
   return flags;

@@ -1,5 +1,10 @@
-// One conformance test = one clause. `clause('AUTH-1', 'no key on GET /models', async (t) => ...)`
-// registers a vitest test titled "AUTH-1 no key on GET /models" and turns its outcome
+// One conformance test = one clause.
+// `clause('auth/missing-key/models', 'AUTH-1', 'no key on GET /models', async (t) => ...)`
+// registers a vitest test titled "AUTH-1 no key on GET /models" whose stable id
+// (results.json, EXPECTATIONS, history) is "auth/missing-key/models": the id is the
+// test's metadata, written at the test (as test262 does), so titles are free to
+// change. Ids are "<suite file>/<what it probes>[/<case>]", lower case (TEST_ID);
+// selftest/unit/test-ids.test.ts holds every test to one unique id. It turns its outcome
 // into a verdict by the clause's level (Autobahn-style verdicts beyond pass/fail):
 //   a broken MUST/COMPAT clause -> fail; SHOULD -> warn; INFO tests report what they saw;
 //   t.inconclusive() -> inconclusive; t.skip() -> skip (never a pass).
@@ -15,6 +20,9 @@ import type { Exchange } from '../lib/http-client.ts';
 import { describe as show, validate, type SchemaName } from '../lib/schema-validator.ts';
 import { redact, redactDeep } from '../lib/redact.ts';
 import { NOT_FINISHED, type TestRecord, type Verdict } from '../lib/verdicts.ts';
+import { TEST_ID } from '../lib/test-ids.ts';
+
+export { idPart } from '../lib/test-ids.ts';
 import { config, currentTest } from './target.ts';
 import { THROTTLE_ALLOWANCE_MS, THROTTLED } from '../lib/back-off.ts';
 import { exchangeContext, exchangeErrorBodyProblems } from './exchange-log.ts';
@@ -79,15 +87,25 @@ export interface ClauseOptions {
   matrix?: { client: string; operation: string };
 }
 
-export function clause(id: ClauseId, title: string, fn: (t: ClauseContext) => Promise<void>, opts: ClauseOptions = {}): void {
+type TestFn = (t: ClauseContext) => Promise<void>;
+
+export function clause(testId: string, id: ClauseId, title: string, fn: TestFn, opts?: ClauseOptions): void;
+/** Without a stable id (a test not yet given one): its id falls back to the title-based one, and selftest/unit/test-ids.test.ts fails. */
+export function clause(id: ClauseId, title: string, fn: TestFn, opts?: ClauseOptions): void;
+export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions?] | [ClauseId, string, TestFn, ClauseOptions?]): void {
+  const [testId, id, title, fn, opts = {}] = typeof args[2] === 'string'
+    ? args as [string, ClauseId, string, TestFn, ClauseOptions?]
+    : [undefined, ...(args as [ClauseId, string, TestFn, ClauseOptions?])];
+  if (testId !== undefined && !TEST_ID.test(testId)) throw new Error(`test id "${testId}" of ${id} ${title}: ids are "<suite file>/<slug>", lower case (TEST_ID)`);
   const def = CLAUSES[id];
   const level = opts.level ?? def.level;
   const fullTitle = `${id} ${title}`;
   // Room for the requests themselves plus the governor's turns and 429 back-off (lib/back-off.ts).
   const timeout = (config.timeoutMs + THROTTLE_ALLOWANCE_MS) * (opts.requests ?? 1) + 5_000;
-  test.concurrent(fullTitle, async (ctx) => {
+  // The id rides in the task's metadata from collection on, so the runner knows it without running the test.
+  test.concurrent(fullTitle, { timeout, ...(testId ? { meta: { chatgateId: testId } } : {}) }, async (ctx) => {
     const rec: TestRecord = {
-      id: '', clause: id, level, verdict: 'inconclusive', message: NOT_FINISHED, title: fullTitle,
+      id: testId ?? '', clause: id, level, verdict: 'inconclusive', message: NOT_FINISHED, title: fullTitle,
       requirement: def.requirement, notes: [], ...(opts.matrix ? { matrix: opts.matrix } : {}),
     };
     ctx.task.meta.chatgate = rec;
@@ -155,7 +173,7 @@ export function clause(id: ClauseId, title: string, fn: (t: ClauseContext) => Pr
       finish('fail', message);
       throw new Error(redact(`${fullTitle}\n  requirement: ${def.requirement}\n  ${message}`));
     }
-  }, timeout);
+  });
 }
 
 function makeContext(id: ClauseId, level: Level, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void, throttledOut: (what: string) => void): ClauseContext {

@@ -120,11 +120,6 @@ export function isClauseId(id: string): id is ClauseId {
   return Object.prototype.hasOwnProperty.call(CLAUSES, id);
 }
 
-export function clause(id: string): Clause {
-  if (!isClauseId(id)) throw new Error(`unknown clause id ${id}`);
-  return CLAUSES[id];
-}
-
 /** Levels whose violation fails a run (SHOULD too in strict mode). */
 export function failsRun(level: Level, strict: boolean): boolean {
   return level === 'MUST' || level === 'COMPAT' || (strict && level === 'SHOULD');

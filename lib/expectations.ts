@@ -4,7 +4,11 @@
 //
 //   # staging, 2026-11
 //   LIM-2: https://tracker.example/API-88 no Retry-After yet
-//   "resources/RES-CC-1 id is \"chatcmpl-\" followed by a suffix": https://tracker.example/API-91
+//   resources/completion-id: https://tracker.example/API-91
+//
+// Test ids are the stable ids of results.json (resultsVersion 2). The title-based ids
+// of earlier versions ("resources/RES-CC-1 id is ...") are still accepted, with a
+// deprecation warning naming the stable id to use instead.
 //
 // JSON is the same map. A known failure does not fail the run; a known failure
 // that passes ("unexpected pass") does, until --update-expectations removes it.
@@ -14,12 +18,14 @@ import { extname } from 'node:path';
 import YAML from 'yaml';
 import { ConfigError } from './config.ts';
 import { isClauseId } from './clauses.ts';
-import type { ExpectationsSummary, TestExpectation, TestRecord } from './verdicts.ts';
+import { countsAsFailing, countsAsPassing, isHarnessError, type ExpectationsSummary, type TestExpectation, type TestRecord } from './verdicts.ts';
 
 export interface ExpectationEntry {
-  /** A clause id (LIM-2) or a test id as results.json writes it (auth/AUTH-1 ...). */
+  /** As the file writes it: a clause id (LIM-2), a test id (auth/missing-key/models) or an old title-based test id. */
   id: string;
   reason: string;
+  /** The stable test id an old title-based entry names (checkTestIds sets it). */
+  testId?: string;
 }
 
 export interface ExpectationsFile {
@@ -30,7 +36,7 @@ export interface ExpectationsFile {
 
 const VAR = 'EXPECTATIONS';
 
-/** Test ids hold the suite file before a slash; clause ids never do. */
+/** Test ids (stable or title-based) hold a slash; clause ids never do. */
 export const isTestId = (id: string): boolean => id.includes('/');
 
 export function loadExpectations(path: string): ExpectationsFile {
@@ -63,29 +69,36 @@ export function loadExpectations(path: string): ExpectationsFile {
 }
 
 /**
- * The suite file a test id names: ids are "<file under suites/ without .test.ts>/<title>"
- * and titles start with a clause id (titles may hold slashes too: "POST /brains/{id}/chat").
+ * Test ids must name a test of the suite (known only after vitest collected the files):
+ * a stable id, or an old title-based id (`legacy`: title-based id -> stable id), which
+ * is resolved to its stable id. Returns one deprecation warning per old id.
  */
-export function suiteFileOf(id: string): string | undefined {
-  for (let i = id.indexOf('/'); i > 0; i = id.indexOf('/', i + 1)) {
-    if (isClauseId(id.slice(i + 1).split(' ')[0]!)) return `suites/${id.slice(0, i)}.test.ts`;
+export function checkTestIds(file: ExpectationsFile, known: Set<string>, legacy: Map<string, string> = new Map()): string[] {
+  const unknown: string[] = [];
+  const warnings: string[] = [];
+  for (const e of file.entries) {
+    if (!isTestId(e.id) || known.has(e.id)) continue;
+    const stable = legacy.get(e.id);
+    if (stable === undefined) { unknown.push(e.id); continue; }
+    e.testId = stable;
+    warnings.push(`${VAR}: ${file.path}: ${JSON.stringify(e.id)} is a title-based test id (deprecated, it breaks when the title changes); use its stable id ${JSON.stringify(stable)}`);
   }
-  return undefined;
+  if (unknown.length) throw new ConfigError(VAR, `${file.path}: ${quoted(unknown)} ${unknown.length === 1 ? 'is' : 'are'} no test of the suite; copy test ids from results.json or npm test -- --list-tests`);
+  return warnings;
 }
 
-/** Test ids must name a test of the suite (known only after vitest collected the files). */
-export function checkTestIds(file: ExpectationsFile, known: Set<string>): void {
-  const unknown = file.entries.filter((e) => isTestId(e.id) && !known.has(e.id)).map((e) => e.id);
-  if (unknown.length) throw new ConfigError(VAR, `${file.path}: ${quoted(unknown)} ${unknown.length === 1 ? 'is' : 'are'} no test of the suite; copy test ids from results.json`);
-}
+/** The test id an entry names (its stable id), or undefined for a clause entry. */
+const testOf = (e: ExpectationEntry): string | undefined => (isTestId(e.id) ? e.testId ?? e.id : undefined);
 
 /** Whether an entry names this test (itself or its clause): such a failure is known and is not retried. */
 export function isNamed(file: ExpectationsFile | undefined, t: Pick<TestRecord, 'id' | 'clause'>): boolean {
-  return !!file?.entries.some((e) => e.id === t.id || e.id === t.clause);
+  return !!file?.entries.some((e) => testOf(e) === t.id || e.id === t.clause);
 }
 
-const failed = (t: TestRecord) => t.verdict === 'fail' || t.verdict === 'warn' || t.verdict === 'flaky';
-const passed = (t: TestRecord) => t.verdict === 'pass' || t.verdict === 'info';
+// A harness error counts as failing, but it is no evidence of the known failure: it
+// confirms nothing (and fails the run whatever the file says).
+const failed = (t: TestRecord) => countsAsFailing(t) && !isHarnessError(t);
+const passed = countsAsPassing;
 
 /**
  * Marks each test an entry names with the entry's outcome and sums them up. A test
@@ -101,7 +114,7 @@ export function applyExpectations(file: ExpectationsFile, tests: TestRecord[]): 
   // Test entries first: they are more precise than an entry for their clause.
   const ordered = [...file.entries.filter((e) => isTestId(e.id)), ...file.entries.filter((e) => !isTestId(e.id))];
   for (const e of ordered) {
-    const named = tests.filter((t) => (isTestId(e.id) ? t.id === e.id : t.clause === e.id) && !t.expectation);
+    const named = tests.filter((t) => (isTestId(e.id) ? t.id === testOf(e) : t.clause === e.id) && !t.expectation);
     if (named.length === 0) { summary.notRun.push(e.id); continue; }
     if (named.some(failed)) {
       for (const t of named.filter(failed)) mark(t, e, 'expected-fail');

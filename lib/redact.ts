@@ -22,15 +22,15 @@ export function addSecret(value: string | undefined, label = 'secret'): void {
  * upper-cased (when that differs): a server comparing keys by prefix, or without
  * case, accepts them (AUTH-2).
  */
-export function nearMissKeys(key: string): Array<{ what: string; value: string }> {
+export function nearMissKeys(key: string): Array<{ what: string; value: string; /** Short and stable: part of the probe's test id. */ id: string }> {
   const last = key.slice(-1);
   const changed = /[0-8]/.test(last) ? String(Number(last) + 1) : last === '9' ? '0'
     : /[a-yA-Y]/.test(last) ? String.fromCharCode(last.charCodeAt(0) + 1) : /[zZ]/.test(last) ? 'a' : 'x';
   const out = [
-    { what: 'the valid key with its last character changed', value: key.slice(0, -1) + changed },
-    { what: 'the valid key with characters appended', value: `${key}0a` },
+    { what: 'the valid key with its last character changed', value: key.slice(0, -1) + changed, id: 'last-char-changed' },
+    { what: 'the valid key with characters appended', value: `${key}0a`, id: 'appended' },
   ];
-  if (key.toUpperCase() !== key) out.push({ what: 'the valid key upper-cased', value: key.toUpperCase() });
+  if (key.toUpperCase() !== key) out.push({ what: 'the valid key upper-cased', value: key.toUpperCase(), id: 'upper-cased' });
   return out;
 }
 

@@ -9,8 +9,15 @@ import type { Level } from './clauses.ts';
 export const VERDICTS = ['pass', 'fail', 'warn', 'info', 'skip', 'inconclusive', 'flaky', 'error'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
+/**
+ * The version of the results.json contract. 1 (no field): test ids were
+ * "<suite file>/<title>". 2: test ids are the stable ids given at each test
+ * ("auth/missing-key/models"), independent of titles; the field itself is new.
+ */
+export const RESULTS_VERSION = 2;
+
 export interface TestRecord {
-  /** Stable id: "<suite file>/<title>". */
+  /** Stable id given at the test: "<suite file>/<slug>..." (harness/clause-test.ts TEST_ID); unchanged when the title changes. */
   id: string;
   clause: string;
   level: Level;
@@ -56,7 +63,7 @@ export interface RunMode {
   /** EXPECTATIONS as given. */
   expectations?: string;
   updateExpectations: boolean;
-  /** The fuzz phase's knobs as used (issue 11): the seed is always recorded, drawn or given. */
+  /** The fuzz phase's knobs as used: the seed is always recorded, drawn or given. */
   fuzz?: { runs: number; seed: number; timeMs: number; concurrency: number; maxBodyBytes: number; replay?: string };
 }
 
@@ -81,12 +88,14 @@ export interface RunComparison {
 }
 
 export interface Results {
+  /** RESULTS_VERSION of the writer; absent in version 1. */
+  resultsVersion?: number;
   target: string;
   startedAt: string;
   durationMs: number;
   strict: boolean;
   summary: Record<Verdict, number>;
-  /** 0 pass, 1 conformance failure (as the runner exits). */
+  /** As the runner exits: 0 pass, 1 conformance failure, 3 the runner crashed, 130/143 interrupted. */
   exitCode: number;
   tests: TestRecord[];
   chatgate: { version: string; node: string; /** Peak resident memory of the runner process (tests run in its threads). */ maxRssMiB?: number };
@@ -96,6 +105,8 @@ export interface Results {
   comparison?: RunComparison;
   /** How the run paced itself for the target's rate limit (lib/governor.ts); absent when nothing was paced. */
   throttle?: ThrottleSummary;
+  /** Set when the run did not finish: interrupted (SIGINT/SIGTERM) or the runner crashed. `tests` holds what completed. */
+  incomplete?: { reason: 'interrupted' | 'crashed'; detail: string };
 }
 
 /** The run's governor figures, and the tests a 429 left without a verdict. */
@@ -137,6 +148,29 @@ export function failsTheRun(t: Pick<TestRecord, 'verdict' | 'expectation'>, rule
   return t.verdict === 'fail' || (strict && (t.verdict === 'warn' || t.verdict === 'flaky'));
 }
 
+// The other predicates every reader of verdicts uses (console, reports, expectations,
+// history, reruns, the exit code), so that "failing" means one thing everywhere.
+
+/** The harness or the environment failed: no verdict on the target (shown apart from failures). */
+export function isHarnessError(t: Pick<TestRecord, 'verdict'>): boolean {
+  return t.verdict === 'error';
+}
+
+/** Counts as failing (history's "newly failing", a known failure confirmed): the target broke a clause (fail, warn, flaky) or the run could not judge it (error). */
+export function countsAsFailing(t: Pick<TestRecord, 'verdict'>): boolean {
+  return t.verdict === 'fail' || t.verdict === 'warn' || t.verdict === 'flaky' || t.verdict === 'error';
+}
+
+/** Counts as passing: a judged pass, or an INFO clause that reported what it saw. Skip and inconclusive are neither. */
+export function countsAsPassing(t: Pick<TestRecord, 'verdict'>): boolean {
+  return t.verdict === 'pass' || t.verdict === 'info';
+}
+
+/** Whether the run fails (exit code 1): any test that fails the run, or a known failure that passed and was not removed. */
+export function runFails(tests: Array<Pick<TestRecord, 'verdict' | 'expectation'>>, rule: FailRule & { expectations?: Pick<ExpectationsSummary, 'updated' | 'unexpectedPass'> }): boolean {
+  return tests.some((t) => failsTheRun(t, rule)) || (!!rule.expectations?.unexpectedPass.length && !rule.expectations.updated);
+}
+
 /** The message of a test's starting verdict (`inconclusive`): a record still carrying it when the run ends is an `error`. */
 export const NOT_FINISHED = 'the test did not finish';
 
@@ -148,5 +182,7 @@ export function harnessErrorAdvice(message: string | undefined): string {
 declare module '@vitest/runner' {
   interface TaskMeta {
     chatgate?: TestRecord;
+    /** The test's stable id, set where clause() registers it (known at collection). */
+    chatgateId?: string;
   }
 }

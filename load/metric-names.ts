@@ -71,7 +71,6 @@ export const METRICS = {
 
 export type MetricName = keyof typeof METRICS;
 
-export const METRIC_NAMES = Object.keys(METRICS) as MetricName[];
 
 export function isMetricName(name: string): name is MetricName {
   return Object.prototype.hasOwnProperty.call(METRICS, name);

@@ -6,6 +6,7 @@
 // apply to is an error (it would be silently ignored otherwise); the same variable in
 // the environment is ignored, since one environment often serves several scenarios.
 
+import { parseArgs as parseCommandLine } from 'node:util';
 import { DEFAULT_PROMPT } from './request-bodies.ts';
 
 export const SCENARIOS = ['throughput', 'stream', 'sweep', 'rate-limit'] as const;
@@ -189,34 +190,35 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const flagValues = new Map<OptionSpec, string[]>();
   let scenario: string | undefined;
   let help = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') { help = true; continue; }
-    if (!arg.startsWith('-')) {
-      if (scenario !== undefined) throw new UsageError(`unexpected argument "${arg}" (the scenario is already ${scenario})`);
-      scenario = arg;
+  // node:util's parser splits the command line (--flag value, --flag=value, --no-flag);
+  // non-strict, so that each mistake gets this tool's own one-line message below.
+  const { tokens } = parseCommandLine({
+    args: argv, strict: false, allowPositionals: true, allowNegative: true, tokens: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      ...Object.fromEntries(OPTION_SPECS.map((s) => [s.flag.slice(2), { type: s.kind === 'bool' ? 'boolean' as const : 'string' as const, multiple: true }])),
+    },
+  });
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') continue;
+    if (token.kind === 'positional') {
+      if (scenario !== undefined) throw new UsageError(`unexpected argument "${token.value}" (the scenario is already ${scenario})`);
+      scenario = token.value;
       continue;
     }
-    const eq = arg.indexOf('=');
-    let name = eq === -1 ? arg : arg.slice(0, eq);
-    let negated = false;
-    if (!BY_FLAG.has(name) && name.startsWith('--no-') && BY_FLAG.get(`--${name.slice(5)}`)?.kind === 'bool') {
-      name = `--${name.slice(5)}`;
-      negated = true;
+    if (token.name === 'help') { help = true; continue; }
+    if (token.inlineValue && token.rawName.startsWith('--no-') && BY_FLAG.get(`--${token.rawName.slice(5)}`)?.kind === 'bool') {
+      throw new UsageError(`${token.rawName}=${token.value}: --no-... takes no value`);
     }
-    const spec = BY_FLAG.get(name);
-    if (!spec) throw new UsageError(`unknown option "${name}" (npm run load -- --help lists them)`);
+    const spec = BY_FLAG.get(`--${token.name}`);
+    const negated = token.rawName !== `--${token.name}` && token.rawName.startsWith('--no-') && spec?.kind === 'bool';
+    if (!spec || (token.rawName !== spec.flag && !negated)) throw new UsageError(`unknown option "${token.rawName}" (npm run load -- --help lists them)`);
     let value: string;
     if (spec.kind === 'bool') {
-      if (negated && eq !== -1) throw new UsageError(`${arg}: --no-... takes no value`);
-      value = negated ? 'false' : eq === -1 ? 'true' : arg.slice(eq + 1);
-    } else if (eq !== -1) {
-      value = arg.slice(eq + 1);
+      value = negated ? 'false' : token.value ?? 'true';
     } else {
-      const next = argv[i + 1];
-      if (next === undefined || (next.startsWith('--') && next.length > 2)) throw new UsageError(`${name} needs a value (${spec.arg ?? 'value'})`);
-      value = next;
-      i++;
+      if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--') && token.value.length > 2)) throw new UsageError(`${spec.flag} needs a value (${spec.arg ?? 'value'})`);
+      value = token.value;
     }
     flagValues.set(spec, [...(flagValues.get(spec) ?? []), value]);
   }

@@ -3,10 +3,18 @@
 // Why: the spec and the OpenAI-style clients allow many wire-level choices. The
 // self-tests run the suite against the reference with these switched on (alone and
 // combined) and demand a clean pass (EV-11 may warn for sse-named-event), which proves
-// the suite judges by the spec and not by one server's habits.
+// the suite judges by the spec and not by one server's habits; and, test by test, every
+// pass of the reference run stays a pass unless the variant declares why not (lessEvidence).
 
 export interface VariantInfo {
   description: string;
+  /**
+   * Tests this variant may leave without a pass the reference run gives them (an
+   * `inconclusive`, a `skip`), each with why: stable test ids, or a prefix ending in "/"
+   * for a group. A legal variant may never turn a pass into anything else undeclared
+   * (selftest/e2e/legal-variants.test.ts compares every test with the reference run's).
+   */
+  lessEvidence?: Record<string, string>;
 }
 
 const CATALOG = {

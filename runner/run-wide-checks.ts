@@ -24,7 +24,7 @@ function record(clauseId: ClauseId, title: string, verdict: Verdict, message: st
   const def = CLAUSES[clauseId];
   const first = offenders[0];
   return {
-    id: `run-wide/${clauseId} ${title}`, clause: clauseId, level: def.level, verdict, title: `${clauseId} ${title}`,
+    id: `run-wide/${clauseId.toLowerCase()}`, clause: clauseId, level: def.level, verdict, title: `${clauseId} ${title}`,
     requirement: def.requirement, message, notes: [], file: RUN_WIDE_FILE,
     ...(first ? { curl: first.curl, response: { status: first.status, bodyExcerpt: first.bodyExcerpt } } : {}),
     ...extra,
@@ -56,7 +56,7 @@ const ERR_5_TITLE = 'param key and type/code values per status';
 
 /** The ids of every record the run-wide checks can give (an EXPECTATIONS file may name them). */
 export function runWideTestIds(): string[] {
-  return [...RESPONSE_RULES.map((r) => `run-wide/${r.clause} ${r.title}`), `run-wide/ERR-5 ${ERR_5_TITLE}`];
+  return [...RESPONSE_RULES.map((r) => `run-wide/${r.clause.toLowerCase()}`), 'run-wide/err-5'];
 }
 
 /** The run-wide checks over the exchanges of the run; `baseUrl` is TARGET_URL (only exchanges under it are judged). */

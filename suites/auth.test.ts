@@ -11,55 +11,57 @@ const endpoints = (auth: AuthSpec): Array<[string, RequestSpec]> => [
   ['POST /chat/completions', { method: 'POST', path: '/chat/completions', auth, json: chatBody() }],
   ['POST /brains/{id}/chat', { method: 'POST', path: `/brains/${brainId ?? UNKNOWN_BRAIN}/chat`, auth, json: { messages: HELLO } }],
 ];
+/** The endpoint's part of a test id. */
+const EP: Record<string, string> = { 'GET /models': 'models', 'POST /chat/completions': 'chat', 'POST /brains/{id}/chat': 'brain-route' };
 
 describe('AUTH: missing, unknown and malformed keys', () => {
   for (const [name, spec] of endpoints('none')) {
-    clause('AUTH-1', `no Authorization header on ${name} gets 401 with an error body`, async (t) => {
+    clause(`auth/missing-key/${EP[name]}`, 'AUTH-1', `no Authorization header on ${name} gets 401 with an error body`, async (t) => {
       t.errorBody(await send(spec), 401);
     });
   }
   const key = config.apiKey!;
   // The spec takes the key from one place only, "Authorization: Bearer <key>". A valid key
   // offered anywhere else (other headers, the query string) is no key at all: AUTH-1.
-  const elsewhere: Array<[string, Partial<RequestSpec>]> = [
-    ['in an x-api-key header', { headers: { 'x-api-key': key } }],
-    ['in an api-key header', { headers: { 'api-key': key } }],
-    ['as query parameter api_key', { query: { api_key: key } }],
-    ['as query parameter key', { query: { key } }],
+  const elsewhere: Array<[string, Partial<RequestSpec>, string]> = [
+    ['in an x-api-key header', { headers: { 'x-api-key': key } }, 'x-api-key'],
+    ['in an api-key header', { headers: { 'api-key': key } }, 'api-key'],
+    ['as query parameter api_key', { query: { api_key: key } }, 'query-api_key'],
+    ['as query parameter key', { query: { key } }, 'query-key'],
   ];
-  for (const [what, extra] of elsewhere) {
+  for (const [what, extra, where] of elsewhere) {
     for (const [name, spec] of endpoints('none')) {
-      clause('AUTH-1', `the valid key only ${what} (no Authorization) on ${name} gets 401 with an error body`, async (t) => {
+      clause(`auth/key-elsewhere/${where}/${EP[name]}`, 'AUTH-1', `the valid key only ${what} (no Authorization) on ${name} gets 401 with an error body`, async (t) => {
         t.errorBody(await send({ ...spec, ...extra }), 401);
       });
     }
   }
   for (const [name, spec] of endpoints(keys.unknown)) {
-    clause('AUTH-2', `an unknown key on ${name} gets 401 with an error body`, async (t) => {
+    clause(`auth/unknown-key/${EP[name]}`, 'AUTH-2', `an unknown key on ${name} gets 401 with an error body`, async (t) => {
       t.errorBody(await send(spec), 401);
     });
   }
   // Near misses find prefix and case-insensitive comparisons (lib/redact.ts masks them like the key).
-  for (const { what, value } of nearMissKeys(key)) {
+  for (const { what, value, id: near } of nearMissKeys(key)) {
     for (const [name, spec] of endpoints({ key: value })) {
-      clause('AUTH-2', `${what} on ${name} gets 401 with an error body`, async (t) => {
+      clause(`auth/near-miss-key/${near}/${EP[name]}`, 'AUTH-2', `${what} on ${name} gets 401 with an error body`, async (t) => {
         t.errorBody(await send(spec), 401);
       });
     }
   }
   // Another scheme carrying the valid key is a malformed header (AUTH-3). The scheme's case
   // is free (RFC 9110 §11.1): "bearer <key>" is a legal thing to accept, so it is not here.
-  const malformed: Array<[string, string]> = [
-    ['the valid key under scheme Basic', `Basic ${Buffer.from(`${key}:`).toString('base64')}`],
-    ['the valid key under scheme Token', `Token ${key}`],
-    ['the valid key under scheme Key', `Key ${key}`],
-    ['the valid key under scheme Api-Key', `Api-Key ${key}`],
-    ['Bearer with an empty key', 'Bearer '],
-    ['the valid key with no scheme', key],
+  const malformed: Array<[string, string, string]> = [
+    ['the valid key under scheme Basic', `Basic ${Buffer.from(`${key}:`).toString('base64')}`, 'basic'],
+    ['the valid key under scheme Token', `Token ${key}`, 'token'],
+    ['the valid key under scheme Key', `Key ${key}`, 'key'],
+    ['the valid key under scheme Api-Key', `Api-Key ${key}`, 'api-key'],
+    ['Bearer with an empty key', 'Bearer ', 'empty-bearer'],
+    ['the valid key with no scheme', key, 'no-scheme'],
   ];
-  for (const [what, header] of malformed) {
+  for (const [what, header, form] of malformed) {
     for (const [name, spec] of endpoints({ header })) {
-      clause('AUTH-3', `${what} on ${name} gets 401 with an error body`, async (t) => {
+      clause(`auth/malformed/${form}/${EP[name]}`, 'AUTH-3', `${what} on ${name} gets 401 with an error body`, async (t) => {
         t.errorBody(await send(spec), 401);
       });
     }
@@ -67,21 +69,21 @@ describe('AUTH: missing, unknown and malformed keys', () => {
 });
 
 describe('AUTH: authentication comes first', () => {
-  const cases: Array<[string, RequestSpec]> = [
-    ['no key and a body that is not JSON', { method: 'POST', path: '/chat/completions', auth: 'none', body: '{"model": ' }],
-    ['an unknown key and an unknown model', { method: 'POST', path: '/chat/completions', auth: keys.unknown, json: chatBody({ model: 'chatgate-no-such-model-7f3a' }) }],
-    ['no key and an unknown brain as model', { method: 'POST', path: '/chat/completions', auth: 'none', json: chatBody({ model: `brain:${UNKNOWN_BRAIN}` }) }],
-    ['an unknown key on an unknown brain route', { method: 'POST', path: `/brains/${UNKNOWN_BRAIN}/chat`, auth: keys.unknown, json: { messages: HELLO } }],
+  const cases: Array<[string, RequestSpec, string]> = [
+    ['no key and a body that is not JSON', { method: 'POST', path: '/chat/completions', auth: 'none', body: '{"model": ' }, 'no-key-not-json'],
+    ['an unknown key and an unknown model', { method: 'POST', path: '/chat/completions', auth: keys.unknown, json: chatBody({ model: 'chatgate-no-such-model-7f3a' }) }, 'unknown-key-unknown-model'],
+    ['no key and an unknown brain as model', { method: 'POST', path: '/chat/completions', auth: 'none', json: chatBody({ model: `brain:${UNKNOWN_BRAIN}` }) }, 'no-key-unknown-brain'],
+    ['an unknown key on an unknown brain route', { method: 'POST', path: `/brains/${UNKNOWN_BRAIN}/chat`, auth: keys.unknown, json: { messages: HELLO } }, 'unknown-key-unknown-brain-route'],
   ];
-  for (const [what, spec] of cases) {
+  for (const [what, spec, kind] of cases) {
     // AUTH-4 is about order: the status. The body's shape is ERR-1's (and AUTH-1/2's) to judge.
-    clause('AUTH-4', `${what} gets 401`, async (t) => {
+    clause(`auth/401-first/${kind}`, 'AUTH-4', `${what} gets 401`, async (t) => {
       t.status(await send(spec), 401);
       if (spec.body !== undefined) t.note('no streaming form: the stream flag would be in a body the server cannot parse');
     });
   }
   for (const [what, auth] of [['no key', 'none'], ['an unknown key', keys.unknown]] as const) {
-    clause('AUTH-5', `a streaming request with ${what} gets a JSON 401, not an event stream`, async (t) => {
+    clause(`auth/stream-401/${auth === 'none' ? 'no-key' : 'unknown-key'}`, 'AUTH-5', `a streaming request with ${what} gets a JSON 401, not an event stream`, async (t) => {
       const ex = await send({ method: 'POST', path: '/chat/completions', auth, json: chatBody({ stream: true }), stream: true });
       t.status(ex, 401);
       t.check(ex.mediaType !== 'text/event-stream', 'a JSON error, not text/event-stream', `Content-Type ${ex.headers['content-type']}`, ex);
@@ -102,30 +104,30 @@ function brain(t: ClauseContext): string {
 describe('AUTH: the brains:invoke scope', () => {
   for (const stream of [false, true]) {
     const how = stream ? 'streaming' : 'non-streaming';
-    clause('AUTH-6', `a key without brains:invoke gets 403 on model "brain:<uuid>" (${how})`, async (t) => {
+    clause(`auth/limited-key-brain-model-form/${how}`, 'AUTH-6', `a key without brains:invoke gets 403 on model "brain:<uuid>" (${how})`, async (t) => {
       const auth = limited(t);
       const ex = await chat(chatBody({ model: `brain:${brain(t)}`, stream }), auth);
       t.errorBody(ex, 403);
     });
-    clause('AUTH-6', `a key without brains:invoke gets 403 on POST /brains/{id}/chat (${how})`, async (t) => {
+    clause(`auth/limited-key-brain-route/${how}`, 'AUTH-6', `a key without brains:invoke gets 403 on POST /brains/{id}/chat (${how})`, async (t) => {
       const auth = limited(t);
       const ex = await brainChat(brain(t), { messages: HELLO, ...(stream ? { stream } : {}) }, auth);
       t.errorBody(ex, 403);
     });
   }
 
-  clause('AUTH-7', 'a key without brains:invoke still gets 200 for a plain service model', async (t) => {
+  clause('auth/limited-key-plain-model', 'AUTH-7', 'a key without brains:invoke still gets 200 for a plain service model', async (t) => {
     const ex = await chat(chatBody(), limited(t));
     t.status(ex, 200);
   });
 
-  clause('AUTH-8', 'a key with brains:invoke is not refused with 403 on model "brain:<uuid>"', async (t) => {
+  clause('auth/brain-key-model-form', 'AUTH-8', 'a key with brains:invoke is not refused with 403 on model "brain:<uuid>"', async (t) => {
     const ex = await chat(chatBody({ model: `brain:${brain(t)}` }));
     t.responded(ex);
     t.check(ex.status !== 403, 'not 403', `HTTP 403`, ex);
   });
 
-  clause('AUTH-8', 'a key with brains:invoke is not refused with 403 on POST /brains/{id}/chat', async (t) => {
+  clause('auth/brain-key-route', 'AUTH-8', 'a key with brains:invoke is not refused with 403 on POST /brains/{id}/chat', async (t) => {
     const ex = await brainChat(brain(t));
     t.responded(ex);
     t.check(ex.status !== 403, 'not 403', `HTTP 403`, ex);
@@ -163,25 +165,26 @@ function refused401(t: ClauseContext, ex: Exchange): void {
 
 describe('AUTH: missing, unknown and malformed keys on the streaming path (stream: true)', () => {
   const key = config.apiKey!;
-  const probes: Array<['AUTH-1' | 'AUTH-2' | 'AUTH-3', string, AuthSpec, Partial<RequestSpec>]> = [
-    ['AUTH-1', 'no Authorization header', 'none', {}],
-    ['AUTH-1', 'the valid key only in an x-api-key header (no Authorization)', 'none', { headers: { 'x-api-key': key } }],
-    ['AUTH-1', 'the valid key only in an api-key header (no Authorization)', 'none', { headers: { 'api-key': key } }],
-    ['AUTH-1', 'the valid key only as query parameter api_key (no Authorization)', 'none', { query: { api_key: key } }],
-    ['AUTH-1', 'the valid key only as query parameter key (no Authorization)', 'none', { query: { key } }],
-    ['AUTH-2', 'an unknown key', keys.unknown, {}],
-    ...nearMissKeys(key).map(({ what, value }) => ['AUTH-2', what, { key: value }, {}] as ['AUTH-2', string, AuthSpec, Partial<RequestSpec>]),
-    ['AUTH-3', 'the valid key under scheme Basic', { header: `Basic ${Buffer.from(`${key}:`).toString('base64')}` }, {}],
-    ['AUTH-3', 'the valid key under scheme Token', { header: `Token ${key}` }, {}],
-    ['AUTH-3', 'the valid key under scheme Key', { header: `Key ${key}` }, {}],
-    ['AUTH-3', 'the valid key under scheme Api-Key', { header: `Api-Key ${key}` }, {}],
-    ['AUTH-3', 'Bearer with an empty key', { header: 'Bearer ' }, {}],
-    ['AUTH-3', 'the valid key with no scheme', { header: key }, {}],
+  // [clause, what, auth, extra, the id's middle part (the plain probe's, see above)]
+  const probes: Array<['AUTH-1' | 'AUTH-2' | 'AUTH-3', string, AuthSpec, Partial<RequestSpec>, string]> = [
+    ['AUTH-1', 'no Authorization header', 'none', {}, 'missing-key'],
+    ['AUTH-1', 'the valid key only in an x-api-key header (no Authorization)', 'none', { headers: { 'x-api-key': key } }, 'key-elsewhere/x-api-key'],
+    ['AUTH-1', 'the valid key only in an api-key header (no Authorization)', 'none', { headers: { 'api-key': key } }, 'key-elsewhere/api-key'],
+    ['AUTH-1', 'the valid key only as query parameter api_key (no Authorization)', 'none', { query: { api_key: key } }, 'key-elsewhere/query-api_key'],
+    ['AUTH-1', 'the valid key only as query parameter key (no Authorization)', 'none', { query: { key } }, 'key-elsewhere/query-key'],
+    ['AUTH-2', 'an unknown key', keys.unknown, {}, 'unknown-key'],
+    ...nearMissKeys(key).map(({ what, value, id }) => ['AUTH-2', what, { key: value }, {}, `near-miss-key/${id}`] as ['AUTH-2', string, AuthSpec, Partial<RequestSpec>, string]),
+    ['AUTH-3', 'the valid key under scheme Basic', { header: `Basic ${Buffer.from(`${key}:`).toString('base64')}` }, {}, 'malformed/basic'],
+    ['AUTH-3', 'the valid key under scheme Token', { header: `Token ${key}` }, {}, 'malformed/token'],
+    ['AUTH-3', 'the valid key under scheme Key', { header: `Key ${key}` }, {}, 'malformed/key'],
+    ['AUTH-3', 'the valid key under scheme Api-Key', { header: `Api-Key ${key}` }, {}, 'malformed/api-key'],
+    ['AUTH-3', 'Bearer with an empty key', { header: 'Bearer ' }, {}, 'malformed/empty-bearer'],
+    ['AUTH-3', 'the valid key with no scheme', { header: key }, {}, 'malformed/no-scheme'],
   ];
-  for (const [id, what, auth, extra] of probes) {
+  for (const [clauseId, what, auth, extra, slug] of probes) {
     for (const [name, spec] of streamRoutes(auth)) {
       const probe = streamProbe(name, what, { ...spec, ...extra });
-      clause(id, `${what} on ${name} (stream: true) gets 401 with an error body`, async (t) => {
+      clause(`auth/${slug}/${EP[name]}-stream`, clauseId, `${what} on ${name} (stream: true) gets 401 with an error body`, async (t) => {
         refused401(t, await probe());
       });
     }
@@ -189,7 +192,7 @@ describe('AUTH: missing, unknown and malformed keys on the streaming path (strea
   // AUTH-5 judges the form of every streaming refusal above, on the same exchanges: the
   // ones answered 401 (a status other than 401 is the probe's own clause to judge).
   for (const name of refusedStreams.keys()) {
-    clause('AUTH-5', `every streaming request with a missing, unknown or malformed key on ${name} that gets 401 gets it as JSON, not an event stream`, async (t) => {
+    clause(`auth/stream-401/all/${EP[name]}`, 'AUTH-5', `every streaming request with a missing, unknown or malformed key on ${name} that gets 401 gets it as JSON, not an event stream`, async (t) => {
       const all = await Promise.all([...refusedStreams.get(name)!].map(async ([what, probe]) => [what, await probe()] as const));
       const refused = all.filter(([, ex]) => ex.status === 401);
       if (refused.length === 0) t.inconclusive(`none of the ${all.length} streaming probes on ${name} was answered 401`);
@@ -202,13 +205,13 @@ describe('AUTH: missing, unknown and malformed keys on the streaming path (strea
 });
 
 describe('AUTH: authentication comes first on the streaming path (stream: true)', () => {
-  const cases: Array<[string, RequestSpec]> = [
-    ['an unknown key and an unknown model', { method: 'POST', path: '/chat/completions', auth: keys.unknown, json: chatBody({ model: 'chatgate-no-such-model-7f3a', stream: true }), stream: true }],
-    ['no key and an unknown brain as model', { method: 'POST', path: '/chat/completions', auth: 'none', json: chatBody({ model: `brain:${UNKNOWN_BRAIN}`, stream: true }), stream: true }],
-    ['an unknown key on an unknown brain route', { method: 'POST', path: `/brains/${UNKNOWN_BRAIN}/chat`, auth: keys.unknown, json: { messages: HELLO, stream: true }, stream: true }],
+  const cases: Array<[string, RequestSpec, string]> = [
+    ['an unknown key and an unknown model', { method: 'POST', path: '/chat/completions', auth: keys.unknown, json: chatBody({ model: 'chatgate-no-such-model-7f3a', stream: true }), stream: true }, 'unknown-key-unknown-model'],
+    ['no key and an unknown brain as model', { method: 'POST', path: '/chat/completions', auth: 'none', json: chatBody({ model: `brain:${UNKNOWN_BRAIN}`, stream: true }), stream: true }, 'no-key-unknown-brain'],
+    ['an unknown key on an unknown brain route', { method: 'POST', path: `/brains/${UNKNOWN_BRAIN}/chat`, auth: keys.unknown, json: { messages: HELLO, stream: true }, stream: true }, 'unknown-key-unknown-brain-route'],
   ];
-  for (const [what, spec] of cases) {
-    clause('AUTH-4', `${what} (stream: true) gets 401`, async (t) => {
+  for (const [what, spec, kind] of cases) {
+    clause(`auth/401-first/${kind}-stream`, 'AUTH-4', `${what} (stream: true) gets 401`, async (t) => {
       t.status(await send(spec), 401);
     });
   }
@@ -216,18 +219,18 @@ describe('AUTH: authentication comes first on the streaming path (stream: true)'
 
 describe('AUTH: the brains:invoke scope on the streaming path (stream: true)', () => {
   // AUTH-6 is sent both ways above.
-  clause('AUTH-7', 'a key without brains:invoke still gets 200 for a plain service model (stream: true)', async (t) => {
+  clause('auth/limited-key-plain-model-stream', 'AUTH-7', 'a key without brains:invoke still gets 200 for a plain service model (stream: true)', async (t) => {
     const ex = await chat(chatBody({ stream: true }), limited(t));
     t.status(ex, 200);
   });
 
-  clause('AUTH-8', 'a key with brains:invoke is not refused with 403 on model "brain:<uuid>" (stream: true)', async (t) => {
+  clause('auth/brain-key-model-form-stream', 'AUTH-8', 'a key with brains:invoke is not refused with 403 on model "brain:<uuid>" (stream: true)', async (t) => {
     const ex = await chat(chatBody({ model: `brain:${brain(t)}`, stream: true }));
     t.responded(ex);
     t.check(ex.status !== 403, 'not 403', 'HTTP 403', ex);
   });
 
-  clause('AUTH-8', 'a key with brains:invoke is not refused with 403 on POST /brains/{id}/chat (stream: true)', async (t) => {
+  clause('auth/brain-key-route-stream', 'AUTH-8', 'a key with brains:invoke is not refused with 403 on POST /brains/{id}/chat (stream: true)', async (t) => {
     const ex = await brainChat(brain(t), { messages: HELLO, stream: true });
     t.responded(ex);
     t.check(ex.status !== 403, 'not 403', 'HTTP 403', ex);

@@ -21,20 +21,20 @@ function isCompletion(t: ClauseContext, ex: Exchange): Record<string, unknown> {
 }
 
 describe('BRAIN: invoking an existing brain', () => {
-  clause('BRAIN-1', 'POST /brains/{id}/chat with {"messages"} answers 2xx with a chat completion', async (t) => {
+  clause('brains/route', 'BRAIN-1', 'POST /brains/{id}/chat with {"messages"} answers 2xx with a chat completion', async (t) => {
     const ex = await brainChat(needBrain(t));
     t.note('no streaming form: the spec does not say the brain route streams (BRAIN-6 reports whether it does)');
     success(t, ex);
     isCompletion(t, ex);
   });
 
-  clause('BRAIN-2', 'model "brain:<uuid>" on /chat/completions answers 200 with a chat completion', async (t) => {
+  clause('brains/model-form', 'BRAIN-2', 'model "brain:<uuid>" on /chat/completions answers 200 with a chat completion', async (t) => {
     const ex = await chat(chatBody({ model: `brain:${needBrain(t)}` }));
     t.status(ex, 200);
     isCompletion(t, ex);
   });
 
-  clause('BRAIN-5', 'stream: true with model "brain:<uuid>" streams chunks to [DONE]', async (t) => {
+  clause('brains/stream', 'BRAIN-5', 'stream: true with model "brain:<uuid>" streams chunks to [DONE]', async (t) => {
     const ex = await chat(chatBody({ model: `brain:${needBrain(t)}`, stream: true }));
     t.status(ex, 200);
     t.mediaType(ex, 'text/event-stream');
@@ -43,7 +43,7 @@ describe('BRAIN: invoking an existing brain', () => {
     t.check(r.doneIndex !== undefined, 'a [DONE] terminator', 'none', ex);
   });
 
-  clause('BRAIN-6', 'which model brain replies name; whether the brain route streams', async (t) => {
+  clause('brains/reply-model', 'BRAIN-6', 'which model brain replies name; whether the brain route streams', async (t) => {
     const id = needBrain(t);
     const [form, route, streamed] = await Promise.all([
       chat(chatBody({ model: `brain:${id}` })),
@@ -57,11 +57,11 @@ describe('BRAIN: invoking an existing brain', () => {
 });
 
 describe('BRAIN: refusing brains that do not exist', () => {
-  for (const [id, what, value] of [['BRAIN-3', 'an unknown brain uuid', UNKNOWN_BRAIN], ['BRAIN-4', 'a brain id that is not a uuid', MALFORMED_BRAIN]] as const) {
-    clause(id, `${what} on POST /brains/{id}/chat gets 400 or 404 with an error body`, async (t) => {
+  for (const [id, what, value, kind] of [['BRAIN-3', 'an unknown brain uuid', UNKNOWN_BRAIN, 'unknown-brain'], ['BRAIN-4', 'a brain id that is not a uuid', MALFORMED_BRAIN, 'malformed-brain-id']] as const) {
+    clause(`brains/${kind}/route`, id, `${what} on POST /brains/{id}/chat gets 400 or 404 with an error body`, async (t) => {
       t.errorBody(await brainChat(value), 400, 404);
     });
-    clause(id, `${what} as model "brain:<id>" gets 400 or 404 with an error body`, async (t) => {
+    clause(`brains/${kind}/model-form`, id, `${what} as model "brain:<id>" gets 400 or 404 with an error body`, async (t) => {
       t.errorBody(await chat(chatBody({ model: `brain:${value}` })), 400, 404);
     });
   }
@@ -72,11 +72,11 @@ describe('BRAIN: refusing brains that do not exist', () => {
 // No streaming form of BRAIN-1 (the spec does not say the brain route streams: BRAIN-6
 // reports it); BRAIN-2's is BRAIN-5.
 describe('BRAIN: refusing brains that do not exist on the streaming path (stream: true)', () => {
-  for (const [id, what, value] of [['BRAIN-3', 'an unknown brain uuid', UNKNOWN_BRAIN], ['BRAIN-4', 'a brain id that is not a uuid', MALFORMED_BRAIN]] as const) {
-    clause(id, `${what} on POST /brains/{id}/chat (stream: true) gets 400 or 404 with an error body`, async (t) => {
+  for (const [id, what, value, kind] of [['BRAIN-3', 'an unknown brain uuid', UNKNOWN_BRAIN, 'unknown-brain'], ['BRAIN-4', 'a brain id that is not a uuid', MALFORMED_BRAIN, 'malformed-brain-id']] as const) {
+    clause(`brains/${kind}/route-stream`, id, `${what} on POST /brains/{id}/chat (stream: true) gets 400 or 404 with an error body`, async (t) => {
       t.errorBody(await brainChat(value, { messages: chatBody().messages, stream: true }), 400, 404);
     });
-    clause(id, `${what} as model "brain:<id>" (stream: true) gets 400 or 404 with an error body`, async (t) => {
+    clause(`brains/${kind}/model-form-stream`, id, `${what} as model "brain:<id>" (stream: true) gets 400 or 404 with an error body`, async (t) => {
       t.errorBody(await chat(chatBody({ model: `brain:${value}`, stream: true })), 400, 404);
     });
   }

@@ -1,10 +1,10 @@
 // CHAT: how POST /chat/completions treats requests (spec: Endpoints > POST /chat/completions).
 import { describe } from 'vitest';
-import { clause } from '../harness/clause-test.ts';
+import { clause, idPart } from '../harness/clause-test.ts';
 import { chat, chatBody, HELLO, keys, models, send } from '../harness/target.ts';
 
 describe('CHAT: valid requests', () => {
-  clause('CHAT-1', 'model and messages without stream get 200 and a JSON reply', async (t) => {
+  clause('chat-requests/no-stream', 'CHAT-1', 'model and messages without stream get 200 and a JSON reply', async (t) => {
     const ex = await chat();
     t.note('no streaming form: CHAT-1 is about stream absent or false (a stream is SVC-5\'s and EV-*\'s)');
     t.status(ex, 200);
@@ -12,7 +12,7 @@ describe('CHAT: valid requests', () => {
     t.json(ex);
   });
 
-  clause('CHAT-1', 'stream: false gets 200 and a JSON reply, not an event stream', async (t) => {
+  clause('chat-requests/stream-false', 'CHAT-1', 'stream: false gets 200 and a JSON reply, not an event stream', async (t) => {
     const ex = await chat(chatBody({ stream: false }));
     t.note('no streaming form: CHAT-1 is about stream absent or false (a stream is SVC-5\'s and EV-*\'s)');
     t.status(ex, 200);
@@ -20,7 +20,7 @@ describe('CHAT: valid requests', () => {
     t.json(ex);
   });
 
-  clause('CHAT-9', 'a multi-turn conversation with system, user and assistant messages is accepted', async (t) => {
+  clause('chat-requests/multi-turn', 'CHAT-9', 'a multi-turn conversation with system, user and assistant messages is accepted', async (t) => {
     const ex = await chat(chatBody({
       messages: [
         { role: 'system', content: 'You are terse.' },
@@ -34,32 +34,32 @@ describe('CHAT: valid requests', () => {
 });
 
 describe('CHAT: invalid requests are refused with 400', () => {
-  const refused: Array<[ 'CHAT-2' | 'CHAT-3' | 'CHAT-4' | 'CHAT-5', string, Record<string, unknown>]> = [
-    ['CHAT-2', 'a request without model', { messages: HELLO }],
-    ['CHAT-2', 'model given as a number', { model: 42, messages: HELLO }],
-    ['CHAT-3', 'a request without messages', { model: models[0] }],
-    ['CHAT-3', 'messages given as an object', { model: models[0], messages: { role: 'user', content: 'hi' } }],
-    ['CHAT-3', 'messages given as a string', { model: models[0], messages: 'hi' }],
-    ['CHAT-4', 'a message without role', { model: models[0], messages: [{ content: 'hi' }] }],
-    ['CHAT-4', 'message content given as a number', { model: models[0], messages: [{ role: 'user', content: 42 }] }],
-    ['CHAT-4', 'message content given as an object without parts', { model: models[0], messages: [{ role: 'user', content: { text: 'hi' } }] }],
-    ['CHAT-5', 'stream given as a string', { model: models[0], messages: HELLO, stream: 'yes' }],
+  const refused: Array<[ 'CHAT-2' | 'CHAT-3' | 'CHAT-4' | 'CHAT-5', string, Record<string, unknown>, string]> = [
+    ['CHAT-2', 'a request without model', { messages: HELLO }, 'no-model'],
+    ['CHAT-2', 'model given as a number', { model: 42, messages: HELLO }, 'model-number'],
+    ['CHAT-3', 'a request without messages', { model: models[0] }, 'no-messages'],
+    ['CHAT-3', 'messages given as an object', { model: models[0], messages: { role: 'user', content: 'hi' } }, 'messages-object'],
+    ['CHAT-3', 'messages given as a string', { model: models[0], messages: 'hi' }, 'messages-string'],
+    ['CHAT-4', 'a message without role', { model: models[0], messages: [{ content: 'hi' }] }, 'message-no-role'],
+    ['CHAT-4', 'message content given as a number', { model: models[0], messages: [{ role: 'user', content: 42 }] }, 'content-number'],
+    ['CHAT-4', 'message content given as an object without parts', { model: models[0], messages: [{ role: 'user', content: { text: 'hi' } }] }, 'content-object'],
+    ['CHAT-5', 'stream given as a string', { model: models[0], messages: HELLO, stream: 'yes' }, 'stream-string'],
   ];
-  for (const [id, what, json] of refused) {
-    clause(id, `${what} gets 400 with an error body`, async (t) => {
+  for (const [id, what, json, kind] of refused) {
+    clause(`chat-requests/invalid/${kind}`, id, `${what} gets 400 with an error body`, async (t) => {
       const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, json });
       if (id === 'CHAT-5') t.note('no streaming form: stream itself is the field under test');
       t.errorBody(ex, 400);
     });
   }
 
-  clause('CHAT-6', 'a body that is not JSON gets 400 with an error body', async (t) => {
+  clause('chat-requests/not-json', 'CHAT-6', 'a body that is not JSON gets 400 with an error body', async (t) => {
     const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, body: `{"model": "${models[0]}", "messages": [` });
     t.note('no streaming form: the stream flag would be in a body the server cannot parse');
     t.errorBody(ex, 400);
   });
 
-  clause('CHAT-7', 'an unknown model gets 400 or 404 with an error body', async (t) => {
+  clause('chat-requests/unknown-model', 'CHAT-7', 'an unknown model gets 400 or 404 with an error body', async (t) => {
     const ex = await chat(chatBody({ model: 'chatgate-no-such-model-7f3a' }));
     t.errorBody(ex, 400, 404);
   });
@@ -75,7 +75,7 @@ describe('CHAT: usual OpenAI parameters and unknown fields never cause a 5xx', (
     ['an unknown extra field', { chatgate_unknown_field: { nested: [1, 2, 3] } }],
   ];
   for (const [what, extra] of extras) {
-    clause('CHAT-8', `${what} is honoured, ignored or refused with 400`, async (t) => {
+    clause(`chat-requests/extra-param/${idPart(Object.keys(extra).at(-1)!)}`, 'CHAT-8', `${what} is honoured, ignored or refused with 400`, async (t) => {
       const ex = await chat(chatBody(extra));
       t.responded(ex);
       // CHAT-8 judges the status; the 400's body is ERR-1's to judge.
@@ -92,7 +92,7 @@ describe('CHAT: usual OpenAI parameters and unknown fields never cause a 5xx', (
 // CHAT-5 (stream itself is the field under test) and CHAT-6 (the stream flag is in a body
 // the server cannot parse). CHAT-8's stream_options case streams already.
 describe('CHAT: the same requests on the streaming path (stream: true)', () => {
-  clause('CHAT-9', 'a multi-turn conversation with system, user and assistant messages is accepted (stream: true)', async (t) => {
+  clause('chat-requests/multi-turn-stream', 'CHAT-9', 'a multi-turn conversation with system, user and assistant messages is accepted (stream: true)', async (t) => {
     const ex = await chat(chatBody({
       stream: true,
       messages: [
@@ -105,24 +105,24 @@ describe('CHAT: the same requests on the streaming path (stream: true)', () => {
     t.status(ex, 200);
   });
 
-  const refused: Array<['CHAT-2' | 'CHAT-3' | 'CHAT-4', string, Record<string, unknown>]> = [
-    ['CHAT-2', 'a request without model', { messages: HELLO }],
-    ['CHAT-2', 'model given as a number', { model: 42, messages: HELLO }],
-    ['CHAT-3', 'a request without messages', { model: models[0] }],
-    ['CHAT-3', 'messages given as an object', { model: models[0], messages: { role: 'user', content: 'hi' } }],
-    ['CHAT-3', 'messages given as a string', { model: models[0], messages: 'hi' }],
-    ['CHAT-4', 'a message without role', { model: models[0], messages: [{ content: 'hi' }] }],
-    ['CHAT-4', 'message content given as a number', { model: models[0], messages: [{ role: 'user', content: 42 }] }],
-    ['CHAT-4', 'message content given as an object without parts', { model: models[0], messages: [{ role: 'user', content: { text: 'hi' } }] }],
+  const refused: Array<['CHAT-2' | 'CHAT-3' | 'CHAT-4', string, Record<string, unknown>, string]> = [
+    ['CHAT-2', 'a request without model', { messages: HELLO }, 'no-model'],
+    ['CHAT-2', 'model given as a number', { model: 42, messages: HELLO }, 'model-number'],
+    ['CHAT-3', 'a request without messages', { model: models[0] }, 'no-messages'],
+    ['CHAT-3', 'messages given as an object', { model: models[0], messages: { role: 'user', content: 'hi' } }, 'messages-object'],
+    ['CHAT-3', 'messages given as a string', { model: models[0], messages: 'hi' }, 'messages-string'],
+    ['CHAT-4', 'a message without role', { model: models[0], messages: [{ content: 'hi' }] }, 'message-no-role'],
+    ['CHAT-4', 'message content given as a number', { model: models[0], messages: [{ role: 'user', content: 42 }] }, 'content-number'],
+    ['CHAT-4', 'message content given as an object without parts', { model: models[0], messages: [{ role: 'user', content: { text: 'hi' } }] }, 'content-object'],
   ];
-  for (const [id, what, json] of refused) {
-    clause(id, `${what} (stream: true) gets 400 with an error body`, async (t) => {
+  for (const [id, what, json, kind] of refused) {
+    clause(`chat-requests/invalid/${kind}-stream`, id, `${what} (stream: true) gets 400 with an error body`, async (t) => {
       const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, json: { ...json, stream: true }, stream: true });
       t.errorBody(ex, 400);
     });
   }
 
-  clause('CHAT-7', 'an unknown model (stream: true) gets 400 or 404 with an error body', async (t) => {
+  clause('chat-requests/unknown-model-stream', 'CHAT-7', 'an unknown model (stream: true) gets 400 or 404 with an error body', async (t) => {
     const ex = await chat(chatBody({ model: 'chatgate-no-such-model-7f3a', stream: true }));
     t.errorBody(ex, 400, 404);
   });
@@ -135,7 +135,7 @@ describe('CHAT: the same requests on the streaming path (stream: true)', () => {
     ['an unknown extra field', { chatgate_unknown_field: { nested: [1, 2, 3] } }],
   ];
   for (const [what, extra] of extras) {
-    clause('CHAT-8', `${what} (stream: true) is honoured, ignored or refused with 400`, async (t) => {
+    clause(`chat-requests/extra-param/${idPart(Object.keys(extra).at(-1)!)}-stream`, 'CHAT-8', `${what} (stream: true) is honoured, ignored or refused with 400`, async (t) => {
       const ex = await chat(chatBody({ ...extra, stream: true }));
       t.responded(ex);
       if (ex.status === 400) { t.note(`${what} refused with 400`); return; }

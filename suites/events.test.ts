@@ -35,13 +35,13 @@ async function reading(t: ClauseContext, source: () => Promise<Exchange> = strea
 }
 
 describe('EV: the response is an event stream', () => {
-  clause('EV-1', 'stream: true answers 200 with Content-Type text/event-stream', async (t) => {
+  clause('events/content-type', 'EV-1', 'stream: true answers 200 with Content-Type text/event-stream', async (t) => {
     const ex = await stream();
     t.status(ex, 200);
     t.mediaType(ex, 'text/event-stream');
   });
 
-  clause('EV-2', 'events end with a blank line and payloads come in data: fields', async (t) => {
+  clause('events/framing', 'EV-2', 'events end with a blank line and payloads come in data: fields', async (t) => {
     const { ex, r } = await reading(t);
     const problems = ex.stream?.problems ?? [];
     t.check(problems.length === 0, 'well-formed server-sent events',
@@ -49,13 +49,13 @@ describe('EV: the response is an event stream', () => {
     t.check(r.payloads.length > 0, 'at least one event with a data: field', `none in ${ex.stream?.stats.bytes ?? 0} bytes: ${(ex.text ?? '').slice(0, 120)}`, ex);
   });
 
-  clause('EV-10', 'the stream finishes within the time limit and the connection is released', async (t) => {
+  clause('events/finishes', 'EV-10', 'the stream finishes within the time limit and the connection is released', async (t) => {
     const ex = await stream();
     t.responded(ex);
     t.check(!ex.error, 'the response to end', ex.error?.message ?? '', ex);
   });
 
-  clause('EV-11', 'chunk events carry no event: field', async (t) => {
+  clause('events/no-event-field', 'EV-11', 'chunk events carry no event: field', async (t) => {
     const { ex, r } = await reading(t);
     const named = r.payloads.filter((p) => p.event !== undefined);
     t.check(named.length === 0, 'no event: field', () => `${named.length} events named ${JSON.stringify(named[0]?.event)}`, ex);
@@ -63,7 +63,7 @@ describe('EV: the response is an event stream', () => {
 });
 
 describe('EV: chunks', () => {
-  clause('EV-3', 'every payload but [DONE] is a chat.completion.chunk', async (t) => {
+  clause('events/chunk-objects', 'EV-3', 'every payload but [DONE] is a chat.completion.chunk', async (t) => {
     const { ex, r } = await reading(t);
     for (const p of r.payloads.filter((p) => p.data.trim() !== '[DONE]')) {
       if (p.parseError) t.fail('a JSON chunk', `event ${p.index}: not JSON (${p.data.slice(0, 80)})`, ex);
@@ -73,12 +73,12 @@ describe('EV: chunks', () => {
     t.check(r.chunks.length > 0, 'at least one chunk', 'none', ex);
   });
 
-  clause('EV-4', 'the concatenated delta.content of choice 0 is non-empty', async (t) => {
+  clause('events/content', 'EV-4', 'the concatenated delta.content of choice 0 is non-empty', async (t) => {
     const { ex, r } = await reading(t);
     t.check((r.content.get(0) ?? '').length > 0, 'non-empty content', `"" from ${r.chunks.length} chunks`, ex);
   });
 
-  clause('EV-12', 'each delta.content is new text only, not the reply so far again', async (t) => {
+  clause('events/snapshot-deltas', 'EV-12', 'each delta.content is new text only, not the reply so far again', async (t) => {
     // Both streams of this file: the plain one, and the one that may end with a usage-only chunk.
     const { ex, r } = await reading(t);
     const usage = await withUsage();
@@ -97,7 +97,7 @@ describe('EV: chunks', () => {
     t.note(`${deltas} content deltas in ${judged.length} stream${judged.length === 1 ? '' : 's'}, none a snapshot of the ones before`);
   });
 
-  clause('EV-5', 'exactly one chunk per choice finishes, with "stop", and no content follows', async (t) => {
+  clause('events/finish-reason', 'EV-5', 'exactly one chunk per choice finishes, with "stop", and no content follows', async (t) => {
     const { ex, r } = await reading(t);
     const indices = new Set([...r.content.keys(), ...r.finishes.keys()]);
     t.check(indices.size > 0, 'a choice in the chunks', 'none', ex);
@@ -109,27 +109,27 @@ describe('EV: chunks', () => {
     }
   });
 
-  clause('EV-6', 'the stream ends with [DONE] and nothing but the close follows', async (t) => {
+  clause('events/done', 'EV-6', 'the stream ends with [DONE] and nothing but the close follows', async (t) => {
     const { ex, r } = await reading(t);
     t.check(r.doneIndex !== undefined, 'a data: [DONE] payload', `no [DONE] in ${r.payloads.length} payloads${ex.error ? ` (${ex.error.message})` : ''}`, ex);
     t.check(r.afterDone.length === 0, 'nothing after [DONE]', () => `${r.afterDone.length} more events, first: ${r.afterDone[0]!.data.slice(0, 80)}`, ex);
     t.check(ex.error?.kind !== 'never-closed', 'the response to close after [DONE]', ex.error?.message ?? '', ex);
   });
 
-  clause('EV-7', 'all chunks share one id starting with "chatcmpl-"', async (t) => {
+  clause('events/one-id', 'EV-7', 'all chunks share one id starting with "chatcmpl-"', async (t) => {
     const { ex, r } = await reading(t);
     const ids = [...new Set(r.chunks.map((c) => c.id))];
     t.check(ids.length === 1, 'one id for all chunks', `${ids.length} ids: ${ids.slice(0, 3).join(', ')}`, ex);
     t.check(typeof ids[0] === 'string' && ids[0].startsWith('chatcmpl-'), 'an id starting with chatcmpl-', JSON.stringify(ids[0]), ex);
   });
 
-  clause('EV-8', 'the first delta of choice 0 carries role "assistant"', async (t) => {
+  clause('events/role', 'EV-8', 'the first delta of choice 0 carries role "assistant"', async (t) => {
     const { ex, r } = await reading(t);
     const first = r.firstDelta.get(0);
     t.check(first?.role === 'assistant', 'role "assistant" in the first delta', JSON.stringify(first), ex);
   });
 
-  clause('EV-9', 'stream_options.include_usage: whether a final usage chunk arrives', async (t) => {
+  clause('events/usage', 'EV-9', 'stream_options.include_usage: whether a final usage chunk arrives', async (t) => {
     const { ex, r } = await reading(t, withUsage);
     if (!r.usageChunk) { t.observe('no usage chunk (choices: [] with usage) arrived'); return; }
     const u = r.usageChunk.usage as Record<string, unknown>;

@@ -60,7 +60,7 @@ const requests = Math.ceil((2 * fz.timeMs) / (config.timeoutMs + THROTTLE_ALLOWA
 
 describe('FUZZ: generated requests', () => {
   for (const id of FUZZ_CLAUSES) {
-    clause(id, `fuzz: ${WHAT[id]}`, async (t) => {
+    clause(`fuzz/${id.toLowerCase()}`, id, `fuzz: ${WHAT[id]}`, async (t) => {
       if (fz.runs === 0) t.skip('FUZZ_RUNS=0: the fuzz phase is off');
       const { summary, findings } = await campaign();
       for (const line of summaryLines(summary)) t.observe(line);

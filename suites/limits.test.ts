@@ -89,7 +89,7 @@ async function throttled(t: ClauseContext): Promise<Probe & { first429: Exchange
 const PROBE_TIMEOUT = { requests: 4 };
 
 describe('LIM: rate limits', () => {
-  clause('LIM-1', 'past the limit the target answers 429 with an error body, never another 5xx or a dropped connection', async (t) => {
+  clause('limits/429', 'LIM-1', 'past the limit the target answers 429 with an error body, never another 5xx or a dropped connection', async (t) => {
     if (config.rateLimitProbeMax === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables the rate-limit probe');
     const p = await runProbe();
     const bad = p.bad[0];
@@ -99,7 +99,7 @@ describe('LIM: rate limits', () => {
     t.note(`first 429 after ${p.sent} requests in ${(p.elapsedMs / 1000).toFixed(1)} s`);
   }, PROBE_TIMEOUT);
 
-  clause('LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*), in a form clients can read', async (t) => {
+  clause('limits/retry-hint', 'LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*), in a form clients can read', async (t) => {
     const p = await throttled(t);
     // Every hint present must parse (lib/retry-hints.ts): a client reading "Retry-After: soon" learns nothing.
     const read = readRetryHints(p.first429.headers);
@@ -109,7 +109,7 @@ describe('LIM: rate limits', () => {
       read.problems.join('; '), p.first429);
   }, PROBE_TIMEOUT);
 
-  clause('LIM-3', 'after the advertised wait the same key is served again', async (t) => {
+  clause('limits/served-again', 'LIM-3', 'after the advertised wait the same key is served again', async (t) => {
     const p = await throttled(t);
     const r = p.recovery!;
     t.responded(r.ex);
@@ -117,7 +117,7 @@ describe('LIM: rate limits', () => {
     t.check(r.ex.status! >= 200 && r.ex.status! < 300, `2xx after waiting ${after}`, `HTTP ${r.ex.status}`, r.ex);
   }, PROBE_TIMEOUT);
 
-  clause('LIM-4', 'whether throttling one key leaves another key unaffected', async (t) => {
+  clause('limits/other-key', 'LIM-4', 'whether throttling one key leaves another key unaffected', async (t) => {
     const p = await throttled(t);
     if (!p.otherKey) { t.observe('not observed: no second key (set LIMITED_API_KEY, or a RATE_LIMIT_API_KEY different from API_KEY)'); return; }
     t.observe(`while RATE_LIMIT_API_KEY was throttled, ${p.otherKey.label} got HTTP ${p.otherKey.ex.status ?? 'no response'}`);
@@ -127,7 +127,7 @@ describe('LIM: rate limits', () => {
   // must not overlap the probe on the same key. Each client is imported only inside its
   // own test (harness/clients/), so one that fails to load cannot take the LIM tests down.
   for (const entry of CLIENTS) {
-    clause(clauseFor(entry), rateLimitTitle(entry), async (t) => {
+    clause(`clients/${entry.id}/error-429`, clauseFor(entry), rateLimitTitle(entry), async (t) => {
       const max = Math.min(config.rateLimitProbeMax, 60);
       if (max === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables rate-limit probing');
       const why = unavailable(entry);

@@ -15,12 +15,12 @@ async function answered(t: ClauseContext): Promise<Exchange> {
 }
 
 describe('MOD: GET /models', () => {
-  clause('MOD-1', 'the list is {"object": "list", "data": [...]} with a string id per entry', async (t) => {
+  clause('models/list-shape', 'MOD-1', 'the list is {"object": "list", "data": [...]} with a string id per entry', async (t) => {
     const ex = await answered(t);
     t.schema('model-list', t.json(ex), ex);
   });
 
-  clause('MOD-1', 'each entry has object "model"', async (t) => {
+  clause('models/entry-object', 'MOD-1', 'each entry has object "model"', async (t) => {
     const ex = await answered(t);
     const data = (t.json(ex) as any)?.data;
     if (!Array.isArray(data)) t.fail('a data array', JSON.stringify(data)?.slice(0, 80) ?? 'none', ex);
@@ -28,7 +28,7 @@ describe('MOD: GET /models', () => {
     t.check(odd.length === 0, 'object "model" on every entry', odd.join(', '), ex);
   }, { level: 'SHOULD' });
 
-  clause('MOD-2', 'GET /models with a valid key and no body is 200 application/json', async (t) => {
+  clause('models/json-200', 'MOD-2', 'GET /models with a valid key and no body is 200 application/json', async (t) => {
     const ex = await list();
     t.status(ex, 200);
     t.mediaType(ex, 'application/json');

@@ -2,7 +2,7 @@
 // Each test judges one clause of the same completion; schema constraints name their
 // clause (schemas/*.schema.json, x-clause), so only that clause's violations fail here.
 import { describe } from 'vitest';
-import { clause } from '../harness/clause-test.ts';
+import { clause, idPart } from '../harness/clause-test.ts';
 import { chat, chatBody, listModels, models, shared } from '../harness/target.ts';
 
 const completion = shared(() => chat());
@@ -25,47 +25,47 @@ async function withChoice(t: Parameters<Parameters<typeof clause>[2]>[0]) {
 }
 
 describe('RES: chat completion', () => {
-  clause('RES-CC-1', 'id is "chatcmpl-" followed by a suffix', async (t) => {
+  clause('resources/completion-id', 'RES-CC-1', 'id is "chatcmpl-" followed by a suffix', async (t) => {
     const { ex, doc } = await body(t);
     t.schema('chat-completion', doc, ex);
   });
-  clause('RES-CC-2', 'object is "chat.completion"', async (t) => {
+  clause('resources/completion-object', 'RES-CC-2', 'object is "chat.completion"', async (t) => {
     const { ex, doc } = await body(t);
     t.schema('chat-completion', doc, ex);
   });
-  clause('RES-CC-3', 'model is a non-empty string', async (t) => {
+  clause('resources/completion-model', 'RES-CC-3', 'model is a non-empty string', async (t) => {
     const { ex, doc } = await body(t);
     t.schema('chat-completion', doc, ex);
     if (doc.model !== chatBody().model) t.note(`model "${doc.model}" answered a request for "${chatBody().model}" (an alias may resolve)`);
   });
-  clause('RES-CC-4', 'choices is an array with at least one choice', async (t) => {
+  clause('resources/choices', 'RES-CC-4', 'choices is an array with at least one choice', async (t) => {
     const { ex, doc } = await body(t);
     t.schema('chat-completion', doc, ex);
   });
-  clause('RES-CC-5', 'usage is an object', async (t) => {
+  clause('resources/usage-object', 'RES-CC-5', 'usage is an object', async (t) => {
     const { ex, doc } = await body(t);
     t.schema('chat-completion', doc, ex);
   });
 });
 
 describe('RES: choice and message', () => {
-  clause('RES-CH-1', 'choice indices are integers from 0 in array order', async (t) => {
+  clause('resources/choice-index', 'RES-CH-1', 'choice indices are integers from 0 in array order', async (t) => {
     const { ex, doc } = await withChoice(t);
     t.schema('chat-completion', doc, ex);
     (Array.isArray(doc.choices) ? doc.choices : []).forEach((c: any, i: number) =>
       t.check(c?.index === i, `/choices/${i}/index to be ${i}`, JSON.stringify(c?.index), ex));
   });
-  clause('RES-CH-2', 'each choice holds a message with role "assistant"', async (t) => {
+  clause('resources/choice-role', 'RES-CH-2', 'each choice holds a message with role "assistant"', async (t) => {
     const { ex, doc } = await withChoice(t);
     t.schema('chat-completion', doc, ex);
   });
-  clause('RES-CH-3', 'finish_reason is "stop" for a short reply that ended normally', async (t) => {
+  clause('resources/finish-stop', 'RES-CH-3', 'finish_reason is "stop" for a short reply that ended normally', async (t) => {
     const { ex, doc } = await withChoice(t);
     t.schema('chat-completion', doc, ex);
     const reason = doc.choices?.[0]?.finish_reason;
     t.check(reason === 'stop', '/choices/0/finish_reason "stop"', JSON.stringify(reason), ex);
   });
-  clause('RES-CH-4', 'a finish_reason other than "stop" is one of OpenAI\'s values (asked for 1 token)', async (t) => {
+  clause('resources/finish-reason-values', 'RES-CH-4', 'a finish_reason other than "stop" is one of OpenAI\'s values (asked for 1 token)', async (t) => {
     const ex = await chat(chatBody({ max_tokens: 1 }));
     t.responded(ex);
     if (ex.status === 400) t.inconclusive('max_tokens was refused with 400, so no non-"stop" finish_reason could be provoked');
@@ -76,18 +76,18 @@ describe('RES: choice and message', () => {
     t.check(['stop', 'length', 'content_filter', 'tool_calls', 'function_call'].includes(reason),
       'finish_reason one of stop, length, content_filter, tool_calls, function_call', JSON.stringify(reason), ex);
   });
-  clause('RES-MSG-1', 'the reply message content is a string', async (t) => {
+  clause('resources/message-content', 'RES-MSG-1', 'the reply message content is a string', async (t) => {
     const { ex, doc } = await withChoice(t);
     t.schema('chat-completion', doc, ex);
   });
 });
 
 describe('RES: usage', () => {
-  clause('RES-US-1', 'prompt, completion and total tokens are non-negative integers', async (t) => {
+  clause('resources/usage-integers', 'RES-US-1', 'prompt, completion and total tokens are non-negative integers', async (t) => {
     const { ex, doc } = await body(t);
     t.schema('chat-completion', doc, ex);
   });
-  clause('RES-US-2', 'total = prompt + completion, and a non-empty reply counts completion tokens', async (t) => {
+  clause('resources/usage-total', 'RES-US-2', 'total = prompt + completion, and a non-empty reply counts completion tokens', async (t) => {
     const { ex, doc } = await body(t);
     const u = doc.usage ?? {};
     t.check(u.total_tokens === u.prompt_tokens + u.completion_tokens, 'total_tokens = prompt_tokens + completion_tokens',
@@ -102,7 +102,7 @@ describe('RES: usage', () => {
 describe('RES: configured models', () => {
   const list = shared(() => listModels());
   for (const model of models) {
-    clause('RES-MOD-1', `model "${model}" is listed and answers a chat request`, async (t) => {
+    clause(`resources/configured-model/${idPart(model)}`, 'RES-MOD-1', `model "${model}" is listed and answers a chat request`, async (t) => {
       const ex = await list();
       t.responded(ex);
       if (ex.status !== 200) t.inconclusive(`no model list to look in: HTTP ${ex.status} (see SVC-2)`);

@@ -6,7 +6,7 @@ import { success } from '../harness/success.ts';
 import { brainChat, brainId, chat, chatBody, http, keys, listModels, send } from '../harness/target.ts';
 
 describe('SVC: what the service does', () => {
-  clause('SVC-1', 'a chat request with a known model and one user message gets 200 and a completion', async (t) => {
+  clause('svc/chat', 'SVC-1', 'a chat request with a known model and one user message gets 200 and a completion', async (t) => {
     const ex = await chat();
     t.note('its streaming form is SVC-5');
     t.status(ex, 200);
@@ -16,7 +16,7 @@ describe('SVC: what the service does', () => {
   });
 
   // SVC-2 asks for a list; its shape ({"object": "list", "data": [...]}, ids) is MOD-1's to judge.
-  clause('SVC-2', 'GET /models answers 200 with a list', async (t) => {
+  clause('svc/models', 'SVC-2', 'GET /models answers 200 with a list', async (t) => {
     const ex = await listModels();
     t.status(ex, 200);
     const body = t.json(ex) as { data?: unknown } | unknown[] | null;
@@ -25,20 +25,20 @@ describe('SVC: what the service does', () => {
   });
 
   // "Can be invoked": any 2xx on either form (harness/success.ts, the rule BRAIN-1 uses too).
-  clause('SVC-3', 'a brain answers on POST /brains/{id}/chat and as model "brain:<uuid>"', async (t) => {
+  clause('svc/brains', 'SVC-3', 'a brain answers on POST /brains/{id}/chat and as model "brain:<uuid>"', async (t) => {
     if (!brainId) t.skip('BRAIN_ID is not set');
     success(t, await brainChat(brainId!));
     success(t, await chat(chatBody({ model: `brain:${brainId}` })));
   }, { requests: 2 });
 
-  clause('SVC-5', 'stream: true is answered with an event stream', async (t) => {
+  clause('svc/stream', 'SVC-5', 'stream: true is answered with an event stream', async (t) => {
     const ex = await chat(chatBody({ stream: true }));
     t.status(ex, 200);
     t.mediaType(ex, 'text/event-stream');
     t.check((ex.stream?.events.length ?? 0) > 0, 'at least one server-sent event', 'no event', ex);
   });
 
-  clause('SVC-6', 'neither image nor video generation is served', async (t) => {
+  clause('svc/no-media', 'SVC-6', 'neither image nor video generation is served', async (t) => {
     for (const path of ['/images/generations', '/videos']) {
       const ex = await send({ method: 'POST', path, auth: keys.main, json: { model: 'svc', prompt: 'a cat' } });
       t.responded(ex);
@@ -46,7 +46,7 @@ describe('SVC: what the service does', () => {
     }
   }, { requests: 2 });
 
-  clause('SVC-7', 'CORS preflight from an arbitrary origin asking for Authorization', async (t) => {
+  clause('svc/cors-preflight', 'SVC-7', 'CORS preflight from an arbitrary origin asking for Authorization', async (t) => {
     const ex = await send({
       method: 'OPTIONS', path: '/chat/completions', auth: 'none',
       headers: { origin: 'https://chatgate-probe.invalid', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
@@ -63,7 +63,7 @@ describe('SVC: what the service does', () => {
   // closing it silently makes pooling clients fail or retry their next call. Requests
   // elsewhere in the run that met such a close are re-sent once by the raw client and
   // recorded as SVC-8 evidence on the exchange (reuseRetryEvidence, lib/connection-reuse.ts).
-  clause('SVC-8', 'one connection carries a stream, then a plain request, then GET /models', async (t) => {
+  clause('svc/connection-reuse', 'SVC-8', 'one connection carries a stream, then a plain request, then GET /models', async (t) => {
     // Through a forward proxy the one connection we could count is the tunnel, opened by
     // the proxy's agent: not the probe this clause needs.
     if (http.viaProxy) t.inconclusive('requests go through a forward proxy (HTTPS_PROXY/HTTP_PROXY); set NO_PROXY for the target to probe its connections directly');

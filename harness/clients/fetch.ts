@@ -13,6 +13,7 @@ import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/error-bod
 import { errorSchemaProblems } from '../../lib/schema-validator.ts';
 import { exchangeContext, exchangeLogOn, logClientExchange, sseData, streamEvidence } from '../exchange-log.ts';
 import type { SnapshotFinding } from '../../lib/cumulative-deltas.ts';
+import { describeFault, isFromTarget, isNetworkFailure, markFromTarget } from './faults.ts';
 
 /** The pool for targets reached directly (no proxy), shared by every Wire of the process. */
 let direct: Agent | undefined;
@@ -36,14 +37,16 @@ export function makeGuardedFetch(timeoutMs: number, maxBodyBytes = DEFAULT_MAX_B
     // client; else a pool that keeps idle connections no longer than the raw client's.
     const href = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
     const dispatcher = sharedProxyDispatcher(href) ?? (direct ??= new Agent({ keepAliveTimeout: POOLED_IDLE_MS, keepAliveMaxTimeout: POOLED_IDLE_MS }));
-    const res = await undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'error', signal, ...(dispatcher ? { dispatcher } : {}) });
+    // Only a network failure or a deadline is the target's doing (harness/clients/faults.ts).
+    const res = await undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'error', signal, ...(dispatcher ? { dispatcher } : {}) })
+      .catch((err: unknown) => { throw isNetworkFailure(err) ? markFromTarget(err) : err; });
     const meta = { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers };
     if (!res.body) return new Response(null, meta);
     let seen = 0;
     const capped = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         seen += chunk.byteLength;
-        if (seen > maxBodyBytes) controller.error(new Error(`body exceeded ${formatBytes(maxBodyBytes)}`));
+        if (seen > maxBodyBytes) controller.error(markFromTarget(new Error(`body exceeded ${formatBytes(maxBodyBytes)}`)));
         else controller.enqueue(chunk);
       },
     }));
@@ -101,13 +104,25 @@ export class Wire {
   throttleWaitMs = 0;
   /** A request's last answer was a 429 that outlasted its back-off budget: the client met it. */
   throttledOut = false;
+  /** Exceptions our own code (this wire, the guarded fetch) threw on the way: the cell is a harness error. */
+  readonly faults: string[] = [];
   private readonly guarded: typeof fetch;
 
   constructor(private readonly opts: WireOptions) {
     this.guarded = makeGuardedFetch(opts.timeoutMs);
   }
 
+  /** The fetch the client gets: an exception that is not the target's doing is recorded as our fault before the client wraps it. */
   readonly fetch: typeof fetch = async (input, init) => {
+    try {
+      return await this.send(input, init);
+    } catch (err) {
+      if (!isFromTarget(err)) this.faults.push(describeFault(err));
+      throw err;
+    }
+  };
+
+  private readonly send: typeof fetch = async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const body = typeof init?.body === 'string' ? init.body : undefined;
     // Only a body we can send again (the SDKs send JSON strings) is re-sent.

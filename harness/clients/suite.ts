@@ -15,6 +15,9 @@
 // that any client assembles garbled), the wire clause fails in its own test and the cell
 // is `inconclusive`, naming that clause. A client library that does
 // not load is an `error` (the environment), unless it cannot run on this Node (`skip`).
+// An exception our own code threw on the way (the Wire, the guarded fetch, the driver)
+// is an `error` too, whatever the library made of it (harness/clients/faults.ts): only
+// the library's own outcomes judge the cell.
 import { describe } from 'vitest';
 import { clause, HarnessError, type ClauseContext } from '../clause-test.ts';
 import { brainId, config, keys, models } from '../target.ts';
@@ -22,6 +25,7 @@ import { THROTTLE_ALLOWANCE_MS } from '../../lib/back-off.ts';
 import { runGovernor } from '../../lib/governor.ts';
 import { describeCause, Wire, type WireRequest } from './fetch.ts';
 import { extraHeaders } from '../../lib/extra-headers.ts';
+import { describeFault, thrownByOurCode } from './faults.ts';
 import { usageText, type Driver, type Reply, type Setup } from './driver.ts';
 import { describeSnapshots } from '../../lib/cumulative-deltas.ts';
 import { clauseFor, clientById, operationsOf, unavailable, type ClientEntry, type ErrorStatus, type Operation } from './registry.ts';
@@ -77,9 +81,21 @@ function setup(wire: Wire, apiKey: string, maxRetries: number | undefined): Setu
   return { baseURL: config.targetUrl!, apiKey, fetch: wire.fetch, timeoutMs: config.timeoutMs + THROTTLE_ALLOWANCE_MS, maxRetries, headers: extraHeaders() };
 }
 
+/**
+ * A fault of our own code in a call (the wire or the guarded fetch recorded one, or the
+ * error the call raised was created by our code, e.g. the driver): a harness error,
+ * thrown before the cell can judge the client on it.
+ */
+function harnessFault(entry: ClientEntry, wires: Wire[], err?: unknown): void {
+  const fault = wires.flatMap((w) => w.faults)[0];
+  if (fault) throw new HarnessError(`harness error in the fetch ${entry.id} was given (not a verdict on the target or the client): ${fault}`);
+  if (err !== undefined && thrownByOurCode(err)) throw new HarnessError(`harness error in the ${entry.id} driver (not a verdict on the target or the client): ${describeFault(err)}`);
+}
+
 /** What the report shows of a call: its curl (if the cell fails), throttling met on the way; once its exchanges are logged. */
-async function account(t: ClauseContext, ...wires: Wire[]): Promise<void> {
+async function account(t: ClauseContext, entry: ClientEntry, ...wires: Wire[]): Promise<void> {
   await Promise.all(wires.map((w) => w.settled()));
+  harnessFault(entry, wires);
   const curl = wires.at(-1)?.curl();
   if (curl) t.reproduce(curl);
   const throttled = wires.reduce((n, w) => n + w.throttled, 0);
@@ -96,16 +112,17 @@ function raisedText(d: Driver, err: unknown, wire?: Wire): string {
 }
 
 /** Runs one call that should succeed; a raised error fails the cell with the client's own words. */
-async function succeeds<T>(t: ClauseContext, d: Driver, wire: Wire, what: string, call: () => Promise<T>): Promise<T> {
+async function succeeds<T>(t: ClauseContext, entry: ClientEntry, d: Driver, wire: Wire, what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
     await wire.settled();
+    harnessFault(entry, [wire], err);
     const breach = wireBreach(wire);
     if (breach) t.inconclusive(`${breach} (the client raised ${raisedText(d, err, wire)})`);
     t.fail(`${what} to succeed`, raisedText(d, err, wire));
   } finally {
-    await account(t, wire);
+    await account(t, entry, wire);
   }
 }
 
@@ -167,7 +184,8 @@ async function errorCell(t: ClauseContext, entry: ClientEntry, status: Exclude<E
   // The client's default retry policy, as its users run it: the cell checks it does not retry this 4xx.
   let outcome: { ok: true } | { ok: false; err: unknown };
   try { await call(d, { ...setup(w, apiKey, undefined), signal: cut.signal }); outcome = { ok: true }; } catch (err) { outcome = { ok: false, err }; }
-  await account(t, w);
+  await account(t, entry, w);
+  if (!outcome.ok) harnessFault(entry, [w], outcome.err);
   judgeError(t, entry, d, w, status, outcome);
 }
 
@@ -185,7 +203,7 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
   async models(t, entry) {
     const d = await driverFor(t, entry);
     const w = wire();
-    const ids = await succeeds(t, d, w, entry.calls.models!, () => d.listModels!(setup(w, mainKey(), 0)));
+    const ids = await succeeds(t, entry, d, w, entry.calls.models!, () => d.listModels!(setup(w, mainKey(), 0)));
     for (const m of models) t.check(ids.includes(m), `"${m}" in ${entry.calls.models}`, JSON.stringify(ids).slice(0, 200));
     t.observe(`${ids.length} models: ${ids.join(', ')}`.slice(0, 300));
   },
@@ -193,7 +211,7 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
   async completion(t, entry) {
     const d = await driverFor(t, entry);
     const w = wire();
-    const r = await succeeds(t, d, w, entry.calls.completion, () => d.complete(setup(w, mainKey(), 0), models[0]!));
+    const r = await succeeds(t, entry, d, w, entry.calls.completion, () => d.complete(setup(w, mainKey(), 0), models[0]!));
     checkText(t, r, 'the reply text');
     t.observe(describeReply(r));
   },
@@ -204,9 +222,10 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
     let r: Reply;
     try {
       r = await d.stream(setup(first, mainKey(), 0), models[0]!, { usage: true });
-      await account(t, first);
+      await account(t, entry, first);
     } catch (err) {
-      await account(t, first);
+      await account(t, entry, first);
+      harnessFault(entry, [first], err);
       const breach = wireBreach(first);
       if (breach) t.inconclusive(`${breach} (the client raised ${raisedText(d, err, first)})`);
       // CHAT-8 lets a target refuse stream_options with 400; where asking for usage is the
@@ -214,7 +233,7 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
       if (!d.usageOptIn || d.describe(err).status !== 400) t.fail(`${entry.calls.stream} to succeed`, raisedText(d, err, first));
       t.note(`asking for stream usage was refused with ${raisedText(d, err, first)}; streamed without it (LangChain asks on every stream)`);
       const second = wire();
-      r = await succeeds(t, d, second, entry.calls.stream, () => d.stream(setup(second, mainKey(), 0), models[0]!, { usage: false }));
+      r = await succeeds(t, entry, d, second, entry.calls.stream, () => d.stream(setup(second, mainKey(), 0), models[0]!, { usage: false }));
       snapshotBreach(t, second, r);
     }
     snapshotBreach(t, first, r);
@@ -227,7 +246,7 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
     if (!brainId) t.skip('BRAIN_ID is not set');
     const d = await driverFor(t, entry);
     const w = wire();
-    const r = await succeeds(t, d, w, `${entry.calls.completion} with a brain`, () => d.complete(setup(w, mainKey(), 0), `brain:${brainId}`));
+    const r = await succeeds(t, entry, d, w, `${entry.calls.completion} with a brain`, () => d.complete(setup(w, mainKey(), 0), `brain:${brainId}`));
     checkText(t, r, 'the brain\'s reply text');
     t.observe(describeReply(r));
   },
@@ -246,13 +265,13 @@ export function clientSuite(id: string): void {
   clientSuiteOf(clientById(id));
 }
 
-/** clientSuite() for an entry given whole (the self-tests' client that fails to load has no registry entry). */
-export function clientSuiteOf(entry: ClientEntry): void {
+/** clientSuite() for an entry given whole (the self-tests' clients: one that fails to load, ones with faults built in); `only` limits the cells. */
+export function clientSuiteOf(entry: ClientEntry, only?: Operation[]): void {
   const clauseId = clauseFor(entry);
   describe(`${clauseId}: ${entry.id}`, () => {
     for (const op of operationsOf(entry)) {
-      if (op === 'error-429') continue;
-      clause(clauseId, `${entry.id} ${op}: ${TITLES[op](entry)}`, (t) => CELLS[op](t, entry), {
+      if (op === 'error-429' || (only && !only.includes(op))) continue;
+      clause(`clients/${entry.id}/${op}`, clauseId, `${entry.id} ${op}: ${TITLES[op](entry)}`, (t) => CELLS[op](t, entry), {
         matrix: { client: entry.id, operation: op },
         // A refused usage request is followed by a second stream.
         requests: op === 'stream' ? 2 : 1,
@@ -284,8 +303,10 @@ export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, max: n
     const results = await Promise.allSettled(wires.map((w) => d.complete(setup(w, key, 0), models[0]!)));
     const i = results.findIndex((r, j) => r.status === 'rejected' && wires[j]!.requests.some((q) => q.status === 429));
     await Promise.all(wires.map((w) => w.settled()));
+    harnessFault(entry, wires);
+    for (const r of results) if (r.status === 'rejected') harnessFault(entry, [], r.reason);
     if (i !== -1) {
-      await account(t, wires[i]!);
+      await account(t, entry, wires[i]!);
       judgeError(t, entry, d, wires[i]!, 429, { ok: false, err: (results[i] as PromiseRejectedResult).reason });
       t.observe(`first 429 within ${sent} calls through ${entry.id}`);
       return;

@@ -3,7 +3,7 @@
 // h2spec-style (requirement, expected, seen) with a curl line that reproduces it,
 // then the totals, what changed since the previous run, and the verdict.
 import { SECTIONS } from '../../lib/clauses.ts';
-import { harnessErrorAdvice, type Results, type TestRecord, type Verdict } from '../../lib/verdicts.ts';
+import { harnessErrorAdvice, isHarnessError, type Results, type TestRecord, type Verdict } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
 import { comparisonLine } from './history.ts';
 import { throttleLine } from './throttle.ts';
@@ -56,14 +56,14 @@ export function renderConsole(results: Results, opts: { color?: boolean } = {}):
 
   const failing = failingTests(results);
   // Harness errors apart from the target's failures: they say nothing about the target.
-  const errors = results.tests.filter((t) => t.verdict === 'error');
+  const errors = results.tests.filter(isHarnessError);
   if (errors.length) {
     lines.push('', `Harness errors (${errors.length}): the run could not judge these tests; they fail the run`);
     for (const t of errors) {
       lines.push('', `  ${paint('error', `ERROR ${t.title}`)}`, `    ${oneLine(harnessErrorAdvice(oneLine(t.message, 300)), 600)}`);
     }
   }
-  const shown = results.tests.filter((t) => failing.includes(t) && outcome(t) !== 'unexpected-pass' && t.verdict !== 'error');
+  const shown = results.tests.filter((t) => failing.includes(t) && outcome(t) !== 'unexpected-pass' && !isHarnessError(t));
   if (shown.length) {
     lines.push('', `Failures (${shown.length}):`);
     for (const t of shown) {
@@ -102,9 +102,10 @@ function clauseLine(r: ClauseRow, paint: (o: ClauseOutcome, s: string) => string
 }
 
 export function verdictLine(results: Results): string {
+  if (results.incomplete) return `verdict: INCOMPLETE (${results.incomplete.detail})`;
   if (results.exitCode === 0) return 'verdict: PASS';
   const failing = failingTests(results).filter((t) => outcome(t) !== 'unexpected-pass');
-  const errors = failing.filter((t) => t.verdict === 'error').length;
+  const errors = failing.filter(isHarnessError).length;
   const tests = failing.length - errors;
   const passes = results.expectations?.updated ? 0 : results.expectations?.unexpectedPass.length ?? 0;
   const parts = [tests && `${tests} failing test${tests === 1 ? '' : 's'}`, errors && `${errors} harness error${errors === 1 ? '' : 's'}`, passes && `${passes} unexpected pass${passes === 1 ? '' : 'es'}`].filter(Boolean);

@@ -3,7 +3,7 @@
 // against the same target, so a report can say what changed since.
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Results, RunComparison, TestRecord } from '../../lib/verdicts.ts';
+import { countsAsFailing, countsAsPassing, type Results, type RunComparison } from '../../lib/verdicts.ts';
 
 export const KEEP_RUNS = 20;
 
@@ -37,19 +37,18 @@ export function previousRun(reportsDir: string, target: string): Results | undef
   return undefined;
 }
 
-const bad = (t: TestRecord) => t.verdict === 'fail' || t.verdict === 'warn';
-const good = (t: TestRecord) => t.verdict === 'pass' || t.verdict === 'info';
-
-/** Tests present in both runs whose verdict moved between pass/info and fail/warn (flaky, skip, inconclusive move nothing). */
+/** Tests present in both runs that moved between passing and failing (lib/verdicts.ts: an `error` counts as failing; skip and inconclusive move nothing). */
 export function compareRuns(previous: Results, current: Results): RunComparison {
   const before = new Map(previous.tests.map((t) => [t.id, t]));
+  // A run written before stable ids (resultsVersion 1) named tests by title.
+  const byTitle = previous.resultsVersion === undefined ? new Map(previous.tests.map((t) => [t.title, t])) : undefined;
   const newlyFailing: RunComparison['newlyFailing'] = [];
   const newlyPassing: RunComparison['newlyPassing'] = [];
   for (const t of current.tests) {
-    const p = before.get(t.id);
+    const p = before.get(t.id) ?? byTitle?.get(t.title);
     if (!p) continue;
-    if (bad(t) && good(p)) newlyFailing.push({ id: t.id, clause: t.clause });
-    if (good(t) && bad(p)) newlyPassing.push({ id: t.id, clause: t.clause });
+    if (countsAsFailing(t) && countsAsPassing(p)) newlyFailing.push({ id: t.id, clause: t.clause });
+    if (countsAsPassing(t) && countsAsFailing(p)) newlyPassing.push({ id: t.id, clause: t.clause });
   }
   return { previousStartedAt: previous.startedAt, newlyFailing, newlyPassing };
 }

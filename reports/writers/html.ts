@@ -6,7 +6,7 @@
 // headers, body excerpt) and the curl that reproduces it. Filter by outcome.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { harnessErrorAdvice, type Results, type TestRecord } from '../../lib/verdicts.ts';
+import { harnessErrorAdvice, isHarnessError, type Results, type TestRecord } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
 import { comparisonLine } from './history.ts';
 import {
@@ -41,7 +41,7 @@ function header(results: Results): string {
     : esc(comparisonLine(undefined).replace(/^s/, 'S'));
   const passed = results.exitCode === 0;
   return `<header class="top">
-  <div class="title"><h1>chatgate conformance report</h1><span class="banner ${passed ? 'o-pass' : 'o-fail'}" data-exit-code="${results.exitCode}">${passed ? 'PASS' : 'FAIL'}</span></div>
+  <div class="title"><h1>chatgate conformance report</h1><span class="banner ${passed ? 'o-pass' : 'o-fail'}" data-exit-code="${results.exitCode}">${results.incomplete ? 'INCOMPLETE' : passed ? 'PASS' : 'FAIL'}</span></div>
   <p class="verdict">${esc(verdictLine(results))}</p>
   <dl class="meta">
     <div><dt>Target</dt><dd>${esc(results.target)}</dd></div>
@@ -113,7 +113,7 @@ ${r.bodyExcerpt ? `<pre class="body">${esc(r.bodyExcerpt)}</pre>` : ''}</div>`;
 
 function details(t: TestRecord): string {
   const kv: string[] = [`<dt>Requirement</dt><dd>${esc(t.requirement)}</dd>`];
-  if (t.verdict === 'error') kv.push(`<dt>Harness error</dt><dd class="harness-error">${esc(harnessErrorAdvice(oneLine(t.message, 300)))}</dd>`);
+  if (isHarnessError(t)) kv.push(`<dt>Harness error</dt><dd class="harness-error">${esc(harnessErrorAdvice(oneLine(t.message, 300)))}</dd>`);
   if (t.expectation) {
     const what = t.expectation.outcome === 'unexpected-pass' ? 'Listed as known failure' : t.expectation.outcome === 'expected-fail' ? 'Known failure' : 'Known failure (not confirmed)';
     kv.push(`<dt>${what}</dt><dd>${esc(t.expectation.entry)}: ${linkify(t.expectation.reason)}</dd>`);

@@ -3,7 +3,7 @@
 // operation matrix when tests fill one, and the coverage of every clause (folded).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { harnessErrorAdvice, type Results } from '../../lib/verdicts.ts';
+import { harnessErrorAdvice, isHarnessError, type Results } from '../../lib/verdicts.ts';
 import { redact } from '../../lib/redact.ts';
 import { comparisonLine } from './history.ts';
 import { throttleLine } from './throttle.ts';
@@ -31,7 +31,7 @@ export function renderMarkdown(results: Results): string {
   const shownOutcomes = OUTCOMES.filter((o) => counts[o] > 0 || ['pass', 'fail'].includes(o));
   const out: string[] = [];
   const passed = results.exitCode === 0;
-  out.push(`## chatgate: ${passed ? '✅ PASS' : '❌ FAIL'}`, '');
+  out.push(`## chatgate: ${results.incomplete ? '⚠️ INCOMPLETE' : passed ? '✅ PASS' : '❌ FAIL'}`, '');
   out.push(`**Target:** ${text(results.target)}  `, `**Mode:** ${text(modeLine(results))}  `,
     `**Run:** ${results.startedAt}, ${(results.durationMs / 1000).toFixed(1)} s, ${results.tests.length} tests, chatgate ${results.chatgate.version} on Node ${results.chatgate.node}  `,
     `**${verdictLine(results)}**  `, `${capitalise(comparisonLine(results.comparison))}`, '');
@@ -47,13 +47,13 @@ export function renderMarkdown(results: Results): string {
   }
   out.push(row(['**All**', ...shownOutcomes.map((o) => `**${counts[o]}**`), `**${rows.filter((r) => r.outcome === 'no-test').length}**`]), '');
 
-  const errors = results.tests.filter((t) => t.verdict === 'error');
+  const errors = results.tests.filter(isHarnessError);
   if (errors.length) {
     out.push(`### Harness errors (${errors.length})`, '', 'Not verdicts on the target: the run could not judge these tests, and they fail the run.', '');
     for (const t of errors) out.push(`- ${ICON.error} **${text(t.title)}**: ${text(oneLine(harnessErrorAdvice(oneLine(t.message, 300)), 500))}`);
     out.push('');
   }
-  const failing = failingTests(results).filter((t) => t.verdict !== 'error');
+  const failing = failingTests(results).filter((t) => !isHarnessError(t));
   const failingClauses = rows.filter((r) => r.tests.some((t) => failing.includes(t)));
   if (failingClauses.length) {
     out.push(`### Failing clauses (${failingClauses.length})`, '');

@@ -3,8 +3,13 @@
 // independently written server with its own legal choices, gets no `fail` verdict.
 // The fuzz phase is off here: selftest/e2e/fuzz-defects.test.ts runs it against every
 // variant and the independent server (in process, cheaper than a suite run each).
+// Test by test, each variant's verdicts are compared with a run against the plain
+// reference: a test that passes there may not be `error`, `inconclusive` or `skip` (or
+// missing) on a variant unless the variant's declaration (reference/variants.ts,
+// lessEvidence) names it and says why.
 import { afterAll, describe, expect, it } from 'vitest';
 import { VARIANTS } from '../../reference/variants.ts';
+import { countsAsPassing, type Results } from '../../lib/verdicts.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { referenceTarget } from '../support/targets.ts';
 import { startIndependentServer, type IndependentServerOptions } from '../fixtures/independent-server.ts';
@@ -13,6 +18,37 @@ import { publishTable } from '../support/table.ts';
 
 const rows = new Map<string, string[]>();
 const slot = limiter(2);
+
+const ENV = { TIMEOUT_MS: '10000', FUZZ_RUNS: '0' };
+
+/** The plain reference's run: the baseline every variant is compared with, test by test (run once, on first need). */
+let baseline: Promise<Results> | undefined;
+function referenceRun(): Promise<Results> {
+  baseline ??= slot(async () => {
+    const target = await referenceTarget({});
+    try {
+      const run = await runSuite({ ...target.env, ...ENV });
+      if (!run.results) throw new Error(`the reference run wrote no results.json: ${run.stderr.slice(0, 500)}`);
+      return run.results;
+    } finally { await target.close(); }
+  });
+  return baseline;
+}
+
+/** Passes of the reference run this variant turned into error, inconclusive, skip or no test at all, without declaring why. */
+function lostPasses(name: string, reference: Results, run: SuiteRun): string[] {
+  const declared = Object.keys(VARIANTS[name]?.lessEvidence ?? {});
+  const excused = (id: string) => declared.some((d) => (d.endsWith('/') ? id.startsWith(d) : id === d));
+  const now = new Map((run.results?.tests ?? []).map((t) => [t.id, t]));
+  const lost: string[] = [];
+  for (const t of reference.tests) {
+    if (!countsAsPassing(t) || excused(t.id)) continue;
+    const v = now.get(t.id);
+    if (!v) lost.push(`${t.id}: ${t.verdict} on the reference, not run on ${name}`);
+    else if (v.verdict === 'error' || v.verdict === 'inconclusive' || v.verdict === 'skip') lost.push(`${t.id}: ${t.verdict} on the reference, ${v.verdict} on ${name}: ${v.message ?? ''}`.slice(0, 400));
+  }
+  return lost;
+}
 
 function judge(name: string, run: SuiteRun): void {
   const fails = run.results?.tests.filter((t) => t.verdict === 'fail').map((t) => `${t.title}: ${t.message}`) ?? ['no results.json'];
@@ -39,9 +75,12 @@ describe.concurrent('legal variants of the reference server pass', () => {
     it(name, async () => {
       await slot(async () => {
         const target = await referenceTarget({ variants: [name] });
-        let run: SuiteRun;
-        try { run = await runSuite({ ...target.env, TIMEOUT_MS: '10000', FUZZ_RUNS: '0' }); } finally { await target.close(); }
+        try { return await runSuite({ ...target.env, ...ENV }); } finally { await target.close(); }
+      }).then(async (run) => {
         judge(name, run);
+        const lost = lostPasses(name, await referenceRun(), run);
+        if (lost.length) rows.set(name, [name, `${lost.length} passes lost`, ...rows.get(name)!.slice(2)]);
+        expect(lost, 'passes of the reference run lost without a declaration (reference/variants.ts lessEvidence)').toEqual([]);
         for (const clause of MUST_PASS[name] ?? []) {
           const tests = run.results!.tests.filter((t) => t.clause === clause);
           expect(tests.length, `tests of ${clause}`).toBeGreaterThan(0);

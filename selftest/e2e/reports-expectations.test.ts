@@ -14,7 +14,9 @@ import { HANG_GUARD_MS } from '../support/limit.ts';
 const dir = mkdtempSync(join(tmpdir(), 'chatgate-expect-e2e-'));
 const write = (name: string, text: string) => { const p = join(dir, name); writeFileSync(p, text); return p; };
 const RES = ['resources'];
-const RES_CC_1 = 'resources/RES-CC-1 id is "chatcmpl-" followed by a suffix';
+const RES_CC_1 = 'resources/completion-id';
+/** The same test's title-based id (results.json before resultsVersion 2): still accepted, deprecated. */
+const RES_CC_1_OLD = 'resources/RES-CC-1 id is "chatcmpl-" followed by a suffix';
 
 // Counts requests: a configuration error must come before any.
 let requests = 0;
@@ -40,6 +42,15 @@ describe('EXPECTATIONS', () => {
     expect(run.report('summary.md')).toContain('**RES-CC-1** (expected fail): known: https://tracker.example/API-91');
     expect(run.report('junit.xml')).toContain('<skipped message="expected fail (https://tracker.example/API-91');
     expect(run.report('index.html')).toMatch(/data-outcome="expected-fail" data-count="1"/);
+  }, HANG_GUARD_MS);
+
+  it('an old title-based test id is still accepted, with a deprecation warning naming the stable id', async () => {
+    const file = write('old-id.json', JSON.stringify({ [RES_CC_1_OLD]: 'https://tracker.example/API-91' }));
+    const run = await runChatgate({ REFERENCE_DEFECT: 'cc-id-no-prefix', CLAUSES: 'RES-CC-1', EXPECTATIONS: file }, RES);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.stderr).toContain(`chatgate: warning: EXPECTATIONS: ${file}: ${JSON.stringify(RES_CC_1_OLD)} is a title-based test id (deprecated`);
+    expect(run.stderr).toContain(`use its stable id "${RES_CC_1}"`);
+    expect(run.tests('RES-CC-1')[0]).toMatchObject({ id: RES_CC_1, verdict: 'fail', expectation: { entry: RES_CC_1_OLD, outcome: 'expected-fail' } });
   }, HANG_GUARD_MS);
 
   const yaml = `# known failures (chatgate self-test)\nRES-CC-1: https://tracker.example/API-91 # fixed in the reference\nLIM-2: https://tracker.example/API-88\n`;

@@ -59,6 +59,21 @@ describe('loading', () => {
     expect(configError(() => loadExpectations(join(dir, 'missing.yaml')))).toMatch(/cannot read .*missing\.yaml \(ENOENT\)/);
   });
 
+  it('accepts a stable test id, and an old title-based one with a deprecation warning naming its stable id', () => {
+    const y = loadExpectations(file('stable.yaml', 'resources/completion-id: https://tracker.example/API-91\n"resources/RES-CC-2 object is \\"chat.completion\\"": https://tracker.example/API-92\n'));
+    const warnings = checkTestIds(y, new Set(['resources/completion-id', 'resources/completion-object']), new Map([['resources/RES-CC-2 object is "chat.completion"', 'resources/completion-object']]));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/"resources\/RES-CC-2 object is \\"chat.completion\\"" is a title-based test id \(deprecated.*use its stable id "resources\/completion-object"/);
+    const tests = [rec('RES-CC-1', 'id', 'fail'), rec('RES-CC-2', 'object', 'fail')];
+    tests[0]!.id = 'resources/completion-id';
+    tests[1]!.id = 'resources/completion-object';
+    const summary = applyExpectations(y, tests);
+    expect(summary.expectedFail).toBe(2);
+    // The entry keeps the file's own key: --update-expectations removes what the file says.
+    expect(tests[1]!.expectation?.entry).toBe('resources/RES-CC-2 object is "chat.completion"');
+    expect(isNamed(y, tests[1]!)).toBe(true);
+  });
+
   it('rejects a test id that names no test of the suite', () => {
     const y = loadExpectations(file('known2.yaml', YAML_TEXT));
     checkTestIds(y, new Set(['resources/RES-CC-1 id is "chatcmpl-" followed by a suffix']));

@@ -187,6 +187,21 @@ describe('run history', () => {
     expect(comparisonLine(undefined)).toBe('since the previous run against this target: no previous run kept');
     expect(previousRun(dir, 'https://never.example/v1')).toBeUndefined();
   });
+
+  it('counts a harness error as failing, a skip or inconclusive as neither (the predicates of lib/verdicts.ts)', () => {
+    const prev = fixtureResults();
+    const cur = fixtureResults();
+    const auth2 = cur.tests.findIndex((t) => t.clause === 'AUTH-2');
+    const ver2 = cur.tests.findIndex((t) => t.clause === 'VER-2');
+    cur.tests[auth2]!.verdict = 'error'; // passed before: newly failing
+    cur.tests[ver2]!.verdict = 'inconclusive'; // info before: moves nothing
+    prev.tests[cur.tests.findIndex((t) => t.clause === 'EV-7')]!.verdict = 'error'; // warn now: still failing
+    const cmp = compareRuns(prev, cur);
+    expect(cmp.newlyFailing.map((x) => x.clause)).toEqual(['AUTH-2']);
+    expect(cmp.newlyPassing).toEqual([]);
+    const back = compareRuns(cur, fixtureResults());
+    expect(back.newlyPassing.map((x) => x.clause)).toEqual(['AUTH-2']);
+  });
 });
 
 describe('selection', () => {

@@ -1,0 +1,38 @@
+// Every test of the suite has a stable id (given at the test, harness/clause-test.ts),
+// in the id scheme (TEST_ID: "<suite file>/<slug>...") and unique, so EXPECTATIONS
+// entries and history survive a title edit. The ids come from the runner's own
+// collection (npm test -- --list-tests: imports only, no request).
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TEST_ID, idPart } from '../../lib/test-ids.ts';
+import { ROOT } from '../support/run-suite.ts';
+
+describe('stable test ids', () => {
+  it('every test has one, in the scheme, unique, and its first segment names its suite file', () => {
+    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts'), '--list-tests'], {
+      cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeout: 120_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const rows = run.stdout.trim().split('\n').map((l) => l.split('\t') as [string, string]);
+    expect(rows.length).toBeGreaterThan(150);
+    const bad = rows.filter(([id]) => !TEST_ID.test(id)).map(([id, title]) => `${id} (${title})`);
+    expect(bad, 'tests without a stable id (clause(id, clauseId, title, fn))').toEqual([]);
+    const seen = new Map<string, string>();
+    const dup: string[] = [];
+    for (const [id, title] of rows) { if (seen.has(id)) dup.push(`${id}: "${seen.get(id)}" and "${title}"`); seen.set(id, title); }
+    expect(dup).toEqual([]);
+    const areas = new Set(rows.map(([id]) => id.split('/')[0]));
+    for (const area of ['auth', 'brains', 'chat-requests', 'events', 'limits', 'models', 'resources', 'svc', 'unavailable', 'versioning', 'fuzz', 'clients', 'run-wide']) expect(areas).toContain(area);
+  }, 150_000);
+
+  it('idPart turns a data label into an id segment', () => {
+    expect(idPart('POST /chat/completions')).toBe('post-chat-completions');
+    expect(idPart('/images/generations')).toBe('images-generations');
+    expect(idPart('svc-auto')).toBe('svc-auto');
+    expect(TEST_ID.test('auth/missing-key/models')).toBe(true);
+    expect(TEST_ID.test('clients/openai@6/error-401')).toBe(true);
+    expect(TEST_ID.test('auth/AUTH-1 no key on GET /models')).toBe(false);
+    expect(TEST_ID.test('auth')).toBe(false);
+  });
+});
