@@ -25,7 +25,7 @@ import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, r
 import { VerdictCollector, legacyTestId } from '../runner/verdict-collector.ts';
 import { summariseParts, type ExchangeSummary } from '../harness/exchange-log.ts';
 import { toCurl } from '../lib/curl.ts';
-import { foldIntoProbes, RUN_WIDE_FILE, runWideChecks, runWideTestIds } from '../runner/run-wide-checks.ts';
+import { foldIntoProbes, RUN_WIDE_FILE, runWideChecks, runWideTests } from '../runner/run-wide-checks.ts';
 import { startGovernorServer, type GovernorServer } from '../runner/governor-server.ts';
 import { THROTTLED } from '../lib/back-off.ts';
 import { writeResultsJson } from '../reports/writers/results-json.ts';
@@ -362,7 +362,7 @@ interface IndexedTest { id: string; title: string; file: string; /** The title-b
 
 /** Every test of the suite with its stable id, collected without running any (imports only, no request). */
 async function collectTests(): Promise<IndexedTest[]> {
-  const out: IndexedTest[] = runWideTestIds().map((id) => ({ id, title: id, file: RUN_WIDE_FILE }));
+  const out: IndexedTest[] = runWideTests().map(({ id, legacyId }) => ({ id, title: id, file: RUN_WIDE_FILE, legacyId }));
   const { createVitest } = await import('vitest/node');
   // Collecting imports the suite files, which read the target from the environment;
   // for the embedded target (not started yet) a placeholder that is never contacted.

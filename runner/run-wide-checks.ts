@@ -59,6 +59,12 @@ export function runWideTestIds(): string[] {
   return [...RESPONSE_RULES.map((r) => `run-wide/${r.clause.toLowerCase()}`), 'run-wide/err-5'];
 }
 
+/** Each run-wide record's id with its title-based id of results.json version 1 (EXPECTATIONS may still name that). */
+export function runWideTests(): Array<{ id: string; legacyId: string }> {
+  return [...RESPONSE_RULES.map((r) => ({ clause: r.clause, title: r.title })), { clause: 'ERR-5' as ClauseId, title: ERR_5_TITLE }]
+    .map(({ clause, title }) => ({ id: `run-wide/${clause.toLowerCase()}`, legacyId: `run-wide/${clause} ${title}` }));
+}
+
 /** The run-wide checks over the exchanges of the run; `baseUrl` is TARGET_URL (only exchanges under it are judged). */
 export function runWideChecks(logged: ExchangeSummary[], baseUrl?: string): TestRecord[] {
   const all = logged.filter((e) => underBase(e.url, baseUrl));

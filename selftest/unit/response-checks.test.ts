@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { checkResponse, RESPONSE_RULES } from '../../runner/response-checks.ts';
-import { foldIntoProbes, runWideChecks, runWideTestIds } from '../../runner/run-wide-checks.ts';
+import { foldIntoProbes, runWideChecks, runWideTestIds, runWideTests } from '../../runner/run-wide-checks.ts';
 import { summariseParts, type ExchangeSummary } from '../../harness/exchange-log.ts';
 import { HttpClient, type Exchange } from '../../lib/http-client.ts';
 import { judge } from '../../fuzz/oracles.ts';
@@ -84,8 +84,9 @@ describe('the table of per-response rules', () => {
 });
 
 describe('run-wide records from the table', () => {
-  it('keep their ids: one per rule plus ERR-5', () => {
-    expect(runWideTestIds()).toEqual([
+  it('keep their ids: one per rule plus ERR-5, and the title-based ids EXPECTATIONS files may still name', () => {
+    expect(runWideTestIds()).toEqual(['err-1', 'err-2', 'err-3', 'err-4', 'auth-9', 'svc-8', 'ev-12', 'err-5'].map((c) => `run-wide/${c}`));
+    expect(runWideTests().map((t) => t.legacyId)).toEqual([
       'run-wide/ERR-1 every response with status >= 400 carries an error body',
       'run-wide/ERR-2 no request gets a 5xx other than 503',
       'run-wide/ERR-3 error message, type and code are non-empty',
