@@ -4,6 +4,7 @@
 //   npm run mutation                      every mutant (the full run; not for CI)
 //   npm run mutation -- --incremental     only mutants whose code or tests changed since
 //                                         reports/mutation/stryker-incremental.json
+//   npm run mutation -- --summary-only    summary.json from the last report, without running
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -12,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'reports/mutation');
-const args = process.argv.slice(2);
+const summaryOnly = process.argv.includes('--summary-only');
+const args = process.argv.slice(2).filter((a) => a !== '--summary-only');
 
 interface Mutant { id: string; mutatorName: string; status: string; statusReason?: string; location: { start: { line: number } } }
 interface Report { files: Record<string, { mutants: Mutant[] }> }
@@ -20,8 +22,9 @@ interface Report { files: Record<string, { mutants: Mutant[] }> }
 const startedAt = new Date();
 const loadBefore = loadavg();
 const t0 = performance.now();
-const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/@stryker-mutator/core/bin/stryker.js'), 'run', ...args], { cwd: ROOT, stdio: 'inherit' });
-const durationS = Math.round((performance.now() - t0) / 1000);
+const run = summaryOnly ? { status: 0, signal: null } : spawnSync(process.execPath, [join(ROOT, 'node_modules/@stryker-mutator/core/bin/stryker.js'), 'run', ...args], { cwd: ROOT, stdio: 'inherit' });
+// Not measured when only summarising an earlier run.
+const durationS = summaryOnly ? null : Math.round((performance.now() - t0) / 1000);
 const loadAfter = loadavg();
 if (run.status !== 0) {
   process.stderr.write(`mutation: stryker exited with ${run.status ?? run.signal}; no summary written\n`);
@@ -63,11 +66,11 @@ const summary = {
   compileErrors: n('CompileError'), runtimeErrors: n('RuntimeError'),
   disabled: n('Ignored'), disabledByReason: disabled,
   durationS,
-  secondsPerTestedMutant: valid ? Math.round((durationS / valid) * 100) / 100 : null,
+  secondsPerTestedMutant: valid && durationS !== null ? Math.round((durationS / valid) * 100) / 100 : null,
   machine: { cpus: cpus().length, loadAverageAtStart: loadBefore.map((x) => Math.round(x * 100) / 100), loadAverageAtEnd: loadAfter.map((x) => Math.round(x * 100) / 100) },
   untriaged: survivors,
 };
 mkdirSync(OUT, { recursive: true });
 writeFileSync(join(OUT, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-console.log(`mutation score ${score ?? 'n/a'} % (${detected} of ${valid} detected; ${n('Survived')} survived, ${n('NoCoverage')} no coverage, ${n('Ignored')} disabled with a reason) in ${durationS} s, load average ${summary.machine.loadAverageAtStart.join(' ')}`);
+console.log(`mutation score ${score ?? 'n/a'} % (${detected} of ${valid} detected; ${n('Survived')} survived, ${n('NoCoverage')} no coverage, ${n('Ignored')} disabled with a reason) in ${durationS ?? '(not measured)'} s, load average ${summary.machine.loadAverageAtStart.join(' ')}`);
 console.log(`reports: ${join(OUT, 'index.html')}, mutation.json, summary.json`);

@@ -14,7 +14,7 @@ export default mergeConfig(suites, defineConfig({
       FUZZ_SEED: process.env.FUZZ_SEED ?? '20261123',
       FUZZ_RUNS: process.env.FUZZ_RUNS ?? '200',
       // A mutant that stalls the server costs this per request; in-process loopback answers in milliseconds.
-      TIMEOUT_MS: process.env.TIMEOUT_MS ?? '10000',
+      TIMEOUT_MS: process.env.TIMEOUT_MS ?? '5000',
     },
   },
 }));
