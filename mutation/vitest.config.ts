@@ -8,6 +8,9 @@ import suites from '../suites/vitest.config.ts';
 export default mergeConfig(suites, defineConfig({
   test: {
     setupFiles: ['mutation/setup.ts'],
+    // MUTATION_ISOLATE=0: suite files share the worker's module cache and one reference
+    // server (mutation/setup.ts), so a mutant pays no re-import per file.
+    ...(process.env.MUTATION_ISOLATE === '0' ? { isolate: false } : {}),
     env: {
       CHATGATE_MUTATION: '1',
       // Fixed, so every mutant meets the same generated requests (the fuzz phase is part of the suite).
