@@ -168,7 +168,12 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
       rec.seen = redact(err.seen);
       if (err.exchange) attached = err.exchange;
       const message = err.message;
-      if (level === 'SHOULD') { finish('warn', message); return; }
+      if (level === 'SHOULD') {
+        finish('warn', message);
+        // A mutation run counts a warning as a kill, as STRICT=1 fails the run on one.
+        if (!process.env.CHATGATE_MUTATION) return;
+        throw new Error(redact(`${fullTitle}\n  requirement (SHOULD): ${def.requirement}\n  ${message}`));
+      }
       if (level === 'INFO') { finish('info', [...observations, message].join('; ')); return; }
       finish('fail', message);
       throw new Error(redact(`${fullTitle}\n  requirement: ${def.requirement}\n  ${message}`));

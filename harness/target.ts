@@ -77,6 +77,9 @@ export function listModels(auth: AuthSpec = keys.main): Promise<Exchange> {
 
 /** Memoises one exchange per file, so several clause tests can judge the same answer. */
 export function shared<T>(make: () => Promise<T>): () => Promise<T> {
+  // Mutation runs (mutation/setup.ts) judge a mutant by the tests that reach it: each
+  // test then makes its own exchange, so the code it judges is counted as its own.
+  if (process.env.CHATGATE_MUTATION) return make;
   let p: Promise<T> | undefined;
   return () => (p ??= make());
 }

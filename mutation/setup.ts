@@ -1,0 +1,43 @@
+// Mutation runs only (mutation/vitest.config.ts): the embedded reference server runs
+// inside the test worker, so StrykerJS sees which test made
+// the server run which code (per-test coverage) and a mutant is judged by the few tests
+// that reach it, not by a whole run in another process. Everything else is what
+// bin/chatgate.ts does for the embedded target, including the run-wide clauses, which
+// here judge each test's own exchanges as it ends (a broken one fails that test).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { startReferenceServer, type ReferenceServer } from '../reference/server.ts';
+import { bypassProxyFor } from '../lib/proxy.ts';
+import { runWideChecks } from '../runner/run-wide-checks.ts';
+import type { ExchangeSummary } from '../harness/exchange-log.ts';
+
+// One server per worker, as the runner starts one per run: with isolate: false
+// (mutation/vitest.config.ts) suite files share the worker and its module cache, so the
+// harness reads the target once; this file runs again before each of them.
+const shared = globalThis as { chatgateMutationTarget?: { ref: ReferenceServer; runDir: string; judged: number } };
+const target = (shared.chatgateMutationTarget ??= await (async () => {
+  const ref = await startReferenceServer({});
+  bypassProxyFor(new URL(ref.url).hostname);
+  const runDir = mkdtempSync(join(tmpdir(), 'chatgate-mutation-'));
+  Object.assign(process.env, {
+    CHATGATE_EMBEDDED: '1', CHATGATE_RUN_DIR: runDir,
+    TARGET_URL: ref.url, API_KEY: ref.keys.main, LIMITED_API_KEY: ref.keys.limited,
+    RATE_LIMIT_API_KEY: ref.keys.rateLimit, BRAIN_ID: ref.brainId,
+  });
+  // The worker ends with the run; its server must not keep it alive.
+  process.once('exit', () => rmSync(runDir, { recursive: true, force: true }));
+  return { ref, runDir, judged: 0 };
+})());
+
+afterEach(() => {
+  const exchanges: ExchangeSummary[] = [];
+  for (const f of readdirSync(target.runDir).sort()) {
+    for (const line of readFileSync(join(target.runDir, f), 'utf8').split('\n')) if (line) exchanges.push(JSON.parse(line));
+  }
+  const mine = exchanges.slice(target.judged);
+  target.judged = exchanges.length;
+  const broken = runWideChecks(mine, target.ref.url).filter((r) => r.verdict === 'fail' || r.verdict === 'warn');
+  if (broken.length) throw new Error(`run-wide clause broken by this test's exchanges:\n${broken.map((r) => `  ${r.title}: ${r.message}`).join('\n')}`);
+});

@@ -1,0 +1,23 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import suites from '../suites/vitest.config.ts';
+
+// The conformance suite as StrykerJS runs it (npm run mutation, stryker.config.mjs):
+// suites/ unchanged, with the reference server started in each test worker by
+// mutation/setup.ts instead of by the runner. Stryker runs one test at a time in one
+// worker (it overrides the concurrency settings), which its per-test coverage needs.
+export default mergeConfig(suites, defineConfig({
+  test: {
+    setupFiles: ['mutation/setup.ts'],
+    // MUTATION_ISOLATE=0: suite files share the worker's module cache and one reference
+    // server (mutation/setup.ts), so a mutant pays no re-import per file.
+    ...(process.env.MUTATION_ISOLATE === '0' ? { isolate: false } : {}),
+    env: {
+      CHATGATE_MUTATION: '1',
+      // Fixed, so every mutant meets the same generated requests (the fuzz phase is part of the suite).
+      FUZZ_SEED: process.env.FUZZ_SEED ?? '20261123',
+      FUZZ_RUNS: process.env.FUZZ_RUNS ?? '200',
+      // A mutant that stalls the server costs this per request; in-process loopback answers in milliseconds.
+      TIMEOUT_MS: process.env.TIMEOUT_MS ?? '5000',
+    },
+  },
+}));
