@@ -253,13 +253,7 @@ async function main(): Promise<number> {
   const previous = previousRun(reportsDir, results.target);
   if (previous) results.comparison = compareRuns(previous, results);
   const latest = join(reportsDir, 'latest');
-  rmSync(latest, { recursive: true, force: true });
-  mkdirSync(latest, { recursive: true });
-  writeResultsJson(latest, results);
-  writeJunit(latest, results);
-  writeHtml(latest, results);
-  writeMarkdown(latest, results);
-  writeStepSummary(latest);
+  writeReports(latest, results);
   archiveRun(reportsDir, latest, startedAt);
   console.log(renderConsole(results, { color: process.stdout.isTTY }));
   if (known?.updated) console.log(`expectations: removed ${known.unexpectedPass.join(', ')} from ${known.file} (they pass now)`);
@@ -268,6 +262,17 @@ async function main(): Promise<number> {
 }
 
 const SUITES_CONFIG = join(ROOT, 'suites/vitest.config.ts');
+
+/** Every report of a run into `latest` (emptied first), the job summary too. */
+function writeReports(latest: string, results: Results): void {
+  rmSync(latest, { recursive: true, force: true });
+  mkdirSync(latest, { recursive: true });
+  writeResultsJson(latest, results);
+  writeJunit(latest, results);
+  writeHtml(latest, results);
+  writeMarkdown(latest, results);
+  writeStepSummary(latest);
+}
 
 /** The results of the run as far as it got. */
 function resultsOf(tests: TestRecord[], exitCode: number): Results {
@@ -296,13 +301,7 @@ function reportIncomplete(incomplete: NonNullable<Results['incomplete']>, exitCo
   const results: Results = { ...resultsOf(tests, exitCode), incomplete };
   const latest = join(resolve(process.env.REPORTS_DIR || join(ROOT, 'reports')), 'latest');
   try {
-    rmSync(latest, { recursive: true, force: true });
-    mkdirSync(latest, { recursive: true });
-    writeResultsJson(latest, results);
-    writeJunit(latest, results);
-    writeHtml(latest, results);
-    writeMarkdown(latest, results);
-    writeStepSummary(latest);
+    writeReports(latest, results);
     console.log(renderConsole(results, { color: process.stdout.isTTY }));
     console.log(`reports (incomplete run): ${latest}/index.html, summary.md, results.json, junit.xml`);
   } catch (err) {

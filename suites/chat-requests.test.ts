@@ -3,6 +3,19 @@ import { describe } from 'vitest';
 import { clause, idPart } from '../harness/clause-test.ts';
 import { chat, chatBody, HELLO, keys, models, send } from '../harness/target.ts';
 
+/** Bodies CHAT-2..CHAT-5 refuse: [clause, what, body, the id's last part]. */
+const REFUSED: Array<['CHAT-2' | 'CHAT-3' | 'CHAT-4' | 'CHAT-5', string, Record<string, unknown>, string]> = [
+  ['CHAT-2', 'a request without model', { messages: HELLO }, 'no-model'],
+  ['CHAT-2', 'model given as a number', { model: 42, messages: HELLO }, 'model-number'],
+  ['CHAT-3', 'a request without messages', { model: models[0] }, 'no-messages'],
+  ['CHAT-3', 'messages given as an object', { model: models[0], messages: { role: 'user', content: 'hi' } }, 'messages-object'],
+  ['CHAT-3', 'messages given as a string', { model: models[0], messages: 'hi' }, 'messages-string'],
+  ['CHAT-4', 'a message without role', { model: models[0], messages: [{ content: 'hi' }] }, 'message-no-role'],
+  ['CHAT-4', 'message content given as a number', { model: models[0], messages: [{ role: 'user', content: 42 }] }, 'content-number'],
+  ['CHAT-4', 'message content given as an object without parts', { model: models[0], messages: [{ role: 'user', content: { text: 'hi' } }] }, 'content-object'],
+  ['CHAT-5', 'stream given as a string', { model: models[0], messages: HELLO, stream: 'yes' }, 'stream-string'],
+];
+
 describe('CHAT: valid requests', () => {
   clause('chat-requests/no-stream', 'CHAT-1', 'model and messages without stream get 200 and a JSON reply', async (t) => {
     const ex = await chat();
@@ -34,18 +47,7 @@ describe('CHAT: valid requests', () => {
 });
 
 describe('CHAT: invalid requests are refused with 400', () => {
-  const refused: Array<[ 'CHAT-2' | 'CHAT-3' | 'CHAT-4' | 'CHAT-5', string, Record<string, unknown>, string]> = [
-    ['CHAT-2', 'a request without model', { messages: HELLO }, 'no-model'],
-    ['CHAT-2', 'model given as a number', { model: 42, messages: HELLO }, 'model-number'],
-    ['CHAT-3', 'a request without messages', { model: models[0] }, 'no-messages'],
-    ['CHAT-3', 'messages given as an object', { model: models[0], messages: { role: 'user', content: 'hi' } }, 'messages-object'],
-    ['CHAT-3', 'messages given as a string', { model: models[0], messages: 'hi' }, 'messages-string'],
-    ['CHAT-4', 'a message without role', { model: models[0], messages: [{ content: 'hi' }] }, 'message-no-role'],
-    ['CHAT-4', 'message content given as a number', { model: models[0], messages: [{ role: 'user', content: 42 }] }, 'content-number'],
-    ['CHAT-4', 'message content given as an object without parts', { model: models[0], messages: [{ role: 'user', content: { text: 'hi' } }] }, 'content-object'],
-    ['CHAT-5', 'stream given as a string', { model: models[0], messages: HELLO, stream: 'yes' }, 'stream-string'],
-  ];
-  for (const [id, what, json, kind] of refused) {
+  for (const [id, what, json, kind] of REFUSED) {
     clause(`chat-requests/invalid/${kind}`, id, `${what} gets 400 with an error body`, async (t) => {
       const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, json });
       if (id === 'CHAT-5') t.note('no streaming form: stream itself is the field under test');
@@ -105,17 +107,8 @@ describe('CHAT: the same requests on the streaming path (stream: true)', () => {
     t.status(ex, 200);
   });
 
-  const refused: Array<['CHAT-2' | 'CHAT-3' | 'CHAT-4', string, Record<string, unknown>, string]> = [
-    ['CHAT-2', 'a request without model', { messages: HELLO }, 'no-model'],
-    ['CHAT-2', 'model given as a number', { model: 42, messages: HELLO }, 'model-number'],
-    ['CHAT-3', 'a request without messages', { model: models[0] }, 'no-messages'],
-    ['CHAT-3', 'messages given as an object', { model: models[0], messages: { role: 'user', content: 'hi' } }, 'messages-object'],
-    ['CHAT-3', 'messages given as a string', { model: models[0], messages: 'hi' }, 'messages-string'],
-    ['CHAT-4', 'a message without role', { model: models[0], messages: [{ content: 'hi' }] }, 'message-no-role'],
-    ['CHAT-4', 'message content given as a number', { model: models[0], messages: [{ role: 'user', content: 42 }] }, 'content-number'],
-    ['CHAT-4', 'message content given as an object without parts', { model: models[0], messages: [{ role: 'user', content: { text: 'hi' } }] }, 'content-object'],
-  ];
-  for (const [id, what, json, kind] of refused) {
+  // CHAT-5's body is about the stream field itself: it has no streaming form.
+  for (const [id, what, json, kind] of REFUSED.filter(([c]) => c !== 'CHAT-5')) {
     clause(`chat-requests/invalid/${kind}-stream`, id, `${what} (stream: true) gets 400 with an error body`, async (t) => {
       const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, json: { ...json, stream: true }, stream: true });
       t.errorBody(ex, 400);
