@@ -40,6 +40,8 @@ export function errorBody(ctx: RequestContext, err: ApiError): Record<string, un
   let message = err.message;
   // key-echoed-in-error: the leak AUTH-9 exists to catch.
   if (err.status === 400 && ctx.defect('key-echoed-in-error') && ctx.key) message += ` (request made with key ${ctx.key.value})`;
+  // error-echoes-url: the request line as received, query string included (a legal habit of many frameworks).
+  if ((err.status === 401 || err.status === 404) && ctx.variant('error-echoes-url')) message += ` (${ctx.method} ${ctx.req.url ?? '/'})`;
   const inner: Record<string, unknown> = { message, type: err.type, param: err.param, code: err.code };
   if (ctx.variant('error-param-absent')) delete inner.param;
   if (ctx.variant('extra-fields')) inner.x_reference_detail = { status: err.status };
