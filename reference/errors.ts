@@ -49,6 +49,7 @@ export function errorBody(ctx: RequestContext, err: ApiError): Record<string, un
   if (ctx.defect('error-missing-code')) delete inner.code;
   if (ctx.defect('error-code-null')) inner.code = null;
   if (ctx.defect('error-code-numeric')) inner.code = err.status;
+  if (err.status === 401 && ctx.defect('auth-401-code-numeric')) inner.code = 401;
   if (ctx.defect('error-message-not-string')) inner.message = { text: message };
   if (ctx.defect('error-empty-message')) inner.message = '';
   if (ctx.defect('error-flat')) return inner;
