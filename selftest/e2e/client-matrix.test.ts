@@ -62,6 +62,10 @@ const CASES: Case[] = [
     why: 'every client concatenates deltas, so each assembles the garbled reply: the stream cells are inconclusive naming EV-12 (the server\'s breach), never a fail of the client',
   },
   {
+    name: 'defect auth-401-code-numeric', env: { REFERENCE_DEFECT: 'auth-401-code-numeric' }, breaks: [],
+    why: 'every client raises its authentication error with the server\'s message despite the integer error.code (an ERR-1 breach): the error-401 cells pass, each with a note naming ERR-1',
+  },
+  {
     name: 'defect stream-false-sse', env: { REFERENCE_DEFECT: 'stream-false-sse' }, breaks: ['langchain@1 completion', 'langchain@1 brain'],
     why: 'only LangChain sends "stream": false on a plain call (the others leave stream out), and gets an event stream back',
   },
@@ -110,6 +114,11 @@ describe.concurrent('the client matrix in results.json', () => {
       for (const t of cells.filter((t) => t.verdict === 'inconclusive')) expect(t.message, t.title).toMatch(/see [A-Z]+-\d+/);
       if (c.env.REFERENCE_DEFECT === 'cumulative-deltas') for (const t of cells.filter((t) => t.verdict !== 'pass' && t.verdict !== 'skip')) expect(`${t.verdict} ${t.message}`).toMatch(/^inconclusive .*see EV-12/);
       for (const t of cells.filter((t) => t.verdict === 'pass')) expect(t.observations?.length, t.title).toBeGreaterThan(0);
+      // A wire breach the client tolerated is named on its passing cell.
+      if (c.env.REFERENCE_DEFECT === 'auth-401-code-numeric') {
+        for (const t of cells.filter((t) => t.matrix!.operation === 'error-401' && t.verdict === 'pass')) expect(t.notes.join('\n'), t.title).toMatch(/see ERR-1/);
+        expect(cells.filter((t) => t.matrix!.operation === 'error-401' && t.verdict === 'pass').length).toBeGreaterThan(0);
+      }
       // A client that cannot run on this Node (openai 7 before Node 22) is skipped with the reason, never dropped.
       for (const t of cells.filter((t) => unavailable(clientById(t.matrix!.client)))) {
         expect(`${t.title}: ${t.verdict} ${t.message}`).toBe(`${t.title}: skip ${unavailable(clientById(t.matrix!.client))}`);
