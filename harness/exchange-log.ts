@@ -12,7 +12,7 @@ import { threadId } from 'node:worker_threads';
 import type { Exchange, ReuseRetry } from '../lib/http-client.ts';
 import { errorBodyProblems, errorObjectOf, parseJson } from '../lib/error-body.ts';
 import { errorSchemaProblems } from '../lib/schema-validator.ts';
-import { knownSecrets, redact, redactDeep } from '../lib/redact.ts';
+import { echoedSecretLabels, redact, redactDeep } from '../lib/redact.ts';
 import { parseSse } from '../lib/sse-reader.ts';
 import { DeltaSnapshotWatch, type SnapshotFinding } from '../lib/cumulative-deltas.ts';
 
@@ -82,8 +82,7 @@ export function exchangeErrorBodyProblems(ex: Pick<Exchange, 'status' | 'error' 
 
 /** Labels of the known secrets that appear in response headers or body (AUTH-9). */
 export function echoedSecrets(headers: Record<string, string>, text: string): string[] {
-  const hay = [JSON.stringify(headers), text];
-  return knownSecrets().filter((s) => hay.some((h) => h.includes(s.value))).map((s) => s.label);
+  return echoedSecretLabels(headers, text);
 }
 
 export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary {

@@ -13,7 +13,7 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import { toCurl } from './curl.ts';
 import { withExtraHeaders } from './extra-headers.ts';
 import { createDispatcher, proxyFor } from './proxy.ts';
-import { isCredentialHeader, knownSecrets, maskAuthorization, redact, redactUrl } from './redact.ts';
+import { echoedSecretLabels, isCredentialHeader, maskAuthorization, redact, redactUrl } from './redact.ts';
 import { SseReader, type SseEvent, type SseProblem, type SseStats } from './sse-reader.ts';
 import { DEFAULT_429_BUDGET, with429BackOff } from './back-off.ts';
 import type { Gate } from './governor.ts';
@@ -392,7 +392,7 @@ export class HttpClient {
     if (ex.mediaType && /json/.test(ex.mediaType) || (!spec.stream && ex.text.trim().startsWith('{'))) {
       try { ex.json = JSON.parse(ex.text); } catch (e) { ex.jsonError = (e as Error).message; }
     }
-    ex.keyEchoes = findEchoes(ex);
+    ex.keyEchoes = echoedSecretLabels(ex.headers, ex.text ?? '', { url, authorization: headers.authorization });
     return ex;
   }
 }
@@ -439,11 +439,6 @@ function redactHeaders(h: Record<string, string>): Record<string, string> {
     out[k] = k.toLowerCase() === 'authorization' ? maskAuthorization(v) : isCredentialHeader(k) ? '***' : redact(v);
   }
   return out;
-}
-
-function findEchoes(ex: Exchange): string[] {
-  const hay = [JSON.stringify(ex.headers), ex.text ?? ''];
-  return knownSecrets().filter((s) => hay.some((h) => h.includes(s.value))).map((s) => s.label);
 }
 
 export function formatBytes(n: number): string {

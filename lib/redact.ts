@@ -55,6 +55,17 @@ export function redactUrl(url: string): string {
   return redact(url.slice(0, q + 1) + masks);
 }
 
+/**
+ * Labels of the known secrets in a response's headers or body (AUTH-9's evidence). A key
+ * the request carried in its URL and not in Authorization is left out: a server whose
+ * 404 or 401 names the request URL echoes what we put there, not a credential it received.
+ */
+export function echoedSecretLabels(headers: Record<string, string>, text: string, request?: { url: string; authorization?: string }): string[] {
+  const hay = [JSON.stringify(headers), text];
+  const urlBorne = (v: string) => !!request && request.url.includes(v) && !(request.authorization ?? '').includes(v);
+  return knownSecrets().filter((s) => !urlBorne(s.value) && hay.some((h) => h.includes(s.value))).map((s) => s.label);
+}
+
 export function knownSecrets(): Array<{ value: string; label: string }> {
   return [...secrets].map(([value, label]) => ({ value, label }));
 }

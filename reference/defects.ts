@@ -195,6 +195,8 @@ const CATALOG = {
   'fuzz-later-content-accepted': { clauses: ['CHAT-4'], foundBy: 'fuzz', description: 'Content of an invalid type is accepted in any message but the first.' },
   'fuzz-stream-number-accepted': { clauses: ['CHAT-5'], foundBy: 'fuzz', description: 'stream given as a number, an object or an array is accepted (as false).' },
   'fuzz-trailing-garbage-accepted': { clauses: ['CHAT-6'], foundBy: 'fuzz', description: 'A body that is a JSON object followed by other text is read up to its last "}" (lenient parse).' },
+  // --- a wire breach the client libraries tolerate (llama.cpp's llama-server answers 401 so) ---
+  'auth-401-code-numeric': { clauses: ['ERR-1'], description: '401 error bodies carry error.code as an integer (401); every other member, and every other error body, stays conformant.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;

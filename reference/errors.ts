@@ -40,6 +40,8 @@ export function errorBody(ctx: RequestContext, err: ApiError): Record<string, un
   let message = err.message;
   // key-echoed-in-error: the leak AUTH-9 exists to catch.
   if (err.status === 400 && ctx.defect('key-echoed-in-error') && ctx.key) message += ` (request made with key ${ctx.key.value})`;
+  // error-echoes-url: the request line as received, query string included (a legal habit of many frameworks).
+  if ((err.status === 401 || err.status === 404) && ctx.variant('error-echoes-url')) message += ` (${ctx.method} ${ctx.req.url ?? '/'})`;
   const inner: Record<string, unknown> = { message, type: err.type, param: err.param, code: err.code };
   if (ctx.variant('error-param-absent')) delete inner.param;
   if (ctx.variant('extra-fields')) inner.x_reference_detail = { status: err.status };
@@ -47,6 +49,7 @@ export function errorBody(ctx: RequestContext, err: ApiError): Record<string, un
   if (ctx.defect('error-missing-code')) delete inner.code;
   if (ctx.defect('error-code-null')) inner.code = null;
   if (ctx.defect('error-code-numeric')) inner.code = err.status;
+  if (err.status === 401 && ctx.defect('auth-401-code-numeric')) inner.code = 401;
   if (ctx.defect('error-message-not-string')) inner.message = { text: message };
   if (ctx.defect('error-empty-message')) inner.message = '';
   if (ctx.defect('error-flat')) return inner;

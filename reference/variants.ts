@@ -64,6 +64,8 @@ const CATALOG = {
   'limit-account-5s': { description: 'One budget of 30 requests per 5000 ms window shared by every key of the account.' },
   'limit-burst': { description: 'The main and limited keys each draw on a token bucket of 12 requests refilled at 6 per second: a burst goes through, then the key is served at the refill rate; a 429 advises the wait for the next token.' },
   'retry-after-seconds-only': { description: '429 answers advise their wait only as Retry-After delta-seconds (no retry-after-ms, no x-ratelimit-*).' },
+  // --- error messages that name the request (Express-style "Cannot GET /path?query"): AUTH-9 judges keys sent as credentials, not the URL we built ---
+  'error-echoes-url': { description: '401 and 404 error messages end with the request line as received, query string included ("... (POST /v1/chat/completions?api_key=...)"), so the key-in-query probes see their own key echoed.' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;

@@ -24,7 +24,7 @@ const VARIANT_GROUPS: string[][] = [
   ['sse-cr', 'one-chunk', 'no-usage-chunk', 'connection-close', 'slow-stream', 'slow-json', 'tight-rate-limit', 'resolved-model', 'unknown-model-400', 'error-param-absent', 'outside-base-plain-404',
     'retry-after-http-date', 'auth-lenient-bearer', 'brain-route-201', 'unknown-params-400'],
   // The retry-hint styles exclude each other (the reference uses the first it is given): one per group.
-  ['ratelimit-reset-only', 'keep-alive-timeout', 'params-ignored', 'repetitive-deltas', 'stream-refusals-400', 'brain-route-stream-json'],
+  ['ratelimit-reset-only', 'keep-alive-timeout', 'params-ignored', 'repetitive-deltas', 'stream-refusals-400', 'brain-route-stream-json', 'error-echoes-url'],
 ];
 
 // The tight rate limits are not grouped here: they only make a run wait. Every client meets
@@ -65,6 +65,10 @@ const CASES: Case[] = [
     name: 'defect cumulative-deltas', env: { REFERENCE_DEFECT: 'cumulative-deltas' },
     breaks: CLIENTS.filter((c) => !unavailable(c) && operationsOf(c).includes('stream')).map((c) => `${c.id} stream`),
     why: 'every client concatenates deltas, so each assembles the garbled reply: the stream cells are inconclusive naming EV-12 (the server\'s breach), never a fail of the client',
+  },
+  {
+    name: 'defect auth-401-code-numeric', env: { REFERENCE_DEFECT: 'auth-401-code-numeric' }, breaks: [],
+    why: 'every client raises its authentication error with the server\'s message despite the integer error.code (an ERR-1 breach): the error-401 cells pass, each with a note naming ERR-1',
   },
   {
     name: 'defect stream-false-sse', env: { REFERENCE_DEFECT: 'stream-false-sse' }, breaks: ['langchain@1 completion', 'langchain@1 brain'],
@@ -115,6 +119,11 @@ describe.concurrent('the client matrix in results.json', () => {
       for (const t of cells.filter((t) => t.verdict === 'inconclusive')) expect(t.message, t.title).toMatch(/see [A-Z]+-\d+/);
       if (c.env.REFERENCE_DEFECT === 'cumulative-deltas') for (const t of cells.filter((t) => t.verdict !== 'pass' && t.verdict !== 'skip')) expect(`${t.verdict} ${t.message}`).toMatch(/^inconclusive .*see EV-12/);
       for (const t of cells.filter((t) => t.verdict === 'pass')) expect(t.observations?.length, t.title).toBeGreaterThan(0);
+      // A wire breach the client tolerated is named on its passing cell.
+      if (c.env.REFERENCE_DEFECT === 'auth-401-code-numeric') {
+        for (const t of cells.filter((t) => t.matrix!.operation === 'error-401' && t.verdict === 'pass')) expect(t.notes.join('\n'), t.title).toMatch(/see ERR-1/);
+        expect(cells.filter((t) => t.matrix!.operation === 'error-401' && t.verdict === 'pass').length).toBeGreaterThan(0);
+      }
       // A client that cannot run on this Node (openai 7 before Node 22) is skipped with the reason, never dropped.
       for (const t of cells.filter((t) => unavailable(clientById(t.matrix!.client)))) {
         expect(`${t.title}: ${t.verdict} ${t.message}`).toBe(`${t.title}: skip ${unavailable(clientById(t.matrix!.client))}`);

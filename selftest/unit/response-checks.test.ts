@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { checkResponse, RESPONSE_RULES } from '../../runner/response-checks.ts';
 import { foldIntoProbes, runWideChecks, runWideTestIds, runWideTests } from '../../runner/run-wide-checks.ts';
-import { summariseParts, type ExchangeSummary } from '../../harness/exchange-log.ts';
+import { summarise, summariseParts, type ExchangeSummary } from '../../harness/exchange-log.ts';
+import { addSecret, echoedSecretLabels } from '../../lib/redact.ts';
 import { HttpClient, type Exchange } from '../../lib/http-client.ts';
 import { judge } from '../../fuzz/oracles.ts';
 import type { TestRecord } from '../../lib/verdicts.ts';
@@ -165,5 +166,41 @@ describe('every kind of traffic reaches the table', () => {
     expect(judge(c, ex(400, 'bad', 'text/plain')).map((b) => b.clause)).toEqual(['ERR-1']);
     expect(judge(c, ex(429, '')).map((b) => b.clause)).toEqual(['ERR-1']);
     expect(judge(c, ex(503, '{"error":{"message":"m","type":"t","code":"c"}}'))).toEqual([]);
+  });
+});
+
+describe('AUTH-9 judges keys sent as credentials, not keys we put in the URL', () => {
+  it('a 401 naming the request URL echoes a query-borne key: no AUTH-9 echo; the same key sent in Authorization and echoed is one', async () => {
+    const KEY = 'sk-unit-auth9-query-0123456789';
+    addSecret(KEY, 'API_KEY');
+    // Express-style: the error names the request line, query string included.
+    const server = createServer((q, r) => {
+      r.writeHead(401, { 'content-type': 'application/json' });
+      r.end(JSON.stringify({ error: { message: `Cannot authenticate ${q.method} ${q.url} (${q.headers.authorization ?? 'no Authorization'})`, type: 't', code: 'c' } }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const c = new HttpClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, timeoutMs: 2000 });
+    try {
+      const inUrl = await c.send({ method: 'GET', path: '/models', auth: 'none', query: { api_key: KEY } });
+      expect(inUrl.text).toContain(KEY);
+      expect(inUrl.keyEchoes).toEqual([]);
+      expect(checkResponse(summarise(inUrl), ['AUTH-9'])).toEqual([]);
+      const inAuth = await c.send({ method: 'GET', path: '/models', auth: { key: KEY } });
+      expect(inAuth.keyEchoes).toEqual(['API_KEY']);
+      expect(checkResponse(summarise(inAuth), ['AUTH-9']).map((v) => v.clause)).toEqual(['AUTH-9']);
+      // Both at once: the server received it as a credential, so an echo counts.
+      const both = await c.send({ method: 'GET', path: '/models', auth: { key: KEY }, query: { key: KEY } });
+      expect(both.keyEchoes).toEqual(['API_KEY']);
+    } finally {
+      await c.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('with no request known (client libraries, fuzz), every echo counts', () => {
+    addSecret('sk-unit-auth9-other-0123456789', 'API_KEY');
+    expect(echoedSecretLabels({}, 'x sk-unit-auth9-other-0123456789 y')).toEqual(['API_KEY']);
+    expect(echoedSecretLabels({}, 'x sk-unit-auth9-other-0123456789 y', { url: 'http://h/v1/m?key=sk-unit-auth9-other-0123456789' })).toEqual([]);
   });
 });
