@@ -91,6 +91,8 @@ export interface Baseline {
   stream: Set<FuzzClause>;
   /** An ordinary invalid request's 400 lacks a proper error body. */
   errorBodyBroken: boolean;
+  /** The status an ordinary stream got when it was not 200 (-1: no answer): every stream fails, SVC-5's finding. */
+  streamFailedWith?: number;
 }
 
 export const NO_BASELINE: Baseline = { completion: new Set(), stream: new Set(), errorBodyBroken: false };
@@ -104,7 +106,7 @@ export function measureBaseline(plain: Exchange, stream: Exchange, invalid: Exch
   const ordinary: FuzzCase = { kind: 'valid', route: 'chat', body: { stream: true }, label: 'baseline' };
   const streamSet = new Set<FuzzClause>(stream.status === 200 ? allStreamBreaches(ordinary, stream).map((b) => b.clause) : []);
   const errorBodyBroken = invalid.status !== undefined && invalid.status >= 400 && errorBodyProblemsOf(invalid).length > 0;
-  return { completion, stream: streamSet, errorBodyBroken };
+  return { completion, stream: streamSet, errorBodyBroken, ...(stream.status !== 200 ? { streamFailedWith: stream.status ?? -1 } : {}) };
 }
 
 /** Every clause this exchange breaks. Statuses 429 and 503 are not judged (throttled, overloaded). */
@@ -134,7 +136,9 @@ export function judge(c: FuzzCase, ex: Exchange, base: Baseline = NO_BASELINE): 
 
   if (c.kind === 'valid' && c.route === 'chat' && hasExtras(c)) {
     // CHAT-8: honoured, ignored or refused with 400; never a 5xx. 413 is HTTP's own refusal of a body too large.
-    if (s !== undefined && s !== 200 && s !== 400 && s !== 413) {
+    // A generated stream that meets the failure an ordinary stream already met is no CHAT-8 finding.
+    const everyStreamFails = wantsStream(c) && base.streamFailedWith !== undefined && (s ?? -1) === base.streamFailedWith;
+    if (everyStreamFails) { /* the fixed probes report it (SVC-5, EV-1) */ } else if (s !== undefined && s !== 200 && s !== 400 && s !== 413) {
       out.push({ clause: 'CHAT-8', expected: 'HTTP 200 (honoured or ignored) or 400 (refused)', seen: fmt(ex) });
     } else if (s === 200 && !wantsStream(c)) {
       const problem = completionProblem(c, ex, base);

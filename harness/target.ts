@@ -75,6 +75,19 @@ export function listModels(auth: AuthSpec = keys.main): Promise<Exchange> {
   return send({ method: 'GET', path: '/models', auth });
 }
 
+/**
+ * A streaming probe that expects a stream and got something else judges its own clause
+ * only when streams work at all: when a plain stream with the main key fails too (a front
+ * that breaks every stream), the failure is SVC-5's and EV-1's, not the probe's.
+ * `own` are the statuses the probe's clause judges itself (a 403 of a scope probe).
+ */
+export async function unlessStreamsFail(t: { inconclusive(reason: string): never }, ex: Exchange, own: number[] = []): Promise<void> {
+  if (ex.status === 200 || (ex.status !== undefined && own.includes(ex.status))) return;
+  const base = await plainStream();
+  if (base.status !== 200) t.inconclusive(`stream: true fails for the main key with a plain request too (HTTP ${base.status ?? 'no answer'}): SVC-5 judges that, not this probe`);
+}
+const plainStream = shared(() => chat(chatBody({ stream: true })));
+
 /** Memoises one exchange per file, so several clause tests can judge the same answer. */
 export function shared<T>(make: () => Promise<T>): () => Promise<T> {
   // Mutation runs (mutation/setup.ts) judge a mutant by the tests that reach it: each

@@ -3,7 +3,7 @@ import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import type { AuthSpec, Exchange, RequestSpec } from '../lib/http-client.ts';
 import { nearMissKeys } from '../lib/redact.ts';
-import { brainChat, brainId, chat, chatBody, config, keys, send, shared, UNKNOWN_BRAIN, HELLO } from '../harness/target.ts';
+import { brainChat, brainId, chat, chatBody, config, keys, send, shared, unlessStreamsFail, UNKNOWN_BRAIN, HELLO } from '../harness/target.ts';
 
 /** The three endpoints of the spec; the brain route works with any uuid because auth comes first. */
 const endpoints = (auth: AuthSpec): Array<[string, RequestSpec]> => [
@@ -221,18 +221,21 @@ describe('AUTH: the brains:invoke scope on the streaming path (stream: true)', (
   // AUTH-6 is sent both ways above.
   clause('auth/limited-key-plain-model-stream', 'AUTH-7', 'a key without brains:invoke still gets 200 for a plain service model (stream: true)', async (t) => {
     const ex = await chat(chatBody({ stream: true }), limited(t));
+    await unlessStreamsFail(t, ex, [403]);
     t.status(ex, 200);
   });
 
   clause('auth/brain-key-model-form-stream', 'AUTH-8', 'a key with brains:invoke is not refused with 403 on model "brain:<uuid>" (stream: true)', async (t) => {
     const ex = await chat(chatBody({ model: `brain:${brain(t)}`, stream: true }));
     t.responded(ex);
+    await unlessStreamsFail(t, ex, [403]);
     t.check(ex.status !== 403, 'not 403', 'HTTP 403', ex);
   });
 
   clause('auth/brain-key-route-stream', 'AUTH-8', 'a key with brains:invoke is not refused with 403 on POST /brains/{id}/chat (stream: true)', async (t) => {
     const ex = await brainChat(brain(t), { messages: HELLO, stream: true });
     t.responded(ex);
+    await unlessStreamsFail(t, ex, [403]);
     t.check(ex.status !== 403, 'not 403', 'HTTP 403', ex);
   });
 });

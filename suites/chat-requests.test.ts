@@ -1,7 +1,7 @@
 // CHAT: how POST /chat/completions treats requests (spec: Endpoints > POST /chat/completions).
 import { describe } from 'vitest';
 import { clause, idPart } from '../harness/clause-test.ts';
-import { chat, chatBody, HELLO, keys, models, send } from '../harness/target.ts';
+import { chat, chatBody, HELLO, keys, models, send, unlessStreamsFail } from '../harness/target.ts';
 
 /** Bodies CHAT-2..CHAT-5 refuse: [clause, what, body, the id's last part]. */
 const REFUSED: Array<['CHAT-2' | 'CHAT-3' | 'CHAT-4' | 'CHAT-5', string, Record<string, unknown>, string]> = [
@@ -82,6 +82,7 @@ describe('CHAT: usual OpenAI parameters and unknown fields never cause a 5xx', (
       t.responded(ex);
       // CHAT-8 judges the status; the 400's body is ERR-1's to judge.
       if (ex.status === 400) { t.note(`${what} refused with 400`); return; }
+      if (extra.stream) await unlessStreamsFail(t, ex);
       t.status(ex, 200, 400);
       if (ex.error) t.fail('a complete answer', ex.error.message, ex);
     });
@@ -104,6 +105,7 @@ describe('CHAT: the same requests on the streaming path (stream: true)', () => {
         { role: 'user', content: 'Another one.' },
       ],
     }));
+    await unlessStreamsFail(t, ex);
     t.status(ex, 200);
   });
 
@@ -132,6 +134,7 @@ describe('CHAT: the same requests on the streaming path (stream: true)', () => {
       const ex = await chat(chatBody({ ...extra, stream: true }));
       t.responded(ex);
       if (ex.status === 400) { t.note(`${what} refused with 400`); return; }
+      await unlessStreamsFail(t, ex);
       t.status(ex, 200, 400);
       // CHAT-8 judges the status; a stream that stalls or breaks after a 200 is EV-*'s to judge.
       if (ex.error) t.note(`the stream after the 200 was cut short (${ex.error.message}): EV-10 judges streams`);

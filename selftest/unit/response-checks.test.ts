@@ -11,7 +11,7 @@ import { foldIntoProbes, runWideChecks, runWideTestIds, runWideTests } from '../
 import { summarise, summariseParts, type ExchangeSummary } from '../../harness/exchange-log.ts';
 import { addSecret, echoedSecretLabels } from '../../lib/redact.ts';
 import { HttpClient, type Exchange } from '../../lib/http-client.ts';
-import { judge } from '../../fuzz/oracles.ts';
+import { judge, measureBaseline } from '../../fuzz/oracles.ts';
 import type { TestRecord } from '../../lib/verdicts.ts';
 
 const BASE = 'http://127.0.0.1:8080/v1';
@@ -166,6 +166,21 @@ describe('every kind of traffic reaches the table', () => {
     expect(judge(c, ex(400, 'bad', 'text/plain')).map((b) => b.clause)).toEqual(['ERR-1']);
     expect(judge(c, ex(429, '')).map((b) => b.clause)).toEqual(['ERR-1']);
     expect(judge(c, ex(503, '{"error":{"message":"m","type":"t","code":"c"}}'))).toEqual([]);
+  });
+
+  it('a generated stream with parameters that meets the failure every stream meets is no CHAT-8 finding (SVC-5 reports it)', () => {
+    const ex = (status: number): Exchange => ({
+      seq: 1, request: { method: 'POST', url, headers: {} }, status, headers: { 'content-type': 'application/json' }, mediaType: 'application/json',
+      text: '{"error":{"message":"m","type":"t","code":"c"}}', durationMs: 1, wireBytes: 1, retries: [], keyEchoes: [], curl: 'curl',
+    });
+    const stream = { kind: 'valid', route: 'chat', body: { model: 'm', messages: [], stream: true, temperature: 0.5 }, label: 'x' } as const;
+    const plain = { kind: 'valid', route: 'chat', body: { model: 'm', messages: [], temperature: 0.5 }, label: 'x' } as const;
+    const everyStream502 = measureBaseline(ex(200), ex(502), ex(400));
+    expect(judge(stream, ex(502), everyStream502).map((b) => b.clause)).toEqual(['ERR-2']);
+    // Another status, or a plain request, is still CHAT-8's; and with streams working, so is the 502.
+    expect(judge(stream, ex(500), everyStream502).map((b) => b.clause)).toEqual(['ERR-2', 'CHAT-8']);
+    expect(judge(plain, ex(502), everyStream502).map((b) => b.clause)).toEqual(['ERR-2', 'CHAT-8']);
+    expect(judge(stream, ex(502)).map((b) => b.clause)).toEqual(['ERR-2', 'CHAT-8']);
   });
 });
 
