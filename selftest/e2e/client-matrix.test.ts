@@ -28,8 +28,8 @@ const VARIANT_GROUPS: string[][] = [
 ];
 
 // The tight rate limits are not grouped here: they only make a run wait. Every client meets
-// each of them in whole-suite runs (client suites included): legal-variants.test.ts runs every
-// variant, and throttled-variants.test.ts demands the unthrottled verdicts, cell for cell.
+// each of them in whole-suite runs (client suites included): throttled-variants.test.ts
+// demands the unthrottled verdicts, cell for cell, and legal-variants.test.ts runs the rest.
 const THROTTLING = ['limit-per-key-2s', 'limit-account-2s', 'limit-account-5s', 'limit-burst', 'retry-after-seconds-only'];
 
 interface Case {

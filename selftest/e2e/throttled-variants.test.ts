@@ -10,18 +10,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { THROTTLED as THROTTLED_MESSAGE } from '../../lib/back-off.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
-import { referenceTarget } from '../support/targets.ts';
+import { referenceTarget, THROTTLED_COMBINATIONS } from '../support/targets.ts';
 import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
 
 // One seed for every run: the fuzz phase sends the same requests, throttled or not.
 const ENV = { TIMEOUT_MS: '10000', FUZZ_SEED: '424242' };
 
-const THROTTLED: Array<[string, string[]]> = [
-  ['per key, 2 s windows, Retry-After as an HTTP-date', ['limit-per-key-2s', 'retry-after-http-date']],
-  ['account-wide, 2 s windows, x-ratelimit-reset-* only', ['limit-account-2s', 'ratelimit-reset-only']],
-  ['token-bucket bursts, retry-after-ms only', ['limit-burst', 'retry-after-ms-only']],
-];
+const THROTTLED = THROTTLED_COMBINATIONS;
 
 const slot = limiter(2);
 const rows: string[][] = [];
