@@ -14,7 +14,7 @@ describe('traffic the fixed probes do not send is judged by the per-response rul
   it('the fuzz phase\'s generated streams: EV-12 run-wide, on them alone', async () => {
     const run = await runSuite({ REFERENCE_DEFECT: 'cumulative-deltas', FUZZ_RUNS: '40', FUZZ_SEED: '1', TIMEOUT_MS: '10000' }, { args: ['fuzz'] });
     const tests = run.results?.tests ?? [];
-    const ev12 = tests.find((t) => t.id.startsWith('run-wide/EV-12 '));
+    const ev12 = tests.find((t) => t.id === 'run-wide/ev-12');
     expect(ev12?.verdict, run.stderr.slice(0, 500)).toBe('fail');
     expect(ev12!.seen).toMatch(/^\d+ of \d+ streams; the first: POST \/v1\/(chat\/completions|brains\/[^ ]+\/chat) -> 200 \(fuzz phase\)/);
     expect(ev12!.seen).toMatch(/the first three: "(\w+)", "\1 (\w+)", "\1 \2 \w+"/);
@@ -26,7 +26,7 @@ describe('traffic the fixed probes do not send is judged by the per-response rul
     const target = await referenceTarget({ defect: 'key-echoed-in-header' });
     try {
       const run = await runSuite({ ...target.env, FUZZ_RUNS: '0', TIMEOUT_MS: '10000' }, { args: ['versioning'] });
-      const auth9 = run.results?.tests.find((t) => t.id.startsWith('run-wide/AUTH-9 '));
+      const auth9 = run.results?.tests.find((t) => t.id === 'run-wide/auth-9');
       expect(auth9?.verdict, run.stderr.slice(0, 500)).toBe('fail');
       expect(auth9!.seen).toMatch(/; the first: GET \/v1\/models -> 200 \(preflight\) \[preflight\]: API_KEY/);
       expect(auth9!.message).toMatch(/-> 200 \(preflight\)/);
