@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
-import { METRICS } from '../../load/metric-names.ts';
+import { METRICS } from '../../load/report/metric-names.ts';
 import { failedChecks, loadBundle, total, type ShimSseCall, type ShimSseReply } from '../support/k6-shim.ts';
 
 let outdir: string;
@@ -156,7 +156,7 @@ describe('chat-stream-sse bundle (xk6-sse)', () => {
     expect(failedChecks(refused.shim)).toEqual(['status is 2xx or 429']);
   });
 
-  it('handleSummary: the Node driver\'s metric names (load/metric-names.ts) in the JSON and the text', () => {
+  it('handleSummary: the Node driver\'s metric names (load/report/metric-names.ts) in the JSON and the text', () => {
     const { exports } = loadBundle(bundle('chat-stream-sse'), { ...ENV, SUMMARY_DIR: '/tmp/x' });
     const trend = (med: number) => ({ type: 'trend', contains: 'time', values: { avg: med, med, 'p(95)': med * 1.2, 'p(99)': med * 1.3, max: med * 2 } });
     const out = exports.handleSummary({

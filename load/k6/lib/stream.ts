@@ -40,7 +40,7 @@ interface Chunk {
 /**
  * One stream's data payloads in order, with the time each arrived (ms; 0 when the
  * engine cannot time events). Content, TTFT and inter-token gaps follow the Node load
- * driver (load/lean-client.ts): a content chunk is one whose choices[0].delta.content is
+ * driver (load/engine/lean-client.ts): a content chunk is one whose choices[0].delta.content is
  * a non-empty string; a gap is the time between two consecutive content chunks.
  */
 export class StreamJudge {

@@ -2,8 +2,8 @@
 // figures (its CPU, its event loop, the latencies it measures) then reflect the driver
 // alone, and the server can be paused (SIGSTOP) to prove a stall is not hidden.
 import { fileURLToPath } from 'node:url';
-import type { ReferenceOptions } from '../reference/server.ts';
-import { addSecret } from '../lib/redact.ts';
+import type { ReferenceOptions } from '../../reference/server.ts';
+import { addSecret } from '../../lib/redact.ts';
 import { forkTs } from './ts-child.ts';
 
 export interface EmbeddedReference {

@@ -16,7 +16,7 @@
 // (The events before the hand-over were plain by construction: the strict reader would
 // have dispatched the same payloads with no problem.)
 import { isUtf8 } from 'node:buffer';
-import { SseReader, type SseProblem } from '../lib/sse-reader.ts';
+import { SseReader, type SseProblem } from '../../lib/sse-reader.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;

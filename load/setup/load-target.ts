@@ -4,11 +4,11 @@
 // Which key does what: API_KEY carries the load; the rate-limit scenario throttles
 // RATE_LIMIT_API_KEY (default API_KEY) and watches a second key (API_KEY when the
 // throttled key is another one, else LIMITED_API_KEY).
-import type { Config } from '../lib/config.ts';
-import { addSecret } from '../lib/redact.ts';
-import { createDispatcher, proxyFor, type ProxyChoice } from '../lib/proxy.ts';
-import { sendThroughProxy } from './lean-client.ts';
-import type { ReferenceOptions } from '../reference/server.ts';
+import type { Config } from '../../lib/config.ts';
+import { addSecret } from '../../lib/redact.ts';
+import { createDispatcher, proxyFor, type ProxyChoice } from '../../lib/proxy.ts';
+import { sendThroughProxy } from '../engine/lean-client.ts';
+import type { ReferenceOptions } from '../../reference/server.ts';
 import type { LoadOptions } from './options.ts';
 import { startReferenceProcess, type EmbeddedReference } from './reference-process.ts';
 import { isLoopbackHost } from './safety.ts';

@@ -4,14 +4,14 @@
 // redactDeep before it is written: no key reaches a report.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactDeep } from '../lib/redact.ts';
-import { LatencyHistogram, type BucketPlot, type LatencySummary, type PercentilePlot } from './histogram.ts';
-import { OPTION_SPECS, type LoadOptions, type Scenario } from './options.ts';
+import { redactDeep } from '../../lib/redact.ts';
+import { LatencyHistogram, type BucketPlot, type LatencySummary, type PercentilePlot } from '../engine/histogram.ts';
+import { OPTION_SPECS, type LoadOptions, type Scenario } from '../setup/options.ts';
 import type { Finding } from './findings.ts';
-import type { DriverStats } from './driver-cpu.ts';
-import type { ScenarioResult } from './scenarios/context.ts';
-import type { LoadTarget } from './target.ts';
-import type { TimelinePoint } from './recorder.ts';
+import type { DriverStats } from '../engine/driver-cpu.ts';
+import type { ScenarioResult } from '../scenarios/context.ts';
+import type { LoadTarget } from '../setup/load-target.ts';
+import type { TimelinePoint } from '../engine/recorder.ts';
 import type { MetricName } from './metric-names.ts';
 import type { BaselineComparison } from './baseline.ts';
 

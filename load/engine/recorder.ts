@@ -6,10 +6,10 @@ import { LatencyHistogram, round3, type LatencySummary } from './histogram.ts';
 import { FAILURE_KINDS, type FailureKind, type Outcome } from './lean-client.ts';
 import { ROUTE_KINDS, type RouteKind } from './request-bodies.ts';
 import { checkRetryHeaders } from './error-checks.ts';
-import { errorBodyProblems } from '../lib/error-body.ts';
-import { errorSchemaProblems } from '../lib/schema-validator.ts';
-import type { Findings } from './findings.ts';
-import { redact } from '../lib/redact.ts';
+import { errorBodyProblems } from '../../lib/error-body.ts';
+import { errorSchemaProblems } from '../../lib/schema-validator.ts';
+import type { Findings } from '../report/findings.ts';
+import { redact } from '../../lib/redact.ts';
 
 export interface TimelinePoint {
   t_s: number;

@@ -4,7 +4,7 @@
 // within the threshold is fine. Metrics missing on either side are listed, not judged.
 import { readFileSync } from 'node:fs';
 import { METRICS, isMetricName, type MetricName } from './metric-names.ts';
-import { UsageError, type Scenario } from './options.ts';
+import { UsageError, type Scenario } from '../setup/options.ts';
 
 export interface Threshold { relative: number; absolute: number }
 

@@ -3,8 +3,8 @@
 // latency. Their outcomes are not recorded. A target that answers none of them at
 // the transport level is unreachable: the run stops there (exit 2) instead of
 // producing a report full of refused connections.
-import { requestOnce } from './scenarios/drive.ts';
-import type { ScenarioContext } from './scenarios/context.ts';
+import { requestOnce } from '../scenarios/drive.ts';
+import type { ScenarioContext } from '../scenarios/context.ts';
 
 export interface WarmUpResult { sent: number; answered: number; firstFailure?: string }
 

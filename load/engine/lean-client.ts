@@ -8,10 +8,10 @@
 // saw the bytes; latencies are measured from the request's *intended* send time, so
 // a late driver or a full connection pool shows up in the figures instead of hiding.
 import type { Dispatcher } from 'undici';
-import { describe, validate } from '../lib/schema-validator.ts';
+import { describe, validate } from '../../lib/schema-validator.ts';
 import { GapTally } from './histogram.ts';
 import { SseScan } from './sse-scan.ts';
-import { DeltaSnapshotWatch, describeSnapshots } from '../lib/cumulative-deltas.ts';
+import { DeltaSnapshotWatch, describeSnapshots } from '../../lib/cumulative-deltas.ts';
 import type { RouteKind } from './request-bodies.ts';
 
 export type FailureKind =
@@ -328,7 +328,7 @@ function flatten(h: Record<string, string | string[] | undefined>): Record<strin
 /**
  * Through a forward proxy (HTTPS_PROXY/HTTP_PROXY, lib/proxy.ts) every request goes on
  * the proxy's agent instead of the pool it is handed (a Pool connects to its origin
- * directly). Set by load/target.ts for a remote target a proxy applies to.
+ * directly). Set by load/setup/load-target.ts for a remote target a proxy applies to.
  */
 let viaProxy: { dispatcher: Dispatcher; origin: string } | undefined;
 export function sendThroughProxy(route: { dispatcher: Dispatcher; origin: string } | undefined): void {

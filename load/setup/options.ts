@@ -7,7 +7,7 @@
 // the environment is ignored, since one environment often serves several scenarios.
 
 import { parseArgs as parseCommandLine } from 'node:util';
-import { DEFAULT_PROMPT } from './request-bodies.ts';
+import { DEFAULT_PROMPT } from '../engine/request-bodies.ts';
 
 export const SCENARIOS = ['throughput', 'stream', 'sweep', 'rate-limit'] as const;
 export type Scenario = (typeof SCENARIOS)[number];

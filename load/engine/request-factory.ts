@@ -3,9 +3,9 @@
 // then every Nth: --sample-every).
 import { bodyFor, pathFor, routeAt, type BodyOptions } from './request-bodies.ts';
 import type { LeanRequest } from './lean-client.ts';
-import { extraHeaders } from '../lib/extra-headers.ts';
-import type { LoadOptions } from './options.ts';
-import type { LoadTarget } from './target.ts';
+import { extraHeaders } from '../../lib/extra-headers.ts';
+import type { LoadOptions } from '../setup/options.ts';
+import type { LoadTarget } from '../setup/load-target.ts';
 
 export const ALWAYS_CHECKED = 20;
 

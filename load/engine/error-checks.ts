@@ -2,7 +2,7 @@
 // and consistent with each other, since a client honours whichever it reads first
 // (openai-node: retry-after-ms, then Retry-After; LangChain: Retry-After only).
 // The error-body rule itself is lib/error-body.ts, shared with the suite and the k6 bundles.
-import { MAX_HONOURED_WAIT_MS, parseResetDuration, readRetryHints } from '../lib/retry-hints.ts';
+import { MAX_HONOURED_WAIT_MS, parseResetDuration, readRetryHints } from '../../lib/retry-hints.ts';
 
 export interface RetryHint {
   /** The wait a client would honour, ms (undefined: the answer gives none). */

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { Pool, type Dispatcher } from 'undici';
 import { arrivals, type ArrivalKind } from './arrivals.ts';
 import { send, type LeanCall, type LeanRequest, type Outcome } from './lean-client.ts';
-import type { StopToken } from './stop.ts';
+import type { StopToken } from '../setup/stop.ts';
 
 export type DriveMode =
   | { kind: 'rate'; rate: number; arrival: ArrivalKind; seed: number }

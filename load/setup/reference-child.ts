@@ -1,7 +1,7 @@
 // Child-process entry of the embedded reference server for load runs (see
 // reference-process.ts): starts it with the options from CHATGATE_REFERENCE_OPTIONS
 // and reports its address, keys and brain over IPC.
-import { startReferenceServer, type ReferenceOptions } from '../reference/server.ts';
+import { startReferenceServer, type ReferenceOptions } from '../../reference/server.ts';
 import { serveChild } from './ts-child.ts';
 
 try {
