@@ -5,11 +5,11 @@
 // stream to the recorder (histograms), in this process, and the CPU time is divided by
 // the events. It is the part of the driver's cost that is the driver's own (the rest,
 // sockets, HTTP parsing and the kernel, is the floor's too), measured without the
-// network's noise; the same bytes through the strict reader alone (lib/sse-reader.ts,
+// network's noise; the same bytes through the strict reader alone (lib/http/sse-reader.ts,
 // as the driver read every stream before load/engine/sse-scan.ts) are measured beside it.
 import type { Dispatcher } from 'undici';
-import { SseReader } from '../lib/sse-reader.ts';
-import { validate } from '../lib/schema-validator.ts';
+import { SseReader } from '../lib/http/sse-reader.ts';
+import { validate } from '../lib/spec/schema-validator.ts';
 import { Findings } from '../load/report/findings.ts';
 import { LeanCall, type Outcome } from '../load/engine/lean-client.ts';
 import { Recorder } from '../load/engine/recorder.ts';

@@ -5,11 +5,11 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pool } from 'undici';
-import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
-import { registerSecrets } from '../lib/extra-headers.ts';
-import { oneLineWarnings } from '../lib/header-lines.ts';
-import { redact } from '../lib/redact.ts';
-import { validate } from '../lib/schema-validator.ts';
+import { ConfigError, loadConfig, type Config } from '../lib/run/config.ts';
+import { registerSecrets } from '../lib/http/extra-headers.ts';
+import { oneLineWarnings } from '../lib/http/header-lines.ts';
+import { redact } from '../lib/run/redact.ts';
+import { validate } from '../lib/spec/schema-validator.ts';
 import { DEFECTS } from '../reference/defects.ts';
 import { VARIANTS } from '../reference/variants.ts';
 import { helpText, parseArgs, UsageError, OPTION_SPECS, type LoadOptions, type Scenario } from './setup/options.ts';
@@ -31,8 +31,8 @@ import { runSweep } from './scenarios/sweep.ts';
 import { runRateLimit } from './scenarios/rate-limit.ts';
 import { renderConsoleSummary } from './report/console.ts';
 import { warmUp } from './setup/warmup.ts';
-import { preflight } from '../lib/preflight.ts';
-import { proxyFor } from '../lib/proxy.ts';
+import { preflight } from '../lib/http/preflight.ts';
+import { proxyFor } from '../lib/http/proxy.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -180,7 +180,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   if (options.dryRun) return EXIT.ok;
 
-  // Staging (issue 12): one request before the run (lib/preflight.ts, shared with npm test); no HTTP answer is exit 2.
+  // Staging (issue 12): one request before the run (lib/http/preflight.ts, shared with npm test); no HTTP answer is exit 2.
   if (config.targetUrl) {
     const pre = await preflight({ targetUrl: config.targetUrl, apiKey: config.apiKey!, timeoutMs: options.timeoutMs ?? config.timeoutMs });
     for (const w of pre.warnings) process.stderr.write(`chatgate load: warning: ${redact(w)}\n`);

@@ -3,7 +3,7 @@
 // figures). Constant = evenly spaced; Poisson = exponential gaps with the same mean,
 // like independent users, from a seeded generator so a run can be repeated exactly.
 
-import { seededRandom } from '../../lib/seeded-random.ts';
+import { seededRandom } from '../../lib/run/seeded-random.ts';
 
 export type ArrivalKind = 'constant' | 'poisson';
 

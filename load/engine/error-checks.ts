@@ -1,8 +1,8 @@
 // Checks on the answers a target sheds load with: the retry hints of a 429 (LIM-2): present, parseable,
 // and consistent with each other, since a client honours whichever it reads first
 // (openai-node: retry-after-ms, then Retry-After; LangChain: Retry-After only).
-// The error-body rule itself is lib/error-body.ts, shared with the suite and the k6 bundles.
-import { MAX_HONOURED_WAIT_MS, parseResetDuration, readRetryHints } from '../../lib/retry-hints.ts';
+// The error-body rule itself is lib/spec/error-body.ts, shared with the suite and the k6 bundles.
+import { MAX_HONOURED_WAIT_MS, parseResetDuration, readRetryHints } from '../../lib/spec/retry-hints.ts';
 
 export interface RetryHint {
   /** The wait a client would honour, ms (undefined: the answer gives none). */
@@ -14,7 +14,7 @@ export interface RetryHint {
 export { MAX_HONOURED_WAIT_MS, parseResetDuration };
 
 export function checkRetryHeaders(h: Record<string, string>, now = Date.now()): RetryHint {
-  // Presence and parsing: lib/retry-hints.ts, the parser the suite and the k6 scripts use too.
+  // Presence and parsing: lib/spec/retry-hints.ts, the parser the suite and the k6 scripts use too.
   const read = readRetryHints(h, now);
   const problems = [...read.problems];
   const waitOf = (name: string) => read.hints.find((x) => x.header === name)?.waitMs;

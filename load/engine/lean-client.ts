@@ -1,5 +1,5 @@
 // The load drivers' request path: one chat request on undici's dispatcher with a raw
-// handler, no streams, no per-request promises or timers. lib/http-client.ts is the
+// handler, no streams, no per-request promises or timers. lib/http/http-client.ts is the
 // conformance client (it keeps every byte, decodes, builds curl lines); a load driver
 // holding thousands of streams needs only timestamps, status, usage and a few checks,
 // so this path keeps just those.
@@ -8,10 +8,10 @@
 // saw the bytes; latencies are measured from the request's *intended* send time, so
 // a late driver or a full connection pool shows up in the figures instead of hiding.
 import type { Dispatcher } from 'undici';
-import { describe, validate } from '../../lib/schema-validator.ts';
+import { describe, validate } from '../../lib/spec/schema-validator.ts';
 import { GapTally } from './histogram.ts';
 import { SseScan } from './sse-scan.ts';
-import { DeltaSnapshotWatch, describeSnapshots } from '../../lib/cumulative-deltas.ts';
+import { DeltaSnapshotWatch, describeSnapshots } from '../../lib/spec/cumulative-deltas.ts';
 import type { RouteKind } from './request-bodies.ts';
 
 export type FailureKind =
@@ -88,7 +88,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   private cancelled: Error | undefined;
   private finished = false;
   private reader: SseScan | undefined;
-  /** EV-12 on every stream (lib/cumulative-deltas.ts): incremental, it keeps a few short strings once a stream is plainly legal. */
+  /** EV-12 on every stream (lib/spec/cumulative-deltas.ts): incremental, it keeps a few short strings once a stream is plainly legal. */
   private snapshots: DeltaSnapshotWatch | undefined;
   /** performance.now() of the network piece being read: every event in it shares it. */
   private pieceAt = 0;
@@ -326,7 +326,7 @@ function flatten(h: Record<string, string | string[] | undefined>): Record<strin
 }
 
 /**
- * Through a forward proxy (HTTPS_PROXY/HTTP_PROXY, lib/proxy.ts) every request goes on
+ * Through a forward proxy (HTTPS_PROXY/HTTP_PROXY, lib/http/proxy.ts) every request goes on
  * the proxy's agent instead of the pool it is handed (a Pool connects to its origin
  * directly). Set by load/setup/load-target.ts for a remote target a proxy applies to.
  */

@@ -6,10 +6,10 @@ import { LatencyHistogram, round3, type LatencySummary } from './histogram.ts';
 import { FAILURE_KINDS, type FailureKind, type Outcome } from './lean-client.ts';
 import { ROUTE_KINDS, type RouteKind } from './request-bodies.ts';
 import { checkRetryHeaders } from './error-checks.ts';
-import { errorBodyProblems } from '../../lib/error-body.ts';
-import { errorSchemaProblems } from '../../lib/schema-validator.ts';
+import { errorBodyProblems } from '../../lib/spec/error-body.ts';
+import { errorSchemaProblems } from '../../lib/spec/schema-validator.ts';
 import type { Findings } from '../report/findings.ts';
-import { redact } from '../../lib/redact.ts';
+import { redact } from '../../lib/run/redact.ts';
 
 export interface TimelinePoint {
   t_s: number;

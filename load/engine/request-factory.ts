@@ -3,7 +3,7 @@
 // then every Nth: --sample-every).
 import { bodyFor, pathFor, routeAt, type BodyOptions } from './request-bodies.ts';
 import type { LeanRequest } from './lean-client.ts';
-import { extraHeaders } from '../../lib/extra-headers.ts';
+import { extraHeaders } from '../../lib/http/extra-headers.ts';
 import type { LoadOptions } from '../setup/options.ts';
 import type { LoadTarget } from '../setup/load-target.ts';
 

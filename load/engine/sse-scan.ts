@@ -1,5 +1,5 @@
 // The load driver's SSE reader: a byte-level fast path in front of the suite's strict
-// reader (lib/sse-reader.ts), not a second implementation of the framing rules.
+// reader (lib/http/sse-reader.ts), not a second implementation of the framing rules.
 //
 // Almost every stream a load run reads is made of events of one shape: one `data:`
 // line, then a blank line, lines ended by LF or CRLF, valid UTF-8, perhaps `:` comment
@@ -16,7 +16,7 @@
 // (The events before the hand-over were plain by construction: the strict reader would
 // have dispatched the same payloads with no problem.)
 import { isUtf8 } from 'node:buffer';
-import { SseReader, type SseProblem } from '../../lib/sse-reader.ts';
+import { SseReader, type SseProblem } from '../../lib/http/sse-reader.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -2,8 +2,8 @@
 // load, attributed to the catalog's clauses (ERR-*, LIM-*, EV-*, RES-*), counted, with
 // the first example. The level comes from the clause registry, so a load run fails on
 // exactly what `npm test` would fail on (MUST/COMPAT; SHOULD only with STRICT=1).
-import { CLAUSES, failsRun, isClauseId, type Level } from '../../lib/clauses.ts';
-import { redact } from '../../lib/redact.ts';
+import { CLAUSES, failsRun, isClauseId, type Level } from '../../lib/spec/clauses.ts';
+import { redact } from '../../lib/run/redact.ts';
 
 export interface Finding {
   clause: string;

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { redact, redactDeep } from '../../lib/redact.ts';
+import { redact, redactDeep } from '../../lib/run/redact.ts';
 import type { LoadSummary } from './summary.ts';
 import { METRICS, isMetricName } from './metric-names.ts';
 

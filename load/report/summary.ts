@@ -4,7 +4,7 @@
 // redactDeep before it is written: no key reaches a report.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactDeep } from '../../lib/redact.ts';
+import { redactDeep } from '../../lib/run/redact.ts';
 import { LatencyHistogram, type BucketPlot, type LatencySummary, type PercentilePlot } from '../engine/histogram.ts';
 import { OPTION_SPECS, type LoadOptions, type Scenario } from '../setup/options.ts';
 import type { Finding } from './findings.ts';

@@ -17,10 +17,10 @@ import { LatencyHistogram } from '../engine/histogram.ts';
 import { bodyFor, pathFor, routeAt, type BodyOptions, type RouteKind } from '../engine/request-bodies.ts';
 import { ALWAYS_CHECKED } from '../engine/request-factory.ts';
 import { createPool } from '../engine/load-driver.ts';
-import { describe, validate } from '../../lib/schema-validator.ts';
+import { describe, validate } from '../../lib/spec/schema-validator.ts';
 import type { FailureKind } from '../engine/lean-client.ts';
 import { drivePhase } from './drive.ts';
-import { extraHeaders } from '../../lib/extra-headers.ts';
+import { extraHeaders } from '../../lib/http/extra-headers.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 
 /** Distinct request bodies autocannon cycles through (it cannot build one per request cheaply). */

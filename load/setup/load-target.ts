@@ -1,12 +1,12 @@
-// What a load run sends to: the configured TARGET_URL with its keys (lib/config.ts,
+// What a load run sends to: the configured TARGET_URL with its keys (lib/run/config.ts,
 // the same variables as npm test), or, without TARGET_URL, the embedded reference
 // server in a child process, with latency injection so the figures mean something.
 // Which key does what: API_KEY carries the load; the rate-limit scenario throttles
 // RATE_LIMIT_API_KEY (default API_KEY) and watches a second key (API_KEY when the
 // throttled key is another one, else LIMITED_API_KEY).
-import type { Config } from '../../lib/config.ts';
-import { addSecret } from '../../lib/redact.ts';
-import { createDispatcher, proxyFor, type ProxyChoice } from '../../lib/proxy.ts';
+import type { Config } from '../../lib/run/config.ts';
+import { addSecret } from '../../lib/run/redact.ts';
+import { createDispatcher, proxyFor, type ProxyChoice } from '../../lib/http/proxy.ts';
 import { sendThroughProxy } from '../engine/lean-client.ts';
 import type { ReferenceOptions } from '../../reference/server.ts';
 import type { LoadOptions } from './options.ts';
@@ -30,7 +30,7 @@ export interface LoadTarget {
   brainId?: string;
   models: string[];
   reference?: EmbeddedReference;
-  /** The forward proxy the requests go through (HTTPS_PROXY/HTTP_PROXY, lib/proxy.ts), if any. */
+  /** The forward proxy the requests go through (HTTPS_PROXY/HTTP_PROXY, lib/http/proxy.ts), if any. */
   proxy?: ProxyChoice;
   close(): Promise<void>;
 }

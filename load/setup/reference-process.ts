@@ -3,7 +3,7 @@
 // alone, and the server can be paused (SIGSTOP) to prove a stall is not hidden.
 import { fileURLToPath } from 'node:url';
 import type { ReferenceOptions } from '../../reference/server.ts';
-import { addSecret } from '../../lib/redact.ts';
+import { addSecret } from '../../lib/run/redact.ts';
 import { forkTs } from './ts-child.ts';
 
 export interface EmbeddedReference {

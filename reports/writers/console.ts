@@ -2,9 +2,9 @@
 // its tests), the client x operation matrix when tests fill one, then each failure
 // h2spec-style (requirement, expected, seen) with a curl line that reproduces it,
 // then the totals, what changed since the previous run, and the verdict.
-import { SECTIONS } from '../../lib/clauses.ts';
-import { harnessErrorAdvice, isHarnessError, type Results, type TestRecord, type Verdict } from '../../lib/verdicts.ts';
-import { redact } from '../../lib/redact.ts';
+import { SECTIONS } from '../../lib/spec/clauses.ts';
+import { harnessErrorAdvice, isHarnessError, type Results, type TestRecord, type Verdict } from '../../lib/run/verdicts.ts';
+import { redact } from '../../lib/run/redact.ts';
 import { comparisonLine } from './history.ts';
 import { throttleLine } from './throttle.ts';
 import {

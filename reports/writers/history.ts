@@ -3,7 +3,7 @@
 // against the same target, so a report can say what changed since.
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { countsAsFailing, countsAsPassing, type Results, type RunComparison } from '../../lib/verdicts.ts';
+import { countsAsFailing, countsAsPassing, type Results, type RunComparison } from '../../lib/run/verdicts.ts';
 
 export const KEEP_RUNS = 20;
 
@@ -37,7 +37,7 @@ export function previousRun(reportsDir: string, target: string): Results | undef
   return undefined;
 }
 
-/** Tests present in both runs that moved between passing and failing (lib/verdicts.ts: an `error` counts as failing; skip and inconclusive move nothing). */
+/** Tests present in both runs that moved between passing and failing (lib/run/verdicts.ts: an `error` counts as failing; skip and inconclusive move nothing). */
 export function compareRuns(previous: Results, current: Results): RunComparison {
   const before = new Map(previous.tests.map((t) => [t.id, t]));
   // A run written before stable ids (resultsVersion 1) named tests by title.

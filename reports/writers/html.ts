@@ -6,8 +6,8 @@
 // headers, body excerpt) and the curl that reproduces it. Filter by outcome.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { harnessErrorAdvice, isHarnessError, type Results, type TestRecord } from '../../lib/verdicts.ts';
-import { redact } from '../../lib/redact.ts';
+import { harnessErrorAdvice, isHarnessError, type Results, type TestRecord } from '../../lib/run/verdicts.ts';
+import { redact } from '../../lib/run/redact.ts';
 import { comparisonLine } from './history.ts';
 import {
   LABEL, OUTCOMES, clauseRows, clientMatrix, isFailing, modeLine, needsDetails, oneLine, outcome, outcomeCounts,

@@ -7,8 +7,8 @@
 // failure that passed -> <failure type="unexpected-pass"> (unless the file was updated).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { harnessErrorAdvice, type Results, type TestRecord } from '../../lib/verdicts.ts';
-import { redact } from '../../lib/redact.ts';
+import { harnessErrorAdvice, type Results, type TestRecord } from '../../lib/run/verdicts.ts';
+import { redact } from '../../lib/run/redact.ts';
 import { isFailing, outcome } from './outcomes.ts';
 
 const esc = (s: string) => redact(s)

@@ -3,8 +3,8 @@
 // operation matrix when tests fill one, and the coverage of every clause (folded).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { harnessErrorAdvice, isHarnessError, type Results } from '../../lib/verdicts.ts';
-import { redact } from '../../lib/redact.ts';
+import { harnessErrorAdvice, isHarnessError, type Results } from '../../lib/run/verdicts.ts';
+import { redact } from '../../lib/run/redact.ts';
 import { comparisonLine } from './history.ts';
 import { throttleLine } from './throttle.ts';
 import {

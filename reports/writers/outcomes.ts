@@ -2,9 +2,9 @@
 // verdict classes): the verdict, refined by the expectations file (a known failure
 // is "expected fail", a known failure that passed is "unexpected pass"), and for a
 // clause without tests, whether none exists or the selection left it out.
-import { CLAUSES, SECTIONS, type ClauseId, type SectionId } from '../../lib/clauses.ts';
-import { selectionMatches } from '../../lib/selection.ts';
-import { failsTheRun, type Results, type TestRecord, type Verdict } from '../../lib/verdicts.ts';
+import { CLAUSES, SECTIONS, type ClauseId, type SectionId } from '../../lib/spec/clauses.ts';
+import { selectionMatches } from '../../lib/run/selection.ts';
+import { failsTheRun, type Results, type TestRecord, type Verdict } from '../../lib/run/verdicts.ts';
 
 // error: a harness or environment error (never a verdict on the target), shown apart from fail.
 export type Outcome = 'error' | 'fail' | 'unexpected-pass' | 'flaky' | 'warn' | 'expected-fail' | 'inconclusive' | 'skip' | 'info' | 'pass';
@@ -28,7 +28,7 @@ export function worst(tests: TestRecord[]): Outcome | undefined {
   return OUTCOMES.find((o) => tests.some((t) => outcome(t) === o));
 }
 
-/** Does a test with this outcome make the run fail? The runner's own rule (lib/verdicts.ts failsTheRun), applied to an outcome. */
+/** Does a test with this outcome make the run fail? The runner's own rule (lib/run/verdicts.ts failsTheRun), applied to an outcome. */
 export function isFailing(o: Outcome, results: Pick<Results, 'strict' | 'expectations'>): boolean {
   const expectation = o === 'expected-fail' || o === 'unexpected-pass' ? { entry: '', reason: '', outcome: o } : undefined;
   const verdict: Verdict = o === 'expected-fail' ? 'fail' : o === 'unexpected-pass' ? 'pass' : o;

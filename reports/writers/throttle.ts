@@ -1,8 +1,8 @@
 // The one line that says how the run paced itself for the target's rate limit
 // (console and summary.md): how many 429s, how long the governor held requests
 // back, and how many tests a 429 left without a verdict.
-import type { Results } from '../../lib/verdicts.ts';
-import { MAX_CONCURRENCY } from '../../lib/governor.ts';
+import type { Results } from '../../lib/run/verdicts.ts';
+import { MAX_CONCURRENCY } from '../../lib/run/governor.ts';
 
 export function throttleLine(results: Results): string | undefined {
   const t = results.throttle;

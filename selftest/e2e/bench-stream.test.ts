@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../lib/config.ts';
+import { loadConfig } from '../../lib/run/config.ts';
 import { parseArgs } from '../../load/setup/options.ts';
 import { executeRun } from '../../load/run.ts';
 import { StopToken } from '../../load/setup/stop.ts';

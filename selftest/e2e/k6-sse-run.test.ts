@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
 import { METRICS } from '../../load/report/metric-names.ts';
-import { loadConfig } from '../../lib/config.ts';
+import { loadConfig } from '../../lib/run/config.ts';
 import { parseArgs } from '../../load/setup/options.ts';
 import { executeRun } from '../../load/run.ts';
 import { startReferenceProcess, type EmbeddedReference } from '../../load/setup/reference-process.ts';

@@ -8,7 +8,7 @@
 //   shows how a closed-loop tool would have hidden it).
 // The reference runs in a child process, so the driver's event loop is its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../lib/config.ts';
+import { loadConfig } from '../../lib/run/config.ts';
 import { parseArgs, type Scenario } from '../../load/setup/options.ts';
 import { executeRun, type RunOutcome } from '../../load/run.ts';
 import { startReferenceProcess, type EmbeddedReference } from '../../load/setup/reference-process.ts';

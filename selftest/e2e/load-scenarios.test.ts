@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../lib/config.ts';
+import { loadConfig } from '../../lib/run/config.ts';
 import { startReferenceServer, type ReferenceOptions } from '../../reference/server.ts';
 import { parseArgs, type Scenario } from '../../load/setup/options.ts';
 import { executeRun, type RunOutcome } from '../../load/run.ts';

@@ -5,7 +5,7 @@
 // are verdict tests, not timing tests.
 import { describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceOptions } from '../../reference/server.ts';
-import { loadConfig } from '../../lib/config.ts';
+import { loadConfig } from '../../lib/run/config.ts';
 import { parseArgs, type Scenario } from '../../load/setup/options.ts';
 import { executeRun, type RunOutcome } from '../../load/run.ts';
 import { referenceTarget } from '../../load/setup/load-target.ts';

@@ -1,4 +1,4 @@
-// lib/governor.ts and runner/governor-server.ts: the run's one pace for a rate-limited
+// lib/run/governor.ts and runner/governor-server.ts: the run's one pace for a rate-limited
 // target. Bounded by counts and ordering; the only times asserted are lower bounds
 // (a wait the target advised is kept), which a loaded machine cannot break.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Governor, GovernorConnection, MAX_CONCURRENCY } from '../../lib/governor.ts';
+import { Governor, GovernorConnection, MAX_CONCURRENCY } from '../../lib/run/governor.ts';
 import { startGovernorServer, type GovernorServer } from '../../runner/governor-server.ts';
-import { HttpClient } from '../../lib/http-client.ts';
+import { HttpClient } from '../../lib/http/http-client.ts';
 import { Wire } from '../../harness/clients/fetch.ts';
 
 const T429 = (ms: number) => ({ status: 429, headers: { 'retry-after-ms': String(ms) } });

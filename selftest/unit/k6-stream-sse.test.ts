@@ -86,7 +86,7 @@ describe('chat-stream-sse bundle (xk6-sse)', () => {
     for (const m of ['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms']) expect(shim.metrics[m], m).toEqual({ type: 'trend', isTime: true });
   });
 
-  it('EV-12: deltas that are cumulative snapshots are counted (lib/cumulative-deltas.ts), legal repetition is not', () => {
+  it('EV-12: deltas that are cumulative snapshots are counted (lib/spec/cumulative-deltas.ts), legal repetition is not', () => {
     const bad = runSse({ ...SSE_OK, calls: stream(['Hel', 'Hello', 'Hello wor', 'Hello world']) });
     expect(total(bad.shim, 'chatgate_cumulative_deltas')).toBe(1);
     expect(bad.shim.samples.find((s) => s.metric === 'chatgate_cumulative_deltas')!.tags.clause).toBe('EV-12');

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from '../../load/report/baseline.ts';
 import { checkRetryHeaders, parseResetDuration } from '../../load/engine/error-checks.ts';
-import { errorBodyProblems as sharedRule } from '../../lib/error-body.ts';
-import { errorSchemaProblems } from '../../lib/schema-validator.ts';
+import { errorBodyProblems as sharedRule } from '../../lib/spec/error-body.ts';
+import { errorSchemaProblems } from '../../lib/spec/schema-validator.ts';
 
 const errorBodyProblems = (h: Record<string, string>, body: string) => sharedRule(h['content-type'], body, errorSchemaProblems);
 import { LatencyHistogram } from '../../load/engine/histogram.ts';

@@ -1,11 +1,11 @@
 // The load driver's fast SSE path (load/engine/sse-scan.ts) must read every stream exactly as
-// the strict reader (lib/sse-reader.ts) does: the same payloads, and a problem where
+// the strict reader (lib/http/sse-reader.ts) does: the same payloads, and a problem where
 // the strict reader finds one. Each stream below is fed whole and in seeded random
 // pieces (every split point matters: CR/LF pairs, multi-byte characters, the BOM),
 // and the plain ones must stay on the fast path. Cost: well under a second.
 import { describe, expect, it } from 'vitest';
-import { parseSse } from '../../lib/sse-reader.ts';
-import { seededRandom } from '../../lib/seeded-random.ts';
+import { parseSse } from '../../lib/http/sse-reader.ts';
+import { seededRandom } from '../../lib/run/seeded-random.ts';
 import { SseScan } from '../../load/engine/sse-scan.ts';
 
 const chunk = (s: string) => `data: {"choices":[{"index":0,"delta":{"content":"${s}"}}]}`;
@@ -73,7 +73,7 @@ function check(name: string, input: string | Uint8Array, plain: boolean): void {
   }
 }
 
-describe('load/engine/sse-scan.ts reads like lib/sse-reader.ts', () => {
+describe('load/engine/sse-scan.ts reads like lib/http/sse-reader.ts', () => {
   for (const [name, s] of Object.entries(PLAIN)) it(`plain stream, fast path: ${name}`, () => check(name, s, true));
   for (const [name, s] of Object.entries(STRICT)) it(`handed to the strict reader: ${name}`, () => check(name, s, false));
   it('plain streams with the defects the load self-tests inject are judged alike', () => {

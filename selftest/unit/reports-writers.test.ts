@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLAUSES } from '../../lib/clauses.ts';
-import { addSecret } from '../../lib/redact.ts';
-import { failsTheRun, VERDICTS, type Results } from '../../lib/verdicts.ts';
-import { allOf, exactTitlesPattern, selectionMatches, selectionPattern } from '../../lib/selection.ts';
+import { CLAUSES } from '../../lib/spec/clauses.ts';
+import { addSecret } from '../../lib/run/redact.ts';
+import { failsTheRun, VERDICTS, type Results } from '../../lib/run/verdicts.ts';
+import { allOf, exactTitlesPattern, selectionMatches, selectionPattern } from '../../lib/run/selection.ts';
 import { renderMarkdown } from '../../reports/writers/markdown.ts';
 import { renderConsole } from '../../reports/writers/console.ts';
 import { renderJunit } from '../../reports/writers/junit.ts';
@@ -188,7 +188,7 @@ describe('run history', () => {
     expect(previousRun(dir, 'https://never.example/v1')).toBeUndefined();
   });
 
-  it('counts a harness error as failing, a skip or inconclusive as neither (the predicates of lib/verdicts.ts)', () => {
+  it('counts a harness error as failing, a skip or inconclusive as neither (the predicates of lib/run/verdicts.ts)', () => {
     const prev = fixtureResults();
     const cur = fixtureResults();
     const auth2 = cur.tests.findIndex((t) => t.clause === 'AUTH-2');

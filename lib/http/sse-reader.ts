@@ -17,14 +17,14 @@
  *   field names are capped for the same reason (a hostile stream may repeat a bad line
  *   millions of times).
  * - What each decoded line means (fields, comments, dispatch, problems) is the framing
- *   core in lib/sse-framing.ts, which the k6 scripts bundle too: one set of rules for
+ *   core in lib/spec/sse-framing.ts, which the k6 scripts bundle too: one set of rules for
  *   every engine.
  */
 
-import { SseFraming, type SseEvent, type SseProblem, type SseStats } from './sse-framing.ts';
+import { SseFraming, type SseEvent, type SseProblem, type SseStats } from '../spec/sse-framing.ts';
 
 // The types and the line-level rules live in the framing core, shared with the k6 bundles.
-export { OTHER_FIELDS, type SseEvent, type SseProblem, type SseProblemKind, type SseStats } from './sse-framing.ts';
+export { OTHER_FIELDS, type SseEvent, type SseProblem, type SseProblemKind, type SseStats } from '../spec/sse-framing.ts';
 
 export interface SseReaderOptions {
   /** Problems recorded per kind before the rest are summarised in one extra record. Default 100. */
@@ -36,7 +36,7 @@ const CR = 0x0d;
 const EMPTY = new Uint8Array(0);
 
 export class SseReader {
-  /** What a line means, dispatch, problems and stats: the framing core (lib/sse-framing.ts). */
+  /** What a line means, dispatch, problems and stats: the framing core (lib/spec/sse-framing.ts). */
   private readonly framing: SseFraming;
   readonly problems: SseProblem[];
   readonly stats: SseStats;

@@ -1,16 +1,16 @@
 // The extra request headers of the run (HEADERS, HEADERS_FILE; rules in
-// lib/header-lines.ts), for every path that sends to the target: the raw client and
+// lib/http/header-lines.ts), for every path that sends to the target: the raw client and
 // its probes, the client libraries, the fuzz phase, the preflight, the load harness,
 // and the curl lines. Read from the environment once per process (the runner's test
 // workers and the load harness's children inherit it), already checked by loadConfig
 // in the entry points, which exit 2 on a bad one.
 //
-// Secret values (every name not on HARMLESS_HEADERS) are registered with lib/redact.ts
+// Secret values (every name not on HARMLESS_HEADERS) are registered with lib/run/redact.ts
 // like the keys: masked in everything written, searched for in responses (AUTH-9), and
 // the header's value is shown as *** wherever request headers are shown.
-import { loadExtraHeaders } from './config.ts';
+import { loadExtraHeaders } from '../run/config.ts';
 import { headerRecord, type ExtraHeader } from './header-lines.ts';
-import { addSecret, addSecretHeaderName } from './redact.ts';
+import { addSecret, addSecretHeaderName } from '../run/redact.ts';
 
 let cached: { key: string; headers: ExtraHeader[]; record: Record<string, string> } | undefined;
 

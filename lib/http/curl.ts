@@ -1,6 +1,6 @@
 // Builds a curl command that reproduces one request (Schemathesis-style), with the
 // credential masked: the reader pastes their own key in place of ***.
-import { isCredentialHeader, maskAuthorization, redact, redactUrl } from './redact.ts';
+import { isCredentialHeader, maskAuthorization, redact, redactUrl } from '../run/redact.ts';
 import { proxyFor } from './proxy.ts';
 import { withExtraHeaders } from './extra-headers.ts';
 
@@ -20,7 +20,7 @@ export function toCurl(req: CurlInput): string {
   const parts = ['curl', '-sS', '-i', '--compressed'];
   if (req.stream) parts.push('-N');
   if (req.method !== 'GET' || req.body !== undefined) parts.push('-X', req.method);
-  // The run went through a proxy (lib/proxy.ts): so does the reproduction, through a CONNECT
+  // The run went through a proxy (lib/http/proxy.ts): so does the reproduction, through a CONNECT
   // tunnel as undici does (curl forwards plain http:// unless told --proxytunnel). Credentials masked.
   const proxy = safeProxyFor(req.url);
   if (proxy) parts.push('--proxy', quote(proxy.shown), ...(req.url.startsWith('http:') ? ['--proxytunnel'] : []));
@@ -43,6 +43,6 @@ function safeProxyFor(url: string): ReturnType<typeof proxyFor> {
   try {
     return proxyFor(url);
   } catch {
-    return undefined; // a malformed proxy variable stops the run before any request (lib/preflight.ts)
+    return undefined; // a malformed proxy variable stops the run before any request (lib/http/preflight.ts)
   }
 }

@@ -1,6 +1,6 @@
 // The verdict vocabulary and the results contract (reports/latest/results.json).
 // Other tools read this shape: add fields, never rename or remove one.
-import type { Level } from './clauses.ts';
+import type { Level } from '../spec/clauses.ts';
 
 // flaky: failed, then passed when RETRY_FAILED reran it (fails the run only in strict mode).
 // error: a defect of the harness or the environment (a TypeError in a test, a client
@@ -103,7 +103,7 @@ export interface Results {
   expectations?: ExpectationsSummary;
   /** Absent when no earlier run against this target is kept. */
   comparison?: RunComparison;
-  /** How the run paced itself for the target's rate limit (lib/governor.ts); absent when nothing was paced. */
+  /** How the run paced itself for the target's rate limit (lib/run/governor.ts); absent when nothing was paced. */
   throttle?: ThrottleSummary;
   /** Set when the run did not finish: interrupted (SIGINT/SIGTERM) or the runner crashed. `tests` holds what completed. */
   incomplete?: { reason: 'interrupted' | 'crashed'; detail: string };

@@ -1,11 +1,11 @@
 // The one 429 back-off loop (docs/RUNNER.md: a 429 met by a test other than the
 // rate-limit ones is waited out and the request sent again, within a budget of retries
-// and waiting), used by the raw client (lib/http-client.ts) and by the fetch the client
+// and waiting), used by the raw client (lib/http/http-client.ts) and by the fetch the client
 // libraries get (harness/clients/fetch.ts). With a gate (the run's governor,
-// lib/governor.ts) every attempt waits for its turn and reports its answer, so the
+// lib/run/governor.ts) every attempt waits for its turn and reports its answer, so the
 // 429's advised wait is kept by the whole run, not by this request alone; without one
-// the request waits the advised time itself (lib/retry-hints.ts).
-import { retryDelayMs } from './retry-hints.ts';
+// the request waits the advised time itself (lib/spec/retry-hints.ts).
+import { retryDelayMs } from '../spec/retry-hints.ts';
 import type { Gate } from './governor.ts';
 
 export interface BackOffBudget { maxRetries: number; maxTotalWaitMs: number }

@@ -3,7 +3,7 @@
 // own makes concurrent tests collide again and again. Instead every request that is
 // not itself probing the limit asks this governor for a turn first, and tells it the
 // answer's status and rate-limit headers afterwards. The governor:
-// - stops all turns until the wait a 429 advises (lib/retry-hints.ts, the one reader);
+// - stops all turns until the wait a 429 advises (lib/spec/retry-hints.ts, the one reader);
 // - halves the number of requests in flight on a 429 (once per throttling episode),
 //   and, once one at a time still meets 429s, spaces the starts further apart;
 // - stops turns until x-ratelimit-reset-* when x-ratelimit-remaining-* says the
@@ -16,7 +16,7 @@
 // the test workers ask it over a Unix socket (GovernorConnection below); a process
 // without one (unit tests, benches) uses a governor of its own.
 import { connect, type Socket } from 'node:net';
-import { lowerCaseHeaders, parseResetDuration, readRetryHints, MAX_HONOURED_WAIT_MS } from './retry-hints.ts';
+import { lowerCaseHeaders, parseResetDuration, readRetryHints, MAX_HONOURED_WAIT_MS } from '../spec/retry-hints.ts';
 
 /** What the governor reads of an answer: the status (undefined: no answer) and the rate-limit headers. */
 export interface Outcome { status?: number; headers: Record<string, string | undefined> }
@@ -30,7 +30,7 @@ export interface Lease {
   release(outcome: Outcome): void;
 }
 
-/** What the back-off loop (lib/back-off.ts) and the clients need of a governor. */
+/** What the back-off loop (lib/run/back-off.ts) and the clients need of a governor. */
 export interface Gate {
   acquire(maxWaitMs: number): Promise<Lease>;
   /**

@@ -2,7 +2,7 @@
  * The framing core of the strict server-sent-events reader: what a decoded line means
  * (field, comment, blank line that dispatches), which events are dispatched, what is a
  * problem, and what the stream was made of. One definition for every engine:
- * - lib/sse-reader.ts (the suite and the Node load driver) splits bytes into lines and
+ * - lib/http/sse-reader.ts (the suite and the Node load driver) splits bytes into lines and
  *   decodes them, then hands each line here;
  * - the k6 scripts, which get text, not bytes (k6/http's body string, or the lines the
  *   xk6-sse extension hands over), split it with SseTextReader below and hand each line

@@ -34,7 +34,7 @@ export function nearMissKeys(key: string): Array<{ what: string; value: string; 
   return out;
 }
 
-// Names of the run's secret extra headers (HEADERS, lib/extra-headers.ts), lower case.
+// Names of the run's secret extra headers (HEADERS, lib/http/extra-headers.ts), lower case.
 const secretHeaderNames = new Set<string>();
 
 /** A header whose value is a secret of this run: shown as *** wherever request headers are shown. */

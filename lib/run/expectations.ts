@@ -17,7 +17,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import YAML from 'yaml';
 import { ConfigError } from './config.ts';
-import { isClauseId } from './clauses.ts';
+import { isClauseId } from '../spec/clauses.ts';
 import { countsAsFailing, countsAsPassing, isHarnessError, type ExpectationsSummary, type TestExpectation, type TestRecord } from './verdicts.ts';
 
 export interface ExpectationEntry {

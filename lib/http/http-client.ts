@@ -13,13 +13,13 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import { toCurl } from './curl.ts';
 import { withExtraHeaders } from './extra-headers.ts';
 import { createDispatcher, proxyFor } from './proxy.ts';
-import { echoedSecretLabels, isCredentialHeader, maskAuthorization, redact, redactUrl } from './redact.ts';
+import { echoedSecretLabels, isCredentialHeader, maskAuthorization, redact, redactUrl } from '../run/redact.ts';
 import { SseReader, type SseEvent, type SseProblem, type SseStats } from './sse-reader.ts';
-import { DEFAULT_429_BUDGET, with429BackOff } from './back-off.ts';
-import type { Gate } from './governor.ts';
-import { retryDelayMs } from './retry-hints.ts';
+import { DEFAULT_429_BUDGET, with429BackOff } from '../run/back-off.ts';
+import type { Gate } from '../run/governor.ts';
+import { retryDelayMs } from '../spec/retry-hints.ts';
 
-// Re-exported: the 429 wait is read by lib/retry-hints.ts, the one parser of retry hints.
+// Re-exported: the 429 wait is read by lib/spec/retry-hints.ts, the one parser of retry hints.
 export { retryDelayMs };
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -106,7 +106,7 @@ export interface Exchange {
   /**
    * The first attempt went out on a reused connection and failed before any byte of
    * response (the server had closed it): this exchange is the one re-send, on a new
-   * connection. Evidence for SVC-8 (lib/connection-reuse.ts); the clause under test is judged on this answer.
+   * connection. Evidence for SVC-8 (lib/http/connection-reuse.ts); the clause under test is judged on this answer.
    */
   reuseRetry?: ReuseRetry;
 }
@@ -128,9 +128,9 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** Called once with every exchange send() made: each 429 it waited out, then the answer it returns. */
   onExchange?: (ex: Exchange) => void;
-  /** Retry budget for 429s (lib/back-off.ts: at most 5 retries and 60 s of waiting per request). */
+  /** Retry budget for 429s (lib/run/back-off.ts: at most 5 retries and 60 s of waiting per request). */
   retry429?: { maxRetries: number; maxTotalWaitMs: number };
-  /** The run's governor (lib/governor.ts): every request that may be retried on 429 waits for its turn. */
+  /** The run's governor (lib/run/governor.ts): every request that may be retried on 429 waits for its turn. */
   gate?: Gate;
 }
 
@@ -236,7 +236,7 @@ export class HttpClient {
 
   /**
    * A dispatcher with this client's settings (connections to the target's origin only):
-   * a plain Agent, or undici's ProxyAgent when HTTPS_PROXY/HTTP_PROXY apply (lib/proxy.ts).
+   * a plain Agent, or undici's ProxyAgent when HTTPS_PROXY/HTTP_PROXY apply (lib/http/proxy.ts).
    */
   newDispatcher(): Dispatcher {
     return createDispatcher(this.base, {

@@ -1,6 +1,6 @@
 // SVC-8 (connection reuse) evidence from the run's own traffic. The raw client sends a
 // request once more on a new connection when a reused connection failed before any
-// response (lib/http-client.ts, Exchange.reuseRetry), so the clause under test is judged
+// response (lib/http/http-client.ts, Exchange.reuseRetry), so the clause under test is judged
 // on a real answer; this turns those events into SVC-8 findings for the run-wide checks.
 // Only a failure "at once" counts: a connection idle longer than the Keep-Alive timeout
 // its previous response advertised, or idle for a second or more, may be closed by the

@@ -2,7 +2,7 @@
 // single line naming the variable and the fix, before any request is sent.
 // These variable names are a contract: the load tools and k6 scripts read the same ones.
 import { readFileSync } from 'node:fs';
-import { mergeHeaderSources, parseHeaderLines, type ExtraHeader } from './header-lines.ts';
+import { mergeHeaderSources, parseHeaderLines, type ExtraHeader } from '../http/header-lines.ts';
 
 export interface Config {
   /** Base URL ending in /v1, without a trailing slash; undefined = embedded reference server. */
@@ -15,7 +15,7 @@ export interface Config {
   models: string[];
   timeoutMs: number;
   strict: boolean;
-  /** HEADERS and HEADERS_FILE: sent on every request of the run (lib/extra-headers.ts). */
+  /** HEADERS and HEADERS_FILE: sent on every request of the run (lib/http/extra-headers.ts). */
   extraHeaders: ExtraHeader[];
   /** The fuzz phase (issue 11, suites/fuzz.test.ts). */
   fuzz: FuzzConfig;
@@ -108,7 +108,7 @@ export function parseTargetUrl(raw: string): string {
   return `${url.origin}${path}`;
 }
 
-/** HEADERS (lines of "Name: value") and HEADERS_FILE (a file of them), checked by lib/header-lines.ts. */
+/** HEADERS (lines of "Name: value") and HEADERS_FILE (a file of them), checked by lib/http/header-lines.ts. */
 export function loadExtraHeaders(env: NodeJS.ProcessEnv = process.env): ExtraHeader[] {
   const inline = env.HEADERS !== undefined && env.HEADERS.trim() !== '' ? parseHeaderLines(env.HEADERS) : { headers: [] };
   if ('problem' in inline) throw new ConfigError('HEADERS', inline.problem);

@@ -23,7 +23,7 @@ export interface SchemaViolation {
 
 export interface ValidationResult { valid: boolean; errors: SchemaViolation[] }
 
-export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
+export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 
 /** Reads every schema document; exported for tools that compile them elsewhere (k6 bundles). */
 export function loadSchemas(): Record<string, Record<string, unknown>> {
@@ -112,7 +112,7 @@ export function describe(value: unknown, max = 80): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
-/** The error-body schema check for lib/error-body.ts (the k6 bundles pass their standalone validator instead). */
+/** The error-body schema check for lib/spec/error-body.ts (the k6 bundles pass their standalone validator instead). */
 export function errorSchemaProblems(json: unknown): string[] {
   return validate('error', json).errors.map((v) => v.message);
 }

@@ -3,7 +3,7 @@
 // vitest matches that pattern against the full name ("<describe> <title>"), so the
 // clause id is looked for at the start of any word, followed by the space of the title.
 import { ConfigError } from './config.ts';
-import { CLAUSES } from './clauses.ts';
+import { CLAUSES } from '../spec/clauses.ts';
 
 function parts(raw: string | undefined): string[] {
   return (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);

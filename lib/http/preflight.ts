@@ -1,12 +1,12 @@
 // One cheap request before a run (GET /models with the key), on the dispatcher every
-// client uses (lib/proxy.ts: proxies apply), to tell a target the run cannot reach at
+// client uses (lib/http/proxy.ts: proxies apply), to tell a target the run cannot reach at
 // all from a target that answers badly. Any HTTP answer, whatever its status, means
 // the run goes on (judging it is the suite's job); no HTTP answer at all is a
 // configuration problem: one line naming the cause and the fix, exit 2, no report of
 // a run that never happened. The conformance runner and the load harness share it.
 import { request } from 'undici';
 import { createDispatcher, proxyFor, type ProxyChoice } from './proxy.ts';
-import { redact } from './redact.ts';
+import { redact } from '../run/redact.ts';
 import { withExtraHeaders } from './extra-headers.ts';
 
 export interface Unreachable {

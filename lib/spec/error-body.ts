@@ -5,7 +5,7 @@
 // carries: message, type and code non-empty strings.
 //
 // Judged from a Content-Type header and the body text, with the schema check passed
-// in (ajv in Node: lib/schema-validator.ts errorSchemaProblems; the standalone
+// in (ajv in Node: lib/spec/schema-validator.ts errorSchemaProblems; the standalone
 // validators inside a k6 bundle): this module imports nothing, so esbuild can bundle
 // it for k6 (ES2017, no Node APIs).
 

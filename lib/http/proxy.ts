@@ -17,8 +17,8 @@
 // an http target they are the plain request, key included (the proxy does not parse
 // it, but it relays it in clear): use https through a proxy.
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
-import { ConfigError } from './config.ts';
-import { addSecret } from './redact.ts';
+import { ConfigError } from '../run/config.ts';
+import { addSecret } from '../run/redact.ts';
 
 export interface ProxyChoice {
   /** The proxy URL as configured, credentials included: never print it, print `shown`. */
