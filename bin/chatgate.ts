@@ -28,12 +28,12 @@ import { toCurl } from '../lib/http/curl.ts';
 import { foldIntoProbes, RUN_WIDE_FILE, runWideChecks, runWideTests } from '../runner/run-wide-checks.ts';
 import { startGovernorServer, type GovernorServer } from '../runner/governor-server.ts';
 import { THROTTLED } from '../lib/run/back-off.ts';
-import { writeResultsJson } from '../reports/writers/results-json.ts';
-import { writeJunit } from '../reports/writers/junit.ts';
-import { writeMarkdown } from '../reports/writers/markdown.ts';
-import { writeHtml } from '../reports/writers/html.ts';
-import { renderConsole } from '../reports/writers/console.ts';
-import { archiveRun, compareRuns, previousRun } from '../reports/writers/history.ts';
+import { writeResultsJson } from '../runner/report/results-json.ts';
+import { writeJunit } from '../runner/report/junit.ts';
+import { writeMarkdown } from '../runner/report/markdown.ts';
+import { writeHtml } from '../runner/report/html.ts';
+import { renderConsole } from '../runner/report/console.ts';
+import { archiveRun, compareRuns, previousRun } from '../runner/report/history.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HELP = `Usage: npm test [-- [--update-expectations] [-t <pattern>] [file filters...]]

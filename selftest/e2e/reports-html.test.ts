@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { CLAUSES, type ClauseId } from '../../lib/spec/clauses.ts';
 import type { Results, TestRecord } from '../../lib/run/verdicts.ts';
-import { renderHtml } from '../../reports/writers/html.ts';
+import { renderHtml } from '../../runner/report/html.ts';
 import { referenceTarget, type RunningTarget } from '../support/targets.ts';
 import { ROOT } from '../support/run-suite.ts';
 import { fixtureResults } from '../unit/reports-fixture.ts';

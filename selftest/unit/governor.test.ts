@@ -176,8 +176,8 @@ describe('throttled out: a 429 past the back-off budget', () => {
 describe('the throttling line (console and summary.md)', () => {
   it('says how many 429s, how long the governor held requests back, and how many tests were throttled out', async () => {
     const { fixtureResults } = await import('./reports-fixture.ts');
-    const { renderConsole } = await import('../../reports/writers/console.ts');
-    const { renderMarkdown } = await import('../../reports/writers/markdown.ts');
+    const { renderConsole } = await import('../../runner/report/console.ts');
+    const { renderMarkdown } = await import('../../runner/report/markdown.ts');
     const r = fixtureResults();
     expect(renderConsole(r)).not.toContain('throttling:');
     r.durationMs = 100_000;

@@ -10,11 +10,11 @@ import { CLAUSES } from '../../lib/spec/clauses.ts';
 import { addSecret } from '../../lib/run/redact.ts';
 import { failsTheRun, VERDICTS, type Results } from '../../lib/run/verdicts.ts';
 import { allOf, exactTitlesPattern, selectionMatches, selectionPattern } from '../../lib/run/selection.ts';
-import { renderMarkdown } from '../../reports/writers/markdown.ts';
-import { renderConsole } from '../../reports/writers/console.ts';
-import { renderJunit } from '../../reports/writers/junit.ts';
-import { renderHtml } from '../../reports/writers/html.ts';
-import { compareRuns, comparisonLine, previousRun, targetKey } from '../../reports/writers/history.ts';
+import { renderMarkdown } from '../../runner/report/markdown.ts';
+import { renderConsole } from '../../runner/report/console.ts';
+import { renderJunit } from '../../runner/report/junit.ts';
+import { renderHtml } from '../../runner/report/html.ts';
+import { compareRuns, comparisonLine, previousRun, targetKey } from '../../runner/report/history.ts';
 import { FIXTURE_KEY, fixtureResults } from './reports-fixture.ts';
 
 beforeAll(() => addSecret(FIXTURE_KEY, 'API_KEY'));
