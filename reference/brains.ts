@@ -1,7 +1,7 @@
 // The reference's one brain (a saved configuration invoked through its own route or
 // the "brain:<uuid>" model form) and the id checks both routes share.
 import { randomUUID } from 'node:crypto';
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 import { badRequest, notFound, serverError } from './errors.ts';
 
 export interface Brain {

@@ -1,7 +1,7 @@
 // The two chat routes: POST /chat/completions (plain models and "brain:<uuid>") and
 // POST /brains/{id}/chat. Order of checks: body, scope (before the brain's existence,
 // so existence doesn't leak), brain id, existence, then the reply.
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 import { parseChatRequest, readJsonBody, rtlStreamDefect, type ChatRequest } from './chat-request.ts';
 import { checkBrainScope } from './auth.ts';
 import { BRAIN_MODEL_PREFIX, resolveBrain } from './brains.ts';

@@ -1,6 +1,6 @@
 // Error bodies: OpenAI's envelope {"error": {message, type, code, param}} with
 // OpenAI-like type/code values, and every error-shape defect in one place.
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 import { sendBody, sendEmpty, sendJson, contentType, baseHeaders } from './respond.ts';
 
 /** How an error goes on the wire; anything but 'json' exists for defects only. */

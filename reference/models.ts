@@ -1,5 +1,5 @@
 // GET /models (OpenAI's list shape) and GET /models/{id}, with the model-list defects.
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 import { notFound } from './errors.ts';
 import { sendBody, sendJson } from './respond.ts';
 

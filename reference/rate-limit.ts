@@ -1,7 +1,7 @@
 // Fixed-window request limits per key, and the headers that advertise them
 // (OpenAI's x-ratelimit-* plus Retry-After / retry-after-ms on a 429).
 import type { KeyRecord, KeyName } from './keys.ts';
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 
 export interface RateDecision {
   allowed: boolean;

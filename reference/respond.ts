@@ -2,7 +2,7 @@
 // wire-level variants (charset, gzip, chunked, connection-close) and the header
 // defects apply to all of them in one place.
 import { gzipSync } from 'node:zlib';
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 
 /** Headers every response of this request carries, streams included. */
 export function baseHeaders(ctx: RequestContext): Record<string, string> {

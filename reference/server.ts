@@ -10,7 +10,7 @@ import { createKeyRing } from './keys.ts';
 import { createBrain } from './brains.ts';
 import { createLimiter, hintStyle, rateLimitHeaders } from './rate-limit.ts';
 import type { ServerState } from './state.ts';
-import { ClientGone, RequestContext } from './context.ts';
+import { ClientGone, RequestContext } from './request-context.ts';
 import { ApiError, overloaded, serverError, writeError } from './errors.ts';
 import { authenticate } from './auth.ts';
 import { matchRoute, type RouteMatch } from './routes.ts';

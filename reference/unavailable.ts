@@ -1,6 +1,6 @@
 // Unknown paths and the image/video endpoints that must not exist: 404 error bodies,
 // or the defects that pretend they exist.
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 import { notFound } from './errors.ts';
 import { sendJson } from './respond.ts';
 
