@@ -3,11 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from './request-context.ts';
 import { badRequest, notFound, serverError } from './errors.ts';
-
-export interface Brain {
-  id: string;
-  name: string;
-}
+import type { Brain } from './state.ts';
 
 export const BRAIN_MODEL_PREFIX = 'brain:';
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
