@@ -1,19 +1,19 @@
 // Bench helper: the stream driver's own work per SSE event, without sockets. The
 // responder's exact bytes (bench/stream-bytes.ts, one network piece per event as
-// bench/stream-responder.ts writes them) are fed to the driver's request handler (load/lean-client.ts:
+// bench/stream-responder.ts writes them) are fed to the driver's request handler (load/engine/lean-client.ts:
 // SSE reading, JSON parsing, checks, timestamps, the gap tally) and each finished
 // stream to the recorder (histograms), in this process, and the CPU time is divided by
 // the events. It is the part of the driver's cost that is the driver's own (the rest,
 // sockets, HTTP parsing and the kernel, is the floor's too), measured without the
-// network's noise; the same bytes through the strict reader alone (lib/sse-reader.ts,
-// as the driver read every stream before load/sse-scan.ts) are measured beside it.
+// network's noise; the same bytes through the strict reader alone (lib/http/sse-reader.ts,
+// as the driver read every stream before load/engine/sse-scan.ts) are measured beside it.
 import type { Dispatcher } from 'undici';
-import { SseReader } from '../lib/sse-reader.ts';
-import { validate } from '../lib/schema-validator.ts';
-import { Findings } from '../load/findings.ts';
-import { LeanCall, type Outcome } from '../load/lean-client.ts';
-import { Recorder } from '../load/recorder.ts';
-import { SseScan } from '../load/sse-scan.ts';
+import { SseReader } from '../lib/http/sse-reader.ts';
+import { validate } from '../lib/spec/schema-validator.ts';
+import { Findings } from '../load/report/findings.ts';
+import { LeanCall, type Outcome } from '../load/engine/lean-client.ts';
+import { Recorder } from '../load/engine/recorder.ts';
+import { SseScan } from '../load/engine/sse-scan.ts';
 import { streamPieces } from './stream-bytes.ts';
 
 const controller = { abort() {}, pause() {}, resume() {}, aborted: false, paused: false, reason: null } as unknown as Dispatcher.DispatchController;

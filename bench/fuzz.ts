@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startReferenceServer } from '../reference/server.ts';
-import { HttpClient } from '../lib/http-client.ts';
-import { FUZZ_DEFAULT_RUNS } from '../lib/config.ts';
+import { HttpClient } from '../lib/http/http-client.ts';
+import { FUZZ_DEFAULT_RUNS } from '../lib/run/config.ts';
 import { runCampaign } from '../fuzz/campaign.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,9 +1,9 @@
 // Bench child: the smallest loopback chat-completions responder (one fixed, valid
 // chat completion for every request), so the bench measures the load generators,
-// not a server. Started by bench/run.ts through load/ts-child.ts.
+// not a server. Started by bench/run.ts through load/setup/ts-child.ts.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serveChild } from '../load/ts-child.ts';
+import { serveChild } from '../load/setup/ts-child.ts';
 
 const body = Buffer.from(JSON.stringify({
   id: 'chatcmpl-bench0000000000000000', object: 'chat.completion', created: 1_700_000_000, model: 'svc-auto',

@@ -35,7 +35,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs as parseCommandLine } from 'node:util';
-import { forkTs, TSX_LOADER } from '../load/ts-child.ts';
+import { forkTs, TSX_LOADER } from '../load/setup/ts-child.ts';
 import { measureDriverWork } from './driver-work.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -192,10 +192,10 @@ async function benchCpu(): Promise<void> {
   const base = `http://127.0.0.1:${responder.ready.port}`;
   const { default: autocannon } = await import('autocannon');
   const { executeRun } = await import('../load/run.ts');
-  const { parseArgs } = await import('../load/options.ts');
-  const { loadConfig } = await import('../lib/config.ts');
-  const { remoteTarget } = await import('../load/target.ts');
-  const { StopToken } = await import('../load/stop.ts');
+  const { parseArgs } = await import('../load/setup/options.ts');
+  const { loadConfig } = await import('../lib/run/config.ts');
+  const { remoteTarget } = await import('../load/setup/load-target.ts');
+  const { StopToken } = await import('../load/setup/stop.ts');
   const config = loadConfig({ TARGET_URL: `${base}/v1`, API_KEY: KEY });
   const plain = () => new Promise<number>((resolve, reject) => {
     autocannon({ url: `${base}/v1/chat/completions`, connections: CONNECTIONS, duration: secs, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: BODY } as never,
@@ -255,8 +255,8 @@ async function benchFloor(): Promise<void> {
   console.log(`   the floor (bench/stream-floor.ts: same pool and requests, only finds event boundaries and timestamps them) and the driver (\`npm run load -- stream\`) take turns, ${FLOOR_ROUNDS} rounds; CPU = user + system of each process;`);
   console.log('   for reference, the socket floor below undici (the same loop on plain node:net sockets, no HTTP parsing): what the kernel and Node\'s socket reads cost per event here');
   const own = measureDriverWork();
-  console.log(`   the driver's own work, in this process without sockets (${own.events} events of the same bytes through load/lean-client.ts and the recorder): ${own.driver_us_per_event.toFixed(2)} µs per event;`);
-  console.log(`   of it reading SSE + JSON.parse of every payload: ${own.fast_path_us_per_event.toFixed(2)} µs on the fast path (load/sse-scan.ts), ${own.strict_reader_us_per_event.toFixed(2)} µs through the strict reader alone (lib/sse-reader.ts)`);
+  console.log(`   the driver's own work, in this process without sockets (${own.events} events of the same bytes through load/engine/lean-client.ts and the recorder): ${own.driver_us_per_event.toFixed(2)} µs per event;`);
+  console.log(`   of it reading SSE + JSON.parse of every payload: ${own.fast_path_us_per_event.toFixed(2)} µs on the fast path (load/engine/sse-scan.ts), ${own.strict_reader_us_per_event.toFixed(2)} µs through the strict reader alone (lib/http/sse-reader.ts)`);
   console.log('   round   floor µs/event (user, system)   driver µs/event (user, system)   driver/floor   socket floor µs/event (user, system)   events (floor / driver / socket)   load average');
   const rows: Array<{ floor: number; driver: number; floorUser: number; driverUser: number; floorSystem: number; driverSystem: number; socket: number; socketUser: number; socketSystem: number }> = [];
   const us = (cpuS: number, events: number) => (cpuS / events) * 1e6;

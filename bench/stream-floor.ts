@@ -17,8 +17,8 @@
 // Prints one JSON line: { events, streams, failed, cpu_user_s, cpu_system_s, wall_s, max_rss_mib }.
 import net from 'node:net';
 import type { Dispatcher } from 'undici';
-import { createPool } from '../load/driver.ts';
-import { bodyFor } from '../load/request-bodies.ts';
+import { createPool } from '../load/engine/load-driver.ts';
+import { bodyFor } from '../load/engine/request-bodies.ts';
 
 const [base = '', nArg = '100', secsArg = '5', rampArg = '2', kind = 'undici'] = process.argv.slice(2);
 const url = new URL(base);

@@ -17,7 +17,7 @@
 // closed.
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { serveChild } from '../load/ts-child.ts';
+import { serveChild } from '../load/setup/ts-child.ts';
 import { streamEvents } from './stream-bytes.ts';
 
 const TTFT_MS = Number(process.env.TTFT_MS ?? 200);

@@ -13,27 +13,27 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, FUZZ_MAX_SEED, loadConfig, type Config } from '../lib/config.ts';
-import { addSecret, redact, redactDeep } from '../lib/redact.ts';
-import { registerSecrets } from '../lib/extra-headers.ts';
-import { oneLineWarnings } from '../lib/header-lines.ts';
-import { preflight } from '../lib/preflight.ts';
-import { bypassProxyFor } from '../lib/proxy.ts';
-import { RESULTS_VERSION, countsAsPassing, failsTheRun, isHarnessError, runFails, summarise, type Results, type RunMode, type TestRecord } from '../lib/verdicts.ts';
-import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/selection.ts';
-import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, type ExpectationsFile } from '../lib/expectations.ts';
+import { ConfigError, FUZZ_MAX_SEED, loadConfig, type Config } from '../lib/run/config.ts';
+import { addSecret, redact, redactDeep } from '../lib/run/redact.ts';
+import { registerSecrets } from '../lib/http/extra-headers.ts';
+import { oneLineWarnings } from '../lib/http/header-lines.ts';
+import { preflight } from '../lib/http/preflight.ts';
+import { bypassProxyFor } from '../lib/http/proxy.ts';
+import { RESULTS_VERSION, countsAsPassing, failsTheRun, isHarnessError, runFails, summarise, type Results, type RunMode, type TestRecord } from '../lib/run/verdicts.ts';
+import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/run/selection.ts';
+import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, type ExpectationsFile } from '../lib/run/expectations.ts';
 import { VerdictCollector, legacyTestId } from '../runner/verdict-collector.ts';
 import { summariseParts, type ExchangeSummary } from '../harness/exchange-log.ts';
-import { toCurl } from '../lib/curl.ts';
+import { toCurl } from '../lib/http/curl.ts';
 import { foldIntoProbes, RUN_WIDE_FILE, runWideChecks, runWideTests } from '../runner/run-wide-checks.ts';
 import { startGovernorServer, type GovernorServer } from '../runner/governor-server.ts';
-import { THROTTLED } from '../lib/back-off.ts';
-import { writeResultsJson } from '../reports/writers/results-json.ts';
-import { writeJunit } from '../reports/writers/junit.ts';
-import { writeMarkdown } from '../reports/writers/markdown.ts';
-import { writeHtml } from '../reports/writers/html.ts';
-import { renderConsole } from '../reports/writers/console.ts';
-import { archiveRun, compareRuns, previousRun } from '../reports/writers/history.ts';
+import { THROTTLED } from '../lib/run/back-off.ts';
+import { writeResultsJson } from '../runner/report/results-json.ts';
+import { writeJunit } from '../runner/report/junit.ts';
+import { writeMarkdown } from '../runner/report/markdown.ts';
+import { writeHtml } from '../runner/report/html.ts';
+import { renderConsole } from '../runner/report/console.ts';
+import { archiveRun, compareRuns, previousRun } from '../runner/report/history.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HELP = `Usage: npm test [-- [--update-expectations] [-t <pattern>] [file filters...]]
@@ -202,7 +202,7 @@ async function main(): Promise<number> {
   const tty = process.stderr.isTTY;
   const progress = tty ? (n: number) => process.stderr.write(`\rchatgate: ${n} tests done`) : undefined;
   const collector = state.collector = new VerdictCollector(ROOT, progress);
-  // One pace for every worker: the run's governor (lib/governor.ts), asked over a socket in the run directory.
+  // One pace for every worker: the run's governor (lib/run/governor.ts), asked over a socket in the run directory.
   const governor: GovernorServer = await startGovernorServer(runDir);
   try {
     await runSuites({ pattern: allOf(selectionPattern(process.env.CLAUSES), args.testNamePattern), files: args.files, collector });

@@ -1,7 +1,7 @@
 // `npm run load -- <scenario> [options]`: the load harness (load/run.ts). Exit codes:
 // 0 ok, 1 regression or MUST-level finding, 2 bad option or configuration, 130 interrupted.
 import { main } from '../load/run.ts';
-import { redact } from '../lib/redact.ts';
+import { redact } from '../lib/run/redact.ts';
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -13,8 +13,8 @@
 // group is shrunk, and other raw failures that show every feature the shrunk one needed
 // count as the same bug (signature.ts). Another raw failure not covered is shrunk too.
 import fc from 'fast-check';
-import type { AuthSpec, Exchange, RequestSpec } from '../lib/http-client.ts';
-import type { FuzzConfig } from '../lib/config.ts';
+import type { AuthSpec, Exchange, RequestSpec } from '../lib/http/http-client.ts';
+import type { FuzzConfig } from '../lib/run/config.ts';
 import { caseArbitrary, type FuzzCase } from './generators.ts';
 import { judge as judgeWith, judgedClauses, measureBaseline, NO_BASELINE, wantsStream, type Baseline, FUZZ_CLAUSES, type Breach, type FuzzClause } from './oracles.ts';
 import { covers, difference, features, signature } from './signature.ts';

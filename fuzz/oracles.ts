@@ -7,11 +7,11 @@
 // generated requests run-wide from the exchange log. Refusing a parameter with 400 is
 // always legal; so is honouring or ignoring it. A 429 that outlasts the client's retry
 // budget and a 503 (overload) judge nothing but their error body.
-import type { ClauseId } from '../lib/clauses.ts';
-import type { Exchange } from '../lib/http-client.ts';
+import type { ClauseId } from '../lib/spec/clauses.ts';
+import type { Exchange } from '../lib/http/http-client.ts';
 import { exchangeErrorBodyProblems as errorBodyProblemsOf, summarise } from '../harness/exchange-log.ts';
 import { checkResponse } from '../runner/response-checks.ts';
-import { validate } from '../lib/schema-validator.ts';
+import { validate } from '../lib/spec/schema-validator.ts';
 import { readStream } from '../harness/stream-judge.ts';
 import type { CaseKind, FuzzCase } from './generators.ts';
 

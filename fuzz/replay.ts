@@ -2,7 +2,7 @@
 // (the key masked as ***, the reader puts theirs) and everything the generators read
 // (models, brain id, body cap), so the same case index and path give the same request.
 // The extra HEADERS go along too (a gateway routes nothing without them), secret values as ***.
-import { parseHeaderLines } from '../lib/header-lines.ts';
+import { parseHeaderLines } from '../lib/http/header-lines.ts';
 
 const q = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 

@@ -1,6 +1,6 @@
 // How a fuzz finding and the campaign summary read in a verdict (results.json, console,
 // Markdown, HTML all show the test's message, notes and observations).
-import { redact } from '../lib/redact.ts';
+import { redact } from '../lib/run/redact.ts';
 import type { CampaignSummary, Finding } from './campaign.ts';
 
 const MAX_BODY_SHOWN = 1500;

@@ -15,16 +15,16 @@
 // A failure carries the requirement, what was expected, what was seen, the response
 // and a curl command that reproduces it (h2spec / Schemathesis style).
 import { test } from 'vitest';
-import { CLAUSES, type ClauseId, type Level } from '../lib/clauses.ts';
-import type { Exchange } from '../lib/http-client.ts';
-import { describe as show, validate, type SchemaName } from '../lib/schema-validator.ts';
-import { redact, redactDeep } from '../lib/redact.ts';
-import { NOT_FINISHED, type TestRecord, type Verdict } from '../lib/verdicts.ts';
-import { TEST_ID } from '../lib/test-ids.ts';
+import { CLAUSES, type ClauseId, type Level } from '../lib/spec/clauses.ts';
+import type { Exchange } from '../lib/http/http-client.ts';
+import { describe as show, validate, type SchemaName } from '../lib/spec/schema-validator.ts';
+import { redact, redactDeep } from '../lib/run/redact.ts';
+import { NOT_FINISHED, type TestRecord, type Verdict } from '../lib/run/verdicts.ts';
+import { TEST_ID } from '../lib/run/test-ids.ts';
 
-export { idPart } from '../lib/test-ids.ts';
+export { idPart } from '../lib/run/test-ids.ts';
 import { config, currentTest } from './target.ts';
-import { THROTTLE_ALLOWANCE_MS, THROTTLED } from '../lib/back-off.ts';
+import { THROTTLE_ALLOWANCE_MS, THROTTLED } from '../lib/run/back-off.ts';
 import { exchangeContext, exchangeErrorBodyProblems } from './exchange-log.ts';
 
 export class Violation extends Error {

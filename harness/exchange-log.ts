@@ -9,12 +9,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import type { Exchange, ReuseRetry } from '../lib/http-client.ts';
-import { errorBodyProblems, errorObjectOf, parseJson } from '../lib/error-body.ts';
-import { errorSchemaProblems } from '../lib/schema-validator.ts';
-import { echoedSecretLabels, redact, redactDeep } from '../lib/redact.ts';
-import { parseSse } from '../lib/sse-reader.ts';
-import { DeltaSnapshotWatch, type SnapshotFinding } from '../lib/cumulative-deltas.ts';
+import type { Exchange, ReuseRetry } from '../lib/http/http-client.ts';
+import { errorBodyProblems, errorObjectOf, parseJson } from '../lib/spec/error-body.ts';
+import { errorSchemaProblems } from '../lib/spec/schema-validator.ts';
+import { echoedSecretLabels, redact, redactDeep } from '../lib/run/redact.ts';
+import { parseSse } from '../lib/http/sse-reader.ts';
+import { DeltaSnapshotWatch, type SnapshotFinding } from '../lib/spec/cumulative-deltas.ts';
 
 /** The title of the test whose code is running (clause() sets it), for the run-wide checks' messages. */
 export const exchangeContext = new AsyncLocalStorage<string>();

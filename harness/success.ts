@@ -1,8 +1,8 @@
 // "2xx", as SVC-3 and BRAIN-1 say it: one rule for both, so a brain route answering
 // 201 is judged the same by each of them.
 import type { ClauseContext } from './clause-test.ts';
-import type { Exchange } from '../lib/http-client.ts';
-import { describe } from '../lib/schema-validator.ts';
+import type { Exchange } from '../lib/http/http-client.ts';
+import { describe } from '../lib/spec/schema-validator.ts';
 
 export function isSuccess(status: number | undefined): boolean {
   return status !== undefined && status >= 200 && status < 300;

@@ -3,11 +3,11 @@
 // already validated the configuration and, for the embedded default, started the
 // reference server and exported its URL and keys, so loadConfig() here cannot fail.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { loadConfig } from '../lib/config.ts';
-import { HttpClient, type AuthSpec, type Exchange, type RequestSpec } from '../lib/http-client.ts';
-import { addSecret } from '../lib/redact.ts';
-import { registerSecrets } from '../lib/extra-headers.ts';
-import { runGovernor } from '../lib/governor.ts';
+import { loadConfig } from '../lib/run/config.ts';
+import { HttpClient, type AuthSpec, type Exchange, type RequestSpec } from '../lib/http/http-client.ts';
+import { addSecret } from '../lib/run/redact.ts';
+import { registerSecrets } from '../lib/http/extra-headers.ts';
+import { runGovernor } from '../lib/run/governor.ts';
 import { logExchange } from './exchange-log.ts';
 
 export const config = loadConfig();

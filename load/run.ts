@@ -5,34 +5,34 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pool } from 'undici';
-import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
-import { registerSecrets } from '../lib/extra-headers.ts';
-import { oneLineWarnings } from '../lib/header-lines.ts';
-import { redact } from '../lib/redact.ts';
-import { validate } from '../lib/schema-validator.ts';
+import { ConfigError, loadConfig, type Config } from '../lib/run/config.ts';
+import { registerSecrets } from '../lib/http/extra-headers.ts';
+import { oneLineWarnings } from '../lib/http/header-lines.ts';
+import { redact } from '../lib/run/redact.ts';
+import { validate } from '../lib/spec/schema-validator.ts';
 import { DEFECTS } from '../reference/defects.ts';
 import { VARIANTS } from '../reference/variants.ts';
-import { helpText, parseArgs, UsageError, OPTION_SPECS, type LoadOptions, type Scenario } from './options.ts';
-import { checkCaps, checkRemote, isLoopbackHost, planFor } from './safety.ts';
-import { embeddedTarget, referenceOptionsFor, remoteTarget, type LoadTarget } from './target.ts';
-import { StopToken } from './stop.ts';
-import { Progress } from './progress.ts';
-import { Findings, findingsFail } from './findings.ts';
-import { CpuMeter } from './driver-cpu.ts';
-import { createPool } from './driver.ts';
-import { buildSummary, writeSummary, type LoadSummary } from './summary.ts';
-import { writeHtmlReport } from './report-html.ts';
-import { compareMetrics, formatComparison, loadBaseline, parseThresholds, type BaselineFile, type Threshold } from './baseline.ts';
-import type { MetricName } from './metric-names.ts';
+import { helpText, parseArgs, UsageError, OPTION_SPECS, type LoadOptions, type Scenario } from './setup/options.ts';
+import { checkCaps, checkRemote, isLoopbackHost, planFor } from './setup/safety.ts';
+import { embeddedTarget, referenceOptionsFor, remoteTarget, type LoadTarget } from './setup/load-target.ts';
+import { StopToken } from './setup/stop.ts';
+import { Progress } from './report/progress.ts';
+import { Findings, findingsFail } from './report/findings.ts';
+import { CpuMeter } from './engine/driver-cpu.ts';
+import { createPool } from './engine/load-driver.ts';
+import { buildSummary, writeSummary, type LoadSummary } from './report/summary.ts';
+import { writeHtmlReport } from './report/report-html.ts';
+import { compareMetrics, formatComparison, loadBaseline, parseThresholds, type BaselineFile, type Threshold } from './report/baseline.ts';
+import type { MetricName } from './report/metric-names.ts';
 import type { ScenarioContext, ScenarioResult } from './scenarios/context.ts';
 import { runThroughput } from './scenarios/throughput.ts';
 import { runStream } from './scenarios/stream.ts';
 import { runSweep } from './scenarios/sweep.ts';
 import { runRateLimit } from './scenarios/rate-limit.ts';
-import { renderConsoleSummary } from './console.ts';
-import { warmUp } from './warmup.ts';
-import { preflight } from '../lib/preflight.ts';
-import { proxyFor } from '../lib/proxy.ts';
+import { renderConsoleSummary } from './report/console.ts';
+import { warmUp } from './setup/warmup.ts';
+import { preflight } from '../lib/http/preflight.ts';
+import { proxyFor } from '../lib/http/proxy.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -180,7 +180,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   if (options.dryRun) return EXIT.ok;
 
-  // Staging (issue 12): one request before the run (lib/preflight.ts, shared with npm test); no HTTP answer is exit 2.
+  // Staging (issue 12): one request before the run (lib/http/preflight.ts, shared with npm test); no HTTP answer is exit 2.
   if (config.targetUrl) {
     const pre = await preflight({ targetUrl: config.targetUrl, apiKey: config.apiKey!, timeoutMs: options.timeoutMs ?? config.timeoutMs });
     for (const w of pre.warnings) process.stderr.write(`chatgate load: warning: ${redact(w)}\n`);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../reference/server.ts';
-import { bypassProxyFor } from '../lib/proxy.ts';
+import { bypassProxyFor } from '../lib/http/proxy.ts';
 import { runWideChecks } from '../runner/run-wide-checks.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
 

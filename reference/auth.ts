@@ -1,7 +1,7 @@
 // Authentication (who is calling) and scope checks (what that key may do).
 // Only "Authorization: Bearer <known key>" passes: scheme case-insensitive, exactly
 // one space, no extra whitespace. Messages never quote a full key (AUTH-9).
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 import { maskKey, SCOPE_BRAINS_INVOKE, type KeyRecord } from './keys.ts';
 import { ApiError, forbidden, notFound, unauthorized } from './errors.ts';
 

@@ -1,13 +1,9 @@
 // The reference's one brain (a saved configuration invoked through its own route or
 // the "brain:<uuid>" model form) and the id checks both routes share.
 import { randomUUID } from 'node:crypto';
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 import { badRequest, notFound, serverError } from './errors.ts';
-
-export interface Brain {
-  id: string;
-  name: string;
-}
+import type { Brain } from './state.ts';
 
 export const BRAIN_MODEL_PREFIX = 'brain:';
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

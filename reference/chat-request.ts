@@ -2,8 +2,8 @@
 // chat-request schema (the same one the suite judges requests by), then the usual
 // OpenAI parameters the schema leaves open. The first problem becomes a 400 naming
 // the field in `param`, as OpenAI does.
-import { validate, type SchemaViolation } from '../lib/schema-validator.ts';
-import type { RequestContext } from './context.ts';
+import { validate, type SchemaViolation } from '../lib/spec/schema-validator.ts';
+import type { RequestContext } from './request-context.ts';
 import { badRequest, serverError } from './errors.ts';
 
 export interface ChatRequest {

@@ -1,7 +1,7 @@
 // The two chat routes: POST /chat/completions (plain models and "brain:<uuid>") and
 // POST /brains/{id}/chat. Order of checks: body, scope (before the brain's existence,
 // so existence doesn't leak), brain id, existence, then the reply.
-import type { RequestContext } from './context.ts';
+import { sendBody, sendJson, type RequestContext } from './request-context.ts';
 import { parseChatRequest, readJsonBody, rtlStreamDefect, type ChatRequest } from './chat-request.ts';
 import { checkBrainScope } from './auth.ts';
 import { BRAIN_MODEL_PREFIX, resolveBrain } from './brains.ts';
@@ -9,7 +9,6 @@ import { badRequest, forbidden, notFound, overloaded, serverError } from './erro
 import { completionBody, planReply } from './completion.ts';
 import { DONE, planStream } from './stream-plan.ts';
 import { SseWriter } from './sse-writer.ts';
-import { sendBody, sendJson } from './respond.ts';
 import { sleep } from './latency.ts';
 import { SCOPE_BRAINS_INVOKE } from './keys.ts';
 import { RESOLVED_SVC_AUTO, SERVICE_MODELS } from './models.ts';

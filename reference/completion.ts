@@ -1,7 +1,7 @@
 // What a reply is (plan) and how a non-stream chat completion looks on the wire,
 // with every resource-shape defect applied here and nowhere else.
 import { randomBytes } from 'node:crypto';
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 import type { ChatRequest } from './chat-request.ts';
 import { countWords, generateReply, promptTokens, truncateWords } from './generate.ts';
 

@@ -6,7 +6,7 @@
 // Each entry breaks one thing; `clauses` lists the catalog IDs it is meant to break
 // (it may break others as a consequence, those are not demanded).
 
-import type { ClauseId } from '../lib/clauses.ts';
+import type { ClauseId } from '../lib/spec/clauses.ts';
 
 export interface DefectInfo {
   /** Typed: a clause id that is not in the registry is a compile error. */

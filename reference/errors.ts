@@ -1,30 +1,9 @@
 // Error bodies: OpenAI's envelope {"error": {message, type, code, param}} with
 // OpenAI-like type/code values, and every error-shape defect in one place.
-import type { RequestContext } from './context.ts';
-import { sendBody, sendEmpty, sendJson, contentType, baseHeaders } from './respond.ts';
+import { ApiError } from './api-error.ts';
+import { baseHeaders, contentType, sendBody, sendEmpty, sendJson, type RequestContext } from './request-context.ts';
 
-/** How an error goes on the wire; anything but 'json' exists for defects only. */
-export type ErrorForm = 'json' | 'empty' | 'text' | 'sse';
-
-/** Thrown anywhere in request handling; the server turns it into an error response. */
-export class ApiError extends Error {
-  form: ErrorForm = 'json';
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    readonly code: string,
-    message: string,
-    readonly param: string | null = null,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-
-  withForm(form: ErrorForm): this {
-    this.form = form;
-    return this;
-  }
-}
+export { ApiError } from './api-error.ts';
 
 export const badRequest = (message: string, code = 'invalid_request_error', param: string | null = null) =>
   new ApiError(400, 'invalid_request_error', code, message, param);

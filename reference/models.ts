@@ -1,7 +1,6 @@
 // GET /models (OpenAI's list shape) and GET /models/{id}, with the model-list defects.
-import type { RequestContext } from './context.ts';
+import { sendBody, sendJson, type RequestContext } from './request-context.ts';
 import { notFound } from './errors.ts';
-import { sendBody, sendJson } from './respond.ts';
 
 export const SERVICE_MODELS = ['svc-auto', 'svc'] as const;
 /** resolved-model: what the svc-auto alias resolves to. */

@@ -1,7 +1,8 @@
 // Fixed-window request limits per key, and the headers that advertise them
 // (OpenAI's x-ratelimit-* plus Retry-After / retry-after-ms on a 429).
 import type { KeyRecord, KeyName } from './keys.ts';
-import type { RequestContext } from './context.ts';
+import type { DefectName } from './defects.ts';
+import type { VariantName } from './variants.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -89,7 +90,13 @@ export function createLimiter(shape: LimiterShape): Limiter {
 /** How a 429 advises its wait: all hints (default), or one legal form alone, or the retry-after-unparseable defect. */
 export type HintStyle = 'all' | 'http-date' | 'reset-only' | 'ms-only' | 'seconds-only' | 'unparseable';
 
-export function hintStyle(ctx: RequestContext): HintStyle {
+/** The request's defect and variant switches (a RequestContext): all hintStyle reads, so the limiter stays below the request context. */
+export interface Switches {
+  defect(name: DefectName): boolean;
+  variant(name: VariantName): boolean;
+}
+
+export function hintStyle(ctx: Switches): HintStyle {
   if (ctx.defect('retry-after-unparseable')) return 'unparseable';
   if (ctx.variant('retry-after-seconds-only')) return 'seconds-only';
   if (ctx.variant('retry-after-http-date')) return 'http-date';

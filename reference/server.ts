@@ -10,14 +10,13 @@ import { createKeyRing } from './keys.ts';
 import { createBrain } from './brains.ts';
 import { createLimiter, hintStyle, rateLimitHeaders } from './rate-limit.ts';
 import type { ServerState } from './state.ts';
-import { ClientGone, RequestContext } from './context.ts';
+import { ClientGone, RequestContext, sendBody, sendEmpty } from './request-context.ts';
 import { ApiError, overloaded, serverError, writeError } from './errors.ts';
 import { authenticate } from './auth.ts';
 import { matchRoute, type RouteMatch } from './routes.ts';
 import { handleBrainChat, handleChatCompletions } from './chat.ts';
 import { handleListModels, handleRetrieveModel, SERVICE_MODELS } from './models.ts';
 import { handleUnavailable } from './unavailable.ts';
-import { sendBody, sendEmpty } from './respond.ts';
 
 export type { ReferenceOptions, LatencyOptions, RateWindow, ReceivedRequest } from './options.ts';
 export { referenceOptionsFromEnv } from './options.ts';

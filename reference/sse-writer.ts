@@ -3,8 +3,7 @@
 // the framing defects ask. The payload sequence itself comes from stream-plan.ts.
 import { createGzip, type Gzip } from 'node:zlib';
 import type { Writable } from 'node:stream';
-import type { RequestContext } from './context.ts';
-import { baseHeaders, contentType } from './respond.ts';
+import { baseHeaders, contentType, type RequestContext } from './request-context.ts';
 import { DONE, type StreamStep } from './stream-plan.ts';
 import { sleep, untilAborted } from './latency.ts';
 

@@ -5,8 +5,13 @@ import type { DefectName } from './defects.ts';
 import type { VariantName } from './variants.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { KeyRing } from './keys.ts';
-import type { Brain } from './brains.ts';
 import type { Limiter } from './rate-limit.ts';
+
+/** The reference's one brain (brains.ts resolves ids to it). */
+export interface Brain {
+  id: string;
+  name: string;
+}
 
 export interface Counters {
   requests: number;

@@ -2,7 +2,7 @@
 // a role chunk, one chunk per word, a finish chunk, the optional usage chunk, then
 // [DONE]. Every chunk-content defect and variant is applied here; framing is the
 // SSE writer's job.
-import type { RequestContext } from './context.ts';
+import type { RequestContext } from './request-context.ts';
 import { randomSuffix, usageBody, type ReplyPlan } from './completion.ts';
 
 export type StreamStep =

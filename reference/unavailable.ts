@@ -1,8 +1,7 @@
 // Unknown paths and the image/video endpoints that must not exist: 404 error bodies,
 // or the defects that pretend they exist.
-import type { RequestContext } from './context.ts';
+import { sendJson, type RequestContext } from './request-context.ts';
 import { notFound } from './errors.ts';
-import { sendJson } from './respond.ts';
 
 export async function handleUnavailable(ctx: RequestContext, what: 'images' | 'videos' | 'unknown'): Promise<void> {
   // Stryker disable next-line ArithmeticOperator: equivalent here, only the images-200/videos-200 defects send it

@@ -1,11 +1,11 @@
-// The run's one governor (lib/governor.ts), held by the runner process and asked by
+// The run's one governor (lib/run/governor.ts), held by the runner process and asked by
 // every test worker over a Unix socket in the run directory. vitest runs suite files
 // in several workers; the target's rate limit is one budget for all of them, so the
 // pace must be decided in one place. A worker that goes away gives back the turns it
 // still held, so a crashed worker cannot starve the others.
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { Governor, GOVERNOR_SOCKET_ENV, type GovernorStats, type Lease } from '../lib/governor.ts';
+import { Governor, GOVERNOR_SOCKET_ENV, type GovernorStats, type Lease } from '../lib/run/governor.ts';
 
 export interface GovernorServer {
   /** Socket path; the workers find it in CHATGATE_GOVERNOR_SOCKET. */

@@ -9,8 +9,8 @@
 // nothing to judge (no error response for ERR-1/ERR-3, no response at all) is
 // `inconclusive`, never a pass. A failure names the request that met it first, lists a
 // few more and counts the rest.
-import { CLAUSES, type ClauseId } from '../lib/clauses.ts';
-import type { TestRecord, Verdict } from '../lib/verdicts.ts';
+import { CLAUSES, type ClauseId } from '../lib/spec/clauses.ts';
+import type { TestRecord, Verdict } from '../lib/run/verdicts.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
 import { RESPONSE_RULES, type ResponseRule } from './response-checks.ts';
 import { JUDGED_BY_FUZZ_TESTS } from '../fuzz/oracles.ts';

@@ -7,10 +7,10 @@
 // is no verdict at all, so it is not recorded (a skip would read as "could not run").
 import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
-import { CLAUSES, type ClauseId } from '../lib/clauses.ts';
-import { NOT_FINISHED, type TestRecord } from '../lib/verdicts.ts';
-import { redact } from '../lib/redact.ts';
-import '../lib/verdicts.ts'; // TaskMeta.chatgate
+import { CLAUSES, type ClauseId } from '../lib/spec/clauses.ts';
+import { NOT_FINISHED, type TestRecord } from '../lib/run/verdicts.ts';
+import { redact } from '../lib/run/redact.ts';
+import '../lib/run/verdicts.ts'; // TaskMeta.chatgate
 
 export class VerdictCollector implements Reporter {
   readonly records: TestRecord[] = [];

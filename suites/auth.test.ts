@@ -1,8 +1,8 @@
 // AUTH: keys and scopes (spec: Authentication).
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
-import type { AuthSpec, Exchange, RequestSpec } from '../lib/http-client.ts';
-import { nearMissKeys } from '../lib/redact.ts';
+import type { AuthSpec, Exchange, RequestSpec } from '../lib/http/http-client.ts';
+import { nearMissKeys } from '../lib/run/redact.ts';
 import { brainChat, brainId, chat, chatBody, config, keys, send, shared, unlessStreamsFail, UNKNOWN_BRAIN, HELLO } from '../harness/target.ts';
 
 /** The three endpoints of the spec; the brain route works with any uuid because auth comes first. */

@@ -1,8 +1,8 @@
 // BRAIN: invoking a saved configuration (spec: Endpoints > POST /brains/{id}/chat, Authentication 6).
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
-import { validate } from '../lib/schema-validator.ts';
-import type { Exchange } from '../lib/http-client.ts';
+import { validate } from '../lib/spec/schema-validator.ts';
+import type { Exchange } from '../lib/http/http-client.ts';
 import { brainChat, brainId, chat, chatBody, MALFORMED_BRAIN, UNKNOWN_BRAIN } from '../harness/target.ts';
 import { readStream } from '../harness/stream-judge.ts';
 import { success } from '../harness/success.ts';

@@ -7,9 +7,9 @@ import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import { chat, chatBody, shared } from '../harness/target.ts';
 import { readStream } from '../harness/stream-judge.ts';
-import { validate } from '../lib/schema-validator.ts';
-import type { Exchange } from '../lib/http-client.ts';
-import { DeltaSnapshotWatch, describeSnapshots } from '../lib/cumulative-deltas.ts';
+import { validate } from '../lib/spec/schema-validator.ts';
+import type { Exchange } from '../lib/http/http-client.ts';
+import { DeltaSnapshotWatch, describeSnapshots } from '../lib/spec/cumulative-deltas.ts';
 
 /** Non-empty `delta.content` strings in the chunks, all choices. */
 function contentDeltas(chunks: Array<Record<string, unknown>>): number {

@@ -9,7 +9,7 @@
 // ERR-2, which the tests here report on them, shrunk and de-duplicated, with the same
 // rules, instead of listing hundreds of raw requests there.
 import { describe } from 'vitest';
-import { THROTTLE_ALLOWANCE_MS } from '../lib/back-off.ts';
+import { THROTTLE_ALLOWANCE_MS } from '../lib/run/back-off.ts';
 import { clause } from '../harness/clause-test.ts';
 import { brainId, config, fuzzTraffic, http, keys, models, shared } from '../harness/target.ts';
 import { runCampaign } from '../fuzz/campaign.ts';

@@ -4,11 +4,11 @@
 // No 429 within the bounds is "inconclusive", never a pass.
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
-import type { Exchange } from '../lib/http-client.ts';
-import { MAX_HONOURED_WAIT_MS, readRetryHints } from '../lib/retry-hints.ts';
+import type { Exchange } from '../lib/http/http-client.ts';
+import { MAX_HONOURED_WAIT_MS, readRetryHints } from '../lib/spec/retry-hints.ts';
 import { chat, chatBody, config, keys } from '../harness/target.ts';
 import { CLIENTS, clauseFor, unavailable } from '../harness/clients/registry.ts';
-import { runGovernor } from '../lib/governor.ts';
+import { runGovernor } from '../lib/run/governor.ts';
 import { rateLimitCell, rateLimitTitle } from '../harness/clients/suite.ts';
 
 const PROBE_MS = 30_000;

@@ -1,7 +1,7 @@
 // MOD: GET /models (spec: Endpoints > GET /models; the list shape comes from the clients, MOD-1 is COMPAT).
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
-import type { Exchange } from '../lib/http-client.ts';
+import type { Exchange } from '../lib/http/http-client.ts';
 import { listModels, shared } from '../harness/target.ts';
 
 const list = shared(() => listModels());

@@ -1,7 +1,7 @@
 // SVC: what the service does (spec: "What the service does").
 import { describe } from 'vitest';
 import { clause } from '../harness/clause-test.ts';
-import type { Exchange } from '../lib/http-client.ts';
+import type { Exchange } from '../lib/http/http-client.ts';
 import { success } from '../harness/success.ts';
 import { brainChat, brainId, chat, chatBody, http, keys, listModels, send } from '../harness/target.ts';
 

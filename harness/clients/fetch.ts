@@ -4,15 +4,15 @@
 // a 400?) and know the server's own error.message independently of the client.
 // No dependency on the run's configuration: unit tests build it with any deadline.
 import { Agent, fetch as undiciFetch } from 'undici';
-import { DEFAULT_MAX_BODY_BYTES, POOLED_IDLE_MS, formatBytes } from '../../lib/http-client.ts';
-import { with429BackOff, type BackOffBudget } from '../../lib/back-off.ts';
-import type { Gate } from '../../lib/governor.ts';
-import { toCurl } from '../../lib/curl.ts';
-import { sharedProxyDispatcher } from '../../lib/proxy.ts';
-import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/error-body.ts';
-import { errorSchemaProblems } from '../../lib/schema-validator.ts';
+import { DEFAULT_MAX_BODY_BYTES, POOLED_IDLE_MS, formatBytes } from '../../lib/http/http-client.ts';
+import { with429BackOff, type BackOffBudget } from '../../lib/run/back-off.ts';
+import type { Gate } from '../../lib/run/governor.ts';
+import { toCurl } from '../../lib/http/curl.ts';
+import { sharedProxyDispatcher } from '../../lib/http/proxy.ts';
+import { errorBodyProblems, errorObjectOf, parseJson } from '../../lib/spec/error-body.ts';
+import { errorSchemaProblems } from '../../lib/spec/schema-validator.ts';
 import { exchangeContext, exchangeLogOn, logClientExchange, sseData, streamEvidence } from '../exchange-log.ts';
-import type { SnapshotFinding } from '../../lib/cumulative-deltas.ts';
+import type { SnapshotFinding } from '../../lib/spec/cumulative-deltas.ts';
 import { describeFault, isFromTarget, isNetworkFailure, markFromTarget } from './faults.ts';
 
 /** The pool for targets reached directly (no proxy), shared by every Wire of the process. */

@@ -23,13 +23,13 @@
 import { describe } from 'vitest';
 import { clause, HarnessError, type ClauseContext } from '../clause-test.ts';
 import { brainId, config, keys, models } from '../target.ts';
-import { THROTTLE_ALLOWANCE_MS } from '../../lib/back-off.ts';
-import { runGovernor } from '../../lib/governor.ts';
+import { THROTTLE_ALLOWANCE_MS } from '../../lib/run/back-off.ts';
+import { runGovernor } from '../../lib/run/governor.ts';
 import { describeCause, Wire, type WireRequest } from './fetch.ts';
-import { extraHeaders } from '../../lib/extra-headers.ts';
+import { extraHeaders } from '../../lib/http/extra-headers.ts';
 import { describeFault, thrownByOurCode } from './faults.ts';
 import { usageText, type Driver, type Reply, type Setup } from './driver.ts';
-import { describeSnapshots } from '../../lib/cumulative-deltas.ts';
+import { describeSnapshots } from '../../lib/spec/cumulative-deltas.ts';
 import { clauseFor, clientById, operationsOf, unavailable, type ClientEntry, type ErrorStatus, type Operation } from './registry.ts';
 
 const loaded = new Map<string, Promise<Driver>>();

@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { createAjv, loadSchemas } from '../../lib/schema-validator.ts';
+import { createAjv, loadSchemas } from '../../lib/spec/schema-validator.ts';
 
 export const K6_DIR = dirname(fileURLToPath(import.meta.url));
 export const ROOT_DIR = join(K6_DIR, '..', '..');

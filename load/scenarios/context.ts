@@ -2,13 +2,13 @@
 // shared connection pool) and gives back (its recorder, its own section of the
 // summary, its metrics).
 import type { Pool } from 'undici';
-import type { LoadOptions, Scenario } from '../options.ts';
-import type { LoadTarget } from '../target.ts';
-import type { StopToken } from '../stop.ts';
-import type { Progress } from '../progress.ts';
-import type { Findings } from '../findings.ts';
-import type { Recorder } from '../recorder.ts';
-import type { MetricName } from '../metric-names.ts';
+import type { LoadOptions, Scenario } from '../setup/options.ts';
+import type { LoadTarget } from '../setup/load-target.ts';
+import type { StopToken } from '../setup/stop.ts';
+import type { Progress } from '../report/progress.ts';
+import type { Findings } from '../report/findings.ts';
+import type { Recorder } from '../engine/recorder.ts';
+import type { MetricName } from '../report/metric-names.ts';
 
 export interface ScenarioContext {
   scenario: Scenario;

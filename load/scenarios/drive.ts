@@ -1,12 +1,12 @@
 // Runs one phase of lean-client load (a stream run, a sweep step, a ramp step) with
 // the live progress line, feeding every outcome to the given recorders.
 import type { Pool } from 'undici';
-import { Driver, type DriveMode, type DriveResult } from '../driver.ts';
-import { requestFactory, type FactorySpec } from '../request-factory.ts';
-import { send, type Outcome } from '../lean-client.ts';
-import type { Recorder } from '../recorder.ts';
+import { Driver, type DriveMode, type DriveResult } from '../engine/load-driver.ts';
+import { requestFactory, type FactorySpec } from '../engine/request-factory.ts';
+import { send, type Outcome } from '../engine/lean-client.ts';
+import type { Recorder } from '../engine/recorder.ts';
 import type { ScenarioContext } from './context.ts';
-import type { StopToken } from '../stop.ts';
+import type { StopToken } from '../setup/stop.ts';
 
 export interface PhaseSpec {
   label: string;

@@ -5,12 +5,12 @@
 // its retry. A second key sends a trickle throughout: is it hurt by the first one's
 // throttling? Every 429/503 body and every 429's retry headers are checked
 // (LIM-1..4, ERR-1/2/4).
-import { Recorder } from '../recorder.ts';
-import { Findings } from '../findings.ts';
-import { rampSteps } from '../safety.ts';
-import { sleepUnlessStopped } from '../stop.ts';
-import { checkRetryHeaders, MAX_HONOURED_WAIT_MS } from '../error-checks.ts';
-import type { Outcome } from '../lean-client.ts';
+import { Recorder } from '../engine/recorder.ts';
+import { Findings } from '../report/findings.ts';
+import { rampSteps } from '../setup/safety.ts';
+import { sleepUnlessStopped } from '../setup/stop.ts';
+import { checkRetryHeaders, MAX_HONOURED_WAIT_MS } from '../engine/error-checks.ts';
+import type { Outcome } from '../engine/lean-client.ts';
 import { drivePhase, requestOnce } from './drive.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 

@@ -1,9 +1,9 @@
 // `stream`: streaming chat completions, open loop (constant or Poisson arrivals) or a
 // fixed number of concurrent streams; per request TTFT, inter-token gaps, time per
 // output token and E2E, output tokens from the final chunk's usage.
-import { runSeconds } from '../options.ts';
-import { Recorder } from '../recorder.ts';
-import type { DriveMode } from '../driver.ts';
+import { runSeconds } from '../setup/options.ts';
+import { Recorder } from '../engine/recorder.ts';
+import type { DriveMode } from '../engine/load-driver.ts';
 import { drivePhase } from './drive.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 

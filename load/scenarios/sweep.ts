@@ -3,11 +3,11 @@
 // achieved rate, goodput (requests per second that met every per-request SLO, as in
 // DistServe/GuideLLM), latency percentiles and shares; the result is the highest
 // step that met the SLO, and the curve.
-import { Recorder } from '../recorder.ts';
-import { Findings } from '../findings.ts';
-import { sweepSteps } from '../safety.ts';
-import type { Outcome } from '../lean-client.ts';
-import type { DriveMode } from '../driver.ts';
+import { Recorder } from '../engine/recorder.ts';
+import { Findings } from '../report/findings.ts';
+import { sweepSteps } from '../setup/safety.ts';
+import type { Outcome } from '../engine/lean-client.ts';
+import type { DriveMode } from '../engine/load-driver.ts';
 import { drivePhase } from './drive.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 

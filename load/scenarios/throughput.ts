@@ -11,16 +11,16 @@
 //   its own correction also assumes a 1 ms interval at any rate (autocannon 8). It
 //   stays available, with our expected-interval correction, for comparison.
 import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
-import { runSeconds } from '../options.ts';
-import { Recorder } from '../recorder.ts';
-import { LatencyHistogram } from '../histogram.ts';
-import { bodyFor, pathFor, routeAt, type BodyOptions, type RouteKind } from '../request-bodies.ts';
-import { ALWAYS_CHECKED } from '../request-factory.ts';
-import { createPool } from '../driver.ts';
-import { describe, validate } from '../../lib/schema-validator.ts';
-import type { FailureKind } from '../lean-client.ts';
+import { runSeconds } from '../setup/options.ts';
+import { Recorder } from '../engine/recorder.ts';
+import { LatencyHistogram } from '../engine/histogram.ts';
+import { bodyFor, pathFor, routeAt, type BodyOptions, type RouteKind } from '../engine/request-bodies.ts';
+import { ALWAYS_CHECKED } from '../engine/request-factory.ts';
+import { createPool } from '../engine/load-driver.ts';
+import { describe, validate } from '../../lib/spec/schema-validator.ts';
+import type { FailureKind } from '../engine/lean-client.ts';
 import { drivePhase } from './drive.ts';
-import { extraHeaders } from '../../lib/extra-headers.ts';
+import { extraHeaders } from '../../lib/http/extra-headers.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 
 /** Distinct request bodies autocannon cycles through (it cannot build one per request cheaply). */

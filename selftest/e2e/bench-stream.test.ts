@@ -8,12 +8,12 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../lib/config.ts';
-import { parseArgs } from '../../load/options.ts';
+import { loadConfig } from '../../lib/run/config.ts';
+import { parseArgs } from '../../load/setup/options.ts';
 import { executeRun } from '../../load/run.ts';
-import { StopToken } from '../../load/stop.ts';
-import { remoteTarget } from '../../load/target.ts';
-import { forkTs, TSX_LOADER, type TsChild } from '../../load/ts-child.ts';
+import { StopToken } from '../../load/setup/stop.ts';
+import { remoteTarget } from '../../load/setup/load-target.ts';
+import { forkTs, TSX_LOADER, type TsChild } from '../../load/setup/ts-child.ts';
 import { HANG_GUARD_MS } from '../support/limit.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

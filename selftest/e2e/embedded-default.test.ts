@@ -1,7 +1,7 @@
 // `npm ci && npm test` on a fresh machine: the suite against the embedded reference
 // server passes, with no skip, and covers every MUST/COMPAT clause of the registry.
 import { describe, expect, it } from 'vitest';
-import { CLAUSES } from '../../lib/clauses.ts';
+import { CLAUSES } from '../../lib/spec/clauses.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -11,11 +11,11 @@
 // 3. Same seed = same requests; the knobs are validated like every other variable.
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFECTS } from '../../reference/defects.ts';
-import { countsAsPassing } from '../../lib/verdicts.ts';
+import { countsAsPassing } from '../../lib/run/verdicts.ts';
 import { VARIANTS } from '../../reference/variants.ts';
 import { startReferenceServer } from '../../reference/server.ts';
-import { HttpClient, type Exchange, type RequestSpec } from '../../lib/http-client.ts';
-import { ConfigError, loadFuzzConfig } from '../../lib/config.ts';
+import { HttpClient, type Exchange, type RequestSpec } from '../../lib/http/http-client.ts';
+import { ConfigError, loadFuzzConfig } from '../../lib/run/config.ts';
 import { runCampaign, type CampaignResult } from '../../fuzz/campaign.ts';
 import { startIndependentServer, type IndependentServerOptions } from '../fixtures/independent-server.ts';
 import { runSuite } from '../support/run-suite.ts';

@@ -10,7 +10,7 @@
 // its upstream (no telemetry), and never shows a key.
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { worst } from '../../reports/writers/outcomes.ts';
+import { worst } from '../../runner/report/outcomes.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { referenceTarget, type RunningTarget } from '../support/targets.ts';
 import { portkeyHeaders, startPortkey, type Gateway } from '../support/portkey.ts';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { Results } from '../../lib/verdicts.ts';
+import type { Results } from '../../lib/run/verdicts.ts';
 import { ROOT, runSuite } from '../support/run-suite.ts';
 import { HANG_GUARD_MS } from '../support/limit.ts';
 

@@ -16,13 +16,13 @@ import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
-import { METRICS } from '../../load/metric-names.ts';
-import { loadConfig } from '../../lib/config.ts';
-import { parseArgs } from '../../load/options.ts';
+import { METRICS } from '../../load/report/metric-names.ts';
+import { loadConfig } from '../../lib/run/config.ts';
+import { parseArgs } from '../../load/setup/options.ts';
 import { executeRun } from '../../load/run.ts';
-import { startReferenceProcess, type EmbeddedReference } from '../../load/reference-process.ts';
-import { referenceTarget } from '../../load/target.ts';
-import { StopToken } from '../../load/stop.ts';
+import { startReferenceProcess, type EmbeddedReference } from '../../load/setup/reference-process.ts';
+import { referenceTarget } from '../../load/setup/load-target.ts';
+import { StopToken } from '../../load/setup/stop.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import { HANG_GUARD_MS } from '../support/limit.ts';
 

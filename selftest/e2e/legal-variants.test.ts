@@ -9,7 +9,7 @@
 // lessEvidence) names it and says why.
 import { afterAll, describe, expect, it } from 'vitest';
 import { VARIANTS } from '../../reference/variants.ts';
-import { countsAsPassing, type Results } from '../../lib/verdicts.ts';
+import { countsAsPassing, type Results } from '../../lib/run/verdicts.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { referenceTarget, THROTTLED_COMBINATIONS } from '../support/targets.ts';
 import { startIndependentServer, type IndependentServerOptions } from '../fixtures/independent-server.ts';

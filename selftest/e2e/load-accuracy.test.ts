@@ -8,12 +8,12 @@
 //   shows how a closed-loop tool would have hidden it).
 // The reference runs in a child process, so the driver's event loop is its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../lib/config.ts';
-import { parseArgs, type Scenario } from '../../load/options.ts';
+import { loadConfig } from '../../lib/run/config.ts';
+import { parseArgs, type Scenario } from '../../load/setup/options.ts';
 import { executeRun, type RunOutcome } from '../../load/run.ts';
-import { startReferenceProcess, type EmbeddedReference } from '../../load/reference-process.ts';
-import { referenceTarget } from '../../load/target.ts';
-import { StopToken } from '../../load/stop.ts';
+import { startReferenceProcess, type EmbeddedReference } from '../../load/setup/reference-process.ts';
+import { referenceTarget } from '../../load/setup/load-target.ts';
+import { StopToken } from '../../load/setup/stop.ts';
 
 const TTFT_MS = 200;
 const ITL_MS = 50;

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TSX_LOADER } from '../../load/ts-child.ts';
-import { METRICS } from '../../load/metric-names.ts';
+import { TSX_LOADER } from '../../load/setup/ts-child.ts';
+import { METRICS } from '../../load/report/metric-names.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/load.ts');

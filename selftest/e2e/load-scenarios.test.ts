@@ -7,14 +7,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../lib/config.ts';
+import { loadConfig } from '../../lib/run/config.ts';
 import { startReferenceServer, type ReferenceOptions } from '../../reference/server.ts';
-import { parseArgs, type Scenario } from '../../load/options.ts';
+import { parseArgs, type Scenario } from '../../load/setup/options.ts';
 import { executeRun, type RunOutcome } from '../../load/run.ts';
-import { startReferenceProcess, type EmbeddedReference } from '../../load/reference-process.ts';
-import { referenceTarget, type LoadTarget } from '../../load/target.ts';
-import { StopToken } from '../../load/stop.ts';
-import { METRICS } from '../../load/metric-names.ts';
+import { startReferenceProcess, type EmbeddedReference } from '../../load/setup/reference-process.ts';
+import { referenceTarget, type LoadTarget } from '../../load/setup/load-target.ts';
+import { StopToken } from '../../load/setup/stop.ts';
+import { METRICS } from '../../load/report/metric-names.ts';
 
 const SUMMARY_FIELDS = ['format', 'format_version', 'scenario', 'partial', 'stop_reason', 'started_at', 'finished_at', 'duration_s', 'target', 'options', 'driver', 'counts', 'status_codes', 'failures', 'failure_examples', 'latencies', 'output', 'routes', 'body_checks', 'error_answers', 'findings', 'details', 'metrics', 'timeline', 'plots', 'hdr_us', 'baseline'];
 

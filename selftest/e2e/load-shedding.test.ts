@@ -5,11 +5,11 @@
 // are verdict tests, not timing tests.
 import { describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceOptions } from '../../reference/server.ts';
-import { loadConfig } from '../../lib/config.ts';
-import { parseArgs, type Scenario } from '../../load/options.ts';
+import { loadConfig } from '../../lib/run/config.ts';
+import { parseArgs, type Scenario } from '../../load/setup/options.ts';
 import { executeRun, type RunOutcome } from '../../load/run.ts';
-import { referenceTarget } from '../../load/target.ts';
-import { StopToken } from '../../load/stop.ts';
+import { referenceTarget } from '../../load/setup/load-target.ts';
+import { StopToken } from '../../load/setup/stop.ts';
 
 // A fast ramp: 5, 10, 20, 40 req/s in 0.6 s steps against the reference's 10 req/s key.
 const FAST_RAMP = ['--ramp-start', '5', '--ramp-factor', '2', '--ramp-max', '80', '--ramp-step-duration', '0.6', '--burst-duration', '1', '--bystander-rate', '10', '--recovery-max', '3'];

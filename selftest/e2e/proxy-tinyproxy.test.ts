@@ -138,7 +138,7 @@ describe('through a forward proxy (tinyproxy)', () => {
   }, HANG_GUARD_MS);
 
   it('a curl reproduction runs through the same proxy once the key and the proxy password are pasted in', async () => {
-    const { toCurl } = await import('../../lib/curl.ts');
+    const { toCurl } = await import('../../lib/http/curl.ts');
     const saved = process.env.HTTPS_PROXY;
     process.env.HTTPS_PROXY = proxyUrl;
     let line: string;

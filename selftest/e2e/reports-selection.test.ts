@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLAUSES } from '../../lib/clauses.ts';
+import { CLAUSES } from '../../lib/spec/clauses.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import { runChatgate } from './reports-run.ts';
 import { HANG_GUARD_MS } from '../support/limit.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSuite } from '../support/run-suite.ts';
 import { referenceTarget } from '../support/targets.ts';
-import { nearMissKeys } from '../../lib/redact.ts';
+import { nearMissKeys } from '../../lib/run/redact.ts';
 import { HANG_GUARD_MS } from '../support/limit.ts';
 
 function filesUnder(dir: string): string[] {

@@ -7,7 +7,7 @@
 // suite misses is a failing self-test.
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROBED_DEFECTS as DEFECTS } from '../../reference/defects.ts'; // fuzz-only defects (foundBy: 'fuzz') are selftest/e2e/fuzz-defects.test.ts's
-import type { Results } from '../../lib/verdicts.ts';
+import type { Results } from '../../lib/run/verdicts.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, runSuite } from '../support/run-suite.ts';

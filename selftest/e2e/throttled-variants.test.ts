@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { THROTTLED as THROTTLED_MESSAGE } from '../../lib/back-off.ts';
+import { THROTTLED as THROTTLED_MESSAGE } from '../../lib/run/back-off.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { referenceTarget, THROTTLED_COMBINATIONS } from '../support/targets.ts';
 import { limiter, HANG_GUARD_MS } from '../support/limit.ts';

@@ -2,7 +2,7 @@
 // environment given (plus PATH and HOME), and reads back its exit code and output.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { TSX_LOADER } from '../../load/ts-child.ts';
+import { TSX_LOADER } from '../../load/setup/ts-child.ts';
 import { ROOT } from './run-suite.ts';
 
 export function runLoad(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Results } from '../../lib/verdicts.ts';
+import type { Results } from '../../lib/run/verdicts.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -1,8 +1,8 @@
 // Byte sequences that exercise the SSE framing rules, shared by the self-tests that feed
-// the Node reader (lib/sse-reader.ts) and the k6 side of it (load/k6/lib/sse.ts) the same
+// the Node reader (lib/http/sse-reader.ts) and the k6 side of it (load/k6/lib/sse.ts) the same
 // bytes: selftest/unit/k6-sse-framing.test.ts (k6's code in a bare JavaScript context)
 // and selftest/e2e/k6-run.test.ts (in a real k6, over HTTP).
-import { SseReader } from '../../lib/sse-reader.ts';
+import { SseReader } from '../../lib/http/sse-reader.ts';
 
 export const enc = (s: string) => new TextEncoder().encode(s);
 export const bytes = (...parts: Array<string | number[]>) => parts.map((p) => (typeof p === 'string' ? enc(p) : Uint8Array.from(p)));

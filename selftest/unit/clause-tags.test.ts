@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLAUSES } from '../../lib/clauses.ts';
-import { SCHEMA_DIR } from '../../lib/schema-validator.ts';
+import { CLAUSES } from '../../lib/spec/clauses.ts';
+import { SCHEMA_DIR } from '../../lib/spec/schema-validator.ts';
 import { DEFECTS } from '../../reference/defects.ts';
 
 /** Every [pointer, clause id] of the x-clause tags in a schema document. */
@@ -22,7 +22,7 @@ function tags(node: unknown, pointer = ''): Array<[string, unknown]> {
   return out;
 }
 
-describe('clause ids outside lib/clauses.ts', () => {
+describe('clause ids outside lib/spec/clauses.ts', () => {
   const files = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json'));
   it('finds the schemas', () => expect(files.length).toBeGreaterThanOrEqual(8));
   for (const file of files) {

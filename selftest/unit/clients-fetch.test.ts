@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeGuardedFetch, Wire } from '../../harness/clients/fetch.ts';
-import { addSecret } from '../../lib/redact.ts';
+import { addSecret } from '../../lib/run/redact.ts';
 import type { ExchangeSummary } from '../../harness/exchange-log.ts';
 
 const ECHOED_KEY = 'sk-clients-fetch-echo-0123456789';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseTargetUrl } from '../../lib/config.ts';
+import { ConfigError, loadConfig, parseTargetUrl } from '../../lib/run/config.ts';
 
 const fails = (env: Record<string, string>, variable: string, text: RegExp) => {
   let err: unknown;

@@ -1,6 +1,6 @@
-// lib/cumulative-deltas.ts: the one EV-12 rule (suite, load harness, k6).
+// lib/spec/cumulative-deltas.ts: the one EV-12 rule (suite, load harness, k6).
 import { describe, expect, it } from 'vitest';
-import { DeltaSnapshotWatch, describeSnapshots, snapshotDeltas } from '../../lib/cumulative-deltas.ts';
+import { DeltaSnapshotWatch, describeSnapshots, snapshotDeltas } from '../../lib/spec/cumulative-deltas.ts';
 
 describe('EV-12: deltas that are snapshots of the reply so far', () => {
   it('finds deltas that each repeat the previous one and grow', () => {

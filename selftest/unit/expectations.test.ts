@@ -1,4 +1,4 @@
-// The expectations file (lib/expectations.ts): JSON and YAML maps of known failures,
+// The expectations file (lib/run/expectations.ts): JSON and YAML maps of known failures,
 // rejected with one line when an id names nothing or a reason is missing; a known
 // failure is "expected fail", a known failure that passes is "unexpected pass";
 // --update-expectations removes those entries and keeps the rest of the file.
@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../lib/config.ts';
-import { applyExpectations, checkTestIds, isNamed, loadExpectations, removeEntries } from '../../lib/expectations.ts';
-import { CLAUSES } from '../../lib/clauses.ts';
-import type { TestRecord, Verdict } from '../../lib/verdicts.ts';
+import { ConfigError } from '../../lib/run/config.ts';
+import { applyExpectations, checkTestIds, isNamed, loadExpectations, removeEntries } from '../../lib/run/expectations.ts';
+import { CLAUSES } from '../../lib/spec/clauses.ts';
+import type { TestRecord, Verdict } from '../../lib/run/verdicts.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'chatgate-expectations-'));
 function file(name: string, text: string): string {

@@ -1,5 +1,5 @@
-// HEADERS and HEADERS_FILE: how the lines are split and checked (lib/header-lines.ts,
-// lib/config.ts), which values count as secrets and where they are masked, that the
+// HEADERS and HEADERS_FILE: how the lines are split and checked (lib/http/header-lines.ts,
+// lib/run/config.ts), which values count as secrets and where they are masked, that the
 // raw client and the client libraries' fetch send them, that AUTH-9's echo scan looks
 // for them, and that they never follow a redirect to another origin.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadExtraHeaders } from '../../lib/config.ts';
-import { HARMLESS_HEADERS, oneLineWarnings, parseHeaderLines } from '../../lib/header-lines.ts';
-import { extraHeaders } from '../../lib/extra-headers.ts';
-import { isCredentialHeader, redact } from '../../lib/redact.ts';
-import { toCurl } from '../../lib/curl.ts';
-import { HttpClient } from '../../lib/http-client.ts';
+import { ConfigError, loadConfig, loadExtraHeaders } from '../../lib/run/config.ts';
+import { HARMLESS_HEADERS, oneLineWarnings, parseHeaderLines } from '../../lib/http/header-lines.ts';
+import { extraHeaders } from '../../lib/http/extra-headers.ts';
+import { isCredentialHeader, redact } from '../../lib/run/redact.ts';
+import { toCurl } from '../../lib/http/curl.ts';
+import { HttpClient } from '../../lib/http/http-client.ts';
 import { makeGuardedFetch } from '../../harness/clients/fetch.ts';
 
 const SECRET = `pk-live-${Math.random().toString(36).slice(2, 12)}`;

@@ -1,4 +1,4 @@
-// lib/governor.ts and runner/governor-server.ts: the run's one pace for a rate-limited
+// lib/run/governor.ts and runner/governor-server.ts: the run's one pace for a rate-limited
 // target. Bounded by counts and ordering; the only times asserted are lower bounds
 // (a wait the target advised is kept), which a loaded machine cannot break.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Governor, GovernorConnection, MAX_CONCURRENCY } from '../../lib/governor.ts';
+import { Governor, GovernorConnection, MAX_CONCURRENCY } from '../../lib/run/governor.ts';
 import { startGovernorServer, type GovernorServer } from '../../runner/governor-server.ts';
-import { HttpClient } from '../../lib/http-client.ts';
+import { HttpClient } from '../../lib/http/http-client.ts';
 import { Wire } from '../../harness/clients/fetch.ts';
 
 const T429 = (ms: number) => ({ status: 429, headers: { 'retry-after-ms': String(ms) } });
@@ -176,8 +176,8 @@ describe('throttled out: a 429 past the back-off budget', () => {
 describe('the throttling line (console and summary.md)', () => {
   it('says how many 429s, how long the governor held requests back, and how many tests were throttled out', async () => {
     const { fixtureResults } = await import('./reports-fixture.ts');
-    const { renderConsole } = await import('../../reports/writers/console.ts');
-    const { renderMarkdown } = await import('../../reports/writers/markdown.ts');
+    const { renderConsole } = await import('../../runner/report/console.ts');
+    const { renderMarkdown } = await import('../../runner/report/markdown.ts');
     const r = fixtureResults();
     expect(renderConsole(r)).not.toContain('throttling:');
     r.durationMs = 100_000;

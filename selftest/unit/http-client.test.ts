@@ -4,9 +4,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient, retryDelayMs } from '../../lib/http-client.ts';
-import { addSecret } from '../../lib/redact.ts';
-import { reuseRetryEvidence } from '../../lib/connection-reuse.ts';
+import { HttpClient, retryDelayMs } from '../../lib/http/http-client.ts';
+import { addSecret } from '../../lib/run/redact.ts';
+import { reuseRetryEvidence } from '../../lib/http/connection-reuse.ts';
 
 const KEY = 'sk-unit-http-0123456789abcdef';
 addSecret(KEY, 'API_KEY');

@@ -1,6 +1,6 @@
 // The k6 side's build: the TypeScript sources type-check against @types/k6, every
 // script bundles into one ES2017 module whose only imports are k6's own, the
-// validators generated from schemas/ judge exactly as lib/schema-validator.ts
+// validators generated from schemas/ judge exactly as lib/spec/schema-validator.ts
 // does, and the k6-operator example has the fields the docs rely on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { buildK6, K6_DIR, ROOT_DIR, scriptNames, type BuildResult } from '../../load/k6/build.ts';
-import { validate, type SchemaName } from '../../lib/schema-validator.ts';
+import { validate, type SchemaName } from '../../lib/spec/schema-validator.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 
 const run = promisify(execFile);
@@ -156,7 +156,7 @@ describe('k6 bundles', () => {
   });
 });
 
-describe('standalone validators agree with lib/schema-validator.ts', () => {
+describe('standalone validators agree with lib/spec/schema-validator.ts', () => {
   let ref: ReferenceServer;
   let validators: Record<string, (data: unknown) => boolean>;
   beforeAll(async () => {

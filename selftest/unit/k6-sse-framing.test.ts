@@ -1,5 +1,5 @@
 // One SSE reader for Node and k6: the k6 scripts bundle the framing core of
-// lib/sse-reader.ts (lib/sse-framing.ts) through load/k6/lib/sse.ts. Here that module is
+// lib/http/sse-reader.ts (lib/spec/sse-framing.ts) through load/k6/lib/sse.ts. Here that module is
 // bundled the way load/k6/build.ts bundles the scripts (esbuild, platform neutral,
 // ES2017) and run in a bare JavaScript context with no Node or DOM APIs (no TextDecoder,
 // TextEncoder or Buffer: k6 has none of them), then fed the same byte sequences as the

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
-import { METRICS } from '../../load/metric-names.ts';
+import { METRICS } from '../../load/report/metric-names.ts';
 import { failedChecks, loadBundle, total, type ShimSseCall, type ShimSseReply } from '../support/k6-shim.ts';
 
 let outdir: string;
@@ -86,7 +86,7 @@ describe('chat-stream-sse bundle (xk6-sse)', () => {
     for (const m of ['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms']) expect(shim.metrics[m], m).toEqual({ type: 'trend', isTime: true });
   });
 
-  it('EV-12: deltas that are cumulative snapshots are counted (lib/cumulative-deltas.ts), legal repetition is not', () => {
+  it('EV-12: deltas that are cumulative snapshots are counted (lib/spec/cumulative-deltas.ts), legal repetition is not', () => {
     const bad = runSse({ ...SSE_OK, calls: stream(['Hel', 'Hello', 'Hello wor', 'Hello world']) });
     expect(total(bad.shim, 'chatgate_cumulative_deltas')).toBe(1);
     expect(bad.shim.samples.find((s) => s.metric === 'chatgate_cumulative_deltas')!.tags.clause).toBe('EV-12');
@@ -156,7 +156,7 @@ describe('chat-stream-sse bundle (xk6-sse)', () => {
     expect(failedChecks(refused.shim)).toEqual(['status is 2xx or 429']);
   });
 
-  it('handleSummary: the Node driver\'s metric names (load/metric-names.ts) in the JSON and the text', () => {
+  it('handleSummary: the Node driver\'s metric names (load/report/metric-names.ts) in the JSON and the text', () => {
     const { exports } = loadBundle(bundle('chat-stream-sse'), { ...ENV, SUMMARY_DIR: '/tmp/x' });
     const trend = (med: number) => ({ type: 'trend', contains: 'time', values: { avg: med, med, 'p(95)': med * 1.2, 'p(99)': med * 1.3, max: med * 2 } });
     const out = exports.handleSummary({

@@ -5,18 +5,18 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from '../../load/baseline.ts';
-import { checkRetryHeaders, parseResetDuration } from '../../load/error-checks.ts';
-import { errorBodyProblems as sharedRule } from '../../lib/error-body.ts';
-import { errorSchemaProblems } from '../../lib/schema-validator.ts';
+import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from '../../load/report/baseline.ts';
+import { checkRetryHeaders, parseResetDuration } from '../../load/engine/error-checks.ts';
+import { errorBodyProblems as sharedRule } from '../../lib/spec/error-body.ts';
+import { errorSchemaProblems } from '../../lib/spec/schema-validator.ts';
 
 const errorBodyProblems = (h: Record<string, string>, body: string) => sharedRule(h['content-type'], body, errorSchemaProblems);
-import { LatencyHistogram } from '../../load/histogram.ts';
-import { arrivals } from '../../load/arrivals.ts';
-import { bodyFor, pathFor, routeAt } from '../../load/request-bodies.ts';
-import { Findings, findingsFail } from '../../load/findings.ts';
-import { METRICS } from '../../load/metric-names.ts';
-import { UsageError } from '../../load/options.ts';
+import { LatencyHistogram } from '../../load/engine/histogram.ts';
+import { arrivals } from '../../load/engine/arrivals.ts';
+import { bodyFor, pathFor, routeAt } from '../../load/engine/request-bodies.ts';
+import { Findings, findingsFail } from '../../load/report/findings.ts';
+import { METRICS } from '../../load/report/metric-names.ts';
+import { UsageError } from '../../load/setup/options.ts';
 
 const baselineOf = (metrics: Record<string, number | null>) => ({ path: 'base.json', scenario: 'stream', startedAt: null, metrics });
 

@@ -3,8 +3,8 @@
 // and that --help and docs/LOAD.md document every option.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { helpText, OPTION_SPECS, parseArgs, parseSeconds, UsageError } from '../../load/options.ts';
-import { checkCaps, checkRemote, isLoopbackHost, planFor, rampSteps, sweepSteps } from '../../load/safety.ts';
+import { helpText, OPTION_SPECS, parseArgs, parseSeconds, UsageError } from '../../load/setup/options.ts';
+import { checkCaps, checkRemote, isLoopbackHost, planFor, rampSteps, sweepSteps } from '../../load/setup/safety.ts';
 
 const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseArgs(argv, env);
 const usage = (argv: string[], env: NodeJS.ProcessEnv = {}) => {

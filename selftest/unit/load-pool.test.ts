@@ -1,4 +1,4 @@
-// The load driver's pool (load/driver.ts createPool): undici's Pool with free
+// The load driver's pool (load/engine/load-driver.ts createPool): undici's Pool with free
 // connections kept on a stack. It must never open more connections than allowed,
 // must serve every request it queued when all were busy (also when the next request
 // is sent from the previous one's completion, as the closed loop does), must let
@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool } from '../../load/driver.ts';
+import { createPool } from '../../load/engine/load-driver.ts';
 
 const require = createRequire(import.meta.url);
 const { kGetDispatcher } = require('undici/lib/dispatcher/pool-base.js') as { kGetDispatcher: symbol };
@@ -71,7 +71,7 @@ describe('load driver pool', () => {
       const worker = (left: number) => {
         pool.request({ path: '/loop', method: 'GET' }).then((r) => r.body.text()).then(() => {
           done++;
-          if (left > 1) setImmediate(() => worker(left - 1)); // as load/driver.ts's closed loop
+          if (left > 1) setImmediate(() => worker(left - 1)); // as load/engine/load-driver.ts's closed loop
           else if (done === 20) resolve();
         }, reject);
       };

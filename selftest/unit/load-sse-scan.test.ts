@@ -1,12 +1,12 @@
-// The load driver's fast SSE path (load/sse-scan.ts) must read every stream exactly as
-// the strict reader (lib/sse-reader.ts) does: the same payloads, and a problem where
+// The load driver's fast SSE path (load/engine/sse-scan.ts) must read every stream exactly as
+// the strict reader (lib/http/sse-reader.ts) does: the same payloads, and a problem where
 // the strict reader finds one. Each stream below is fed whole and in seeded random
 // pieces (every split point matters: CR/LF pairs, multi-byte characters, the BOM),
 // and the plain ones must stay on the fast path. Cost: well under a second.
 import { describe, expect, it } from 'vitest';
-import { parseSse } from '../../lib/sse-reader.ts';
-import { seededRandom } from '../../lib/seeded-random.ts';
-import { SseScan } from '../../load/sse-scan.ts';
+import { parseSse } from '../../lib/http/sse-reader.ts';
+import { seededRandom } from '../../lib/run/seeded-random.ts';
+import { SseScan } from '../../load/engine/sse-scan.ts';
 
 const chunk = (s: string) => `data: {"choices":[{"index":0,"delta":{"content":"${s}"}}]}`;
 const PLAIN: Record<string, string> = {
@@ -73,7 +73,7 @@ function check(name: string, input: string | Uint8Array, plain: boolean): void {
   }
 }
 
-describe('load/sse-scan.ts reads like lib/sse-reader.ts', () => {
+describe('load/engine/sse-scan.ts reads like lib/http/sse-reader.ts', () => {
   for (const [name, s] of Object.entries(PLAIN)) it(`plain stream, fast path: ${name}`, () => check(name, s, true));
   for (const [name, s] of Object.entries(STRICT)) it(`handed to the strict reader: ${name}`, () => check(name, s, false));
   it('plain streams with the defects the load self-tests inject are judged alike', () => {
@@ -84,9 +84,9 @@ describe('load/sse-scan.ts reads like lib/sse-reader.ts', () => {
   });
 });
 
-describe('GapTally (load/histogram.ts): bounded per stream, same histogram as recording every gap', () => {
+describe('GapTally (load/engine/histogram.ts): bounded per stream, same histogram as recording every gap', () => {
   it('100,000 gaps: few entries kept, identical percentiles, count, min and max', async () => {
-    const { GapTally, LatencyHistogram } = await import('../../load/histogram.ts');
+    const { GapTally, LatencyHistogram } = await import('../../load/engine/histogram.ts');
     const rand = seededRandom(42);
     const tally = new GapTally();
     const direct = new LatencyHistogram();

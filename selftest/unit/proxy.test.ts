@@ -1,12 +1,12 @@
-// lib/proxy.ts (which proxy applies, read as curl reads the variables) and the causes
-// lib/preflight.ts names for errors that need no server to provoke (a proxy's CONNECT
+// lib/http/proxy.ts (which proxy applies, read as curl reads the variables) and the causes
+// lib/http/preflight.ts names for errors that need no server to provoke (a proxy's CONNECT
 // answers). The real proxy, TLS servers and unreachable targets: selftest/e2e/proxy-*.test.ts, tls-*.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, ProxyAgent } from 'undici';
-import { bypassesProxy, bypassProxyFor, createDispatcher, maskProxyUrl, proxyFor } from '../../lib/proxy.ts';
-import { explain } from '../../lib/preflight.ts';
-import { toCurl } from '../../lib/curl.ts';
-import { ConfigError } from '../../lib/config.ts';
+import { bypassesProxy, bypassProxyFor, createDispatcher, maskProxyUrl, proxyFor } from '../../lib/http/proxy.ts';
+import { explain } from '../../lib/http/preflight.ts';
+import { toCurl } from '../../lib/http/curl.ts';
+import { ConfigError } from '../../lib/run/config.ts';
 
 const HTTPS = 'https://staging.example.com/v1';
 const HTTP = 'http://staging.example.com:8080/v1';

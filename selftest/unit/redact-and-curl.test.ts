@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addSecret, maskAuthorization, nearMissKeys, redact, redactDeep, redactUrl } from '../../lib/redact.ts';
-import { toCurl } from '../../lib/curl.ts';
+import { addSecret, maskAuthorization, nearMissKeys, redact, redactDeep, redactUrl } from '../../lib/run/redact.ts';
+import { toCurl } from '../../lib/http/curl.ts';
 
 describe('redaction', () => {
   addSecret('sk-unit-secret-0123456789', 'API_KEY');

@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import { startReferenceServer, referenceOptionsFromEnv, type ReferenceServer, type ReferenceOptions } from '../../reference/server.ts';
 import { DEFECTS } from '../../reference/defects.ts';
 import { VARIANTS } from '../../reference/variants.ts';
-import { CLAUSES } from '../../lib/clauses.ts';
+import { CLAUSES } from '../../lib/spec/clauses.ts';
 
 const agent = new Agent({ keepAliveTimeout: 50, connections: 64 });
 afterAll(() => agent.close());

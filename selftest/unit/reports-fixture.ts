@@ -2,8 +2,8 @@
 // (fail, unexpected pass, flaky, warn, expected fail, inconclusive, skip, info,
 // pass), client x operation cells, a comparison with a previous run and a key
 // inside a failure's response: the writers' unit tests and the Chromium test read it.
-import { CLAUSES } from '../../lib/clauses.ts';
-import { summarise, type Results, type TestRecord } from '../../lib/verdicts.ts';
+import { CLAUSES } from '../../lib/spec/clauses.ts';
+import { summarise, type Results, type TestRecord } from '../../lib/run/verdicts.ts';
 
 export const FIXTURE_KEY = 'sk-fixture-0123456789abcdef';
 

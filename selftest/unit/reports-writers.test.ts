@@ -6,15 +6,15 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLAUSES } from '../../lib/clauses.ts';
-import { addSecret } from '../../lib/redact.ts';
-import { failsTheRun, VERDICTS, type Results } from '../../lib/verdicts.ts';
-import { allOf, exactTitlesPattern, selectionMatches, selectionPattern } from '../../lib/selection.ts';
-import { renderMarkdown } from '../../reports/writers/markdown.ts';
-import { renderConsole } from '../../reports/writers/console.ts';
-import { renderJunit } from '../../reports/writers/junit.ts';
-import { renderHtml } from '../../reports/writers/html.ts';
-import { compareRuns, comparisonLine, previousRun, targetKey } from '../../reports/writers/history.ts';
+import { CLAUSES } from '../../lib/spec/clauses.ts';
+import { addSecret } from '../../lib/run/redact.ts';
+import { failsTheRun, VERDICTS, type Results } from '../../lib/run/verdicts.ts';
+import { allOf, exactTitlesPattern, selectionMatches, selectionPattern } from '../../lib/run/selection.ts';
+import { renderMarkdown } from '../../runner/report/markdown.ts';
+import { renderConsole } from '../../runner/report/console.ts';
+import { renderJunit } from '../../runner/report/junit.ts';
+import { renderHtml } from '../../runner/report/html.ts';
+import { compareRuns, comparisonLine, previousRun, targetKey } from '../../runner/report/history.ts';
 import { FIXTURE_KEY, fixtureResults } from './reports-fixture.ts';
 
 beforeAll(() => addSecret(FIXTURE_KEY, 'API_KEY'));
@@ -188,7 +188,7 @@ describe('run history', () => {
     expect(previousRun(dir, 'https://never.example/v1')).toBeUndefined();
   });
 
-  it('counts a harness error as failing, a skip or inconclusive as neither (the predicates of lib/verdicts.ts)', () => {
+  it('counts a harness error as failing, a skip or inconclusive as neither (the predicates of lib/run/verdicts.ts)', () => {
     const prev = fixtureResults();
     const cur = fixtureResults();
     const auth2 = cur.tests.findIndex((t) => t.clause === 'AUTH-2');

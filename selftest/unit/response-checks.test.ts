@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { checkResponse, RESPONSE_RULES } from '../../runner/response-checks.ts';
 import { foldIntoProbes, runWideChecks, runWideTestIds, runWideTests } from '../../runner/run-wide-checks.ts';
 import { summarise, summariseParts, type ExchangeSummary } from '../../harness/exchange-log.ts';
-import { addSecret, echoedSecretLabels } from '../../lib/redact.ts';
-import { HttpClient, type Exchange } from '../../lib/http-client.ts';
+import { addSecret, echoedSecretLabels } from '../../lib/run/redact.ts';
+import { HttpClient, type Exchange } from '../../lib/http/http-client.ts';
 import { judge, measureBaseline } from '../../fuzz/oracles.ts';
-import type { TestRecord } from '../../lib/verdicts.ts';
+import type { TestRecord } from '../../lib/run/verdicts.ts';
 
 const BASE = 'http://127.0.0.1:8080/v1';
 const url = `${BASE}/chat/completions`;

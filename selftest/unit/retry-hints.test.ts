@@ -1,6 +1,6 @@
-// lib/retry-hints.ts: the one reader of 429 retry hints (suite, load harness, k6).
+// lib/spec/retry-hints.ts: the one reader of 429 retry hints (suite, load harness, k6).
 import { describe, expect, it } from 'vitest';
-import { parseHttpDate, parseResetDuration, parseRetryAfter, parseRetryAfterMs, readRetryHints, retryDelayMs } from '../../lib/retry-hints.ts';
+import { parseHttpDate, parseResetDuration, parseRetryAfter, parseRetryAfterMs, readRetryHints, retryDelayMs } from '../../lib/spec/retry-hints.ts';
 import { goDuration } from '../../reference/rate-limit.ts';
 
 const NOW = Date.UTC(1994, 10, 6, 8, 49, 30); // 7 s before the RFC's example date

@@ -1,7 +1,7 @@
 // The schemas accept what the spec allows (including OpenAI's extra fields) and map
 // each broken constraint to its clause with a JSON pointer.
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_NAMES, loadSchemas, validate } from '../../lib/schema-validator.ts';
+import { SCHEMA_NAMES, loadSchemas, validate } from '../../lib/spec/schema-validator.ts';
 
 const completion = () => ({
   id: 'chatcmpl-abc', object: 'chat.completion', created: 1, model: 'svc', system_fingerprint: 'fp',

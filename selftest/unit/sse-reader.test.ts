@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { createParser } from 'eventsource-parser';
-import { SseReader, parseSse, OTHER_FIELDS, type SseEvent } from '../../lib/sse-reader.ts';
-import { seededRandom } from '../../lib/seeded-random.ts';
+import { SseReader, parseSse, OTHER_FIELDS, type SseEvent } from '../../lib/http/sse-reader.ts';
+import { seededRandom } from '../../lib/run/seeded-random.ts';
 
 const encoder = new TextEncoder();
 const utf8 = (s: string): Uint8Array => encoder.encode(s);

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TEST_ID, idPart } from '../../lib/test-ids.ts';
+import { TEST_ID, idPart } from '../../lib/run/test-ids.ts';
 import { ROOT } from '../support/run-suite.ts';
 
 describe('stable test ids', () => {

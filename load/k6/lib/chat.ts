@@ -7,7 +7,7 @@ import exec from 'k6/execution';
 import { env, extraHeaders, integer, redact } from './config.ts';
 import { bodyShapeFailures, completionTokens, recordStatus } from './metrics.ts';
 import { checkShape, parseJson, type ShapeName } from './shape.ts';
-import { errorBodyProblems } from '../../../lib/error-body.ts';
+import { errorBodyProblems } from '../../../lib/spec/error-body.ts';
 
 export const CHECK = {
   status: 'status is 2xx or 429',
@@ -79,7 +79,7 @@ export function recordShape(name: ShapeName, data: unknown, status: number, tags
 
 /**
  * Every failing status must carry the error envelope (ERR-1, ERR-4 for 503, LIM-1 for
- * 429), judged by the rule the suite and the load harness use (lib/error-body.ts).
+ * 429), judged by the rule the suite and the load harness use (lib/spec/error-body.ts).
  */
 export function judgeErrorBody(res: Response, tags: Tags): boolean {
   const text = bodyText(res);

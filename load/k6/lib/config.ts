@@ -1,13 +1,13 @@
 // Reads the k6 scripts' configuration from __ENV. The target variables are the ones
-// lib/config.ts reads (TARGET_URL, API_KEY, LIMITED_API_KEY, BRAIN_ID,
+// lib/run/config.ts reads (TARGET_URL, API_KEY, LIMITED_API_KEY, BRAIN_ID,
 // RATE_LIMIT_API_KEY, MODELS, TIMEOUT_MS) with the same rules and the same
 // one-line "VARIABLE: what is wrong; the fix" errors; the load settings (RATE,
-// DURATION, VUS, ...) are k6-only. lib/config.ts cannot be imported here: k6 has
+// DURATION, VUS, ...) are k6-only. lib/run/config.ts cannot be imported here: k6 has
 // no URL class and no process.env.
 //
 // Deliberately no K6_ prefix: k6 itself reads K6_* variables as options
 // (K6_DURATION, K6_VUS) and they would override the scenarios built here.
-import { headerRecord, parseHeaderLines, type ExtraHeader } from '../../../lib/header-lines.ts';
+import { headerRecord, parseHeaderLines, type ExtraHeader } from '../../../lib/http/header-lines.ts';
 
 /**
  * Deliberately not an Error: k6 prints an uncaught Error with its JS stack trace, a
@@ -72,7 +72,7 @@ export function durationMs(d: string): number {
   return ms;
 }
 
-/** Same rules as parseTargetUrl in lib/config.ts (clause VER-1: the base ends with /v1). */
+/** Same rules as parseTargetUrl in lib/run/config.ts (clause VER-1: the base ends with /v1). */
 export function parseTargetUrl(raw: string): string {
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/.exec(raw);
   if (!m || m[2] === '') throw new ConfigError('TARGET_URL', `"${raw}" is not a URL; set it to the API base, e.g. https://staging.example/v1`);
@@ -117,7 +117,7 @@ export function targetConfig(need: { brain?: boolean } = {}): TargetConfig {
   // only -e variables, and a key given with -e would be written into the archive. So the
   // init code needs no key; only its form is checked when one is set.
   const apiKey = key('API_KEY') ?? '';
-  key('LIMITED_API_KEY'); // checked for parity with lib/config.ts; no k6 script sends it
+  key('LIMITED_API_KEY'); // checked for parity with lib/run/config.ts; no k6 script sends it
   const rateLimitApiKey = key('RATE_LIMIT_API_KEY');
   const brainId = env('BRAIN_ID');
   if (brainId !== undefined && !UUID.test(brainId)) throw new ConfigError('BRAIN_ID', `"${brainId}" is not a uuid; set it to the id of a brain API_KEY may invoke`);
@@ -135,7 +135,7 @@ export function missingKey(cfg: TargetConfig): ConfigError | undefined {
 
 let extra: { list: ExtraHeader[]; record: Record<string, string> } | undefined;
 
-/** HEADERS ("Name: value" lines, the rules of lib/header-lines.ts, as npm test): sent on every request. */
+/** HEADERS ("Name: value" lines, the rules of lib/http/header-lines.ts, as npm test): sent on every request. */
 export function extraHeaderList(): ExtraHeader[] {
   if (extra) return extra.list;
   // k6 can read a file only in init code, through open(); the file's lines go in HEADERS instead.

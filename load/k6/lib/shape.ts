@@ -2,7 +2,7 @@
 // generated with ajv standalone (no ajv at run time, no schema files to open: the
 // same judgement the Node suite makes, inside the bundle). An error names the
 // clause its constraint carries in x-clause / x-clause-required, like
-// lib/schema-validator.ts does.
+// lib/spec/schema-validator.ts does.
 import { chatCompletion, chatCompletionChunk, errorBody, modelList, type AjvError, type StandaloneValidator } from 'chatgate:validators';
 
 export type ShapeName = 'chat-completion' | 'chat-completion-chunk' | 'error' | 'model-list';

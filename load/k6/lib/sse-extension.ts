@@ -3,7 +3,7 @@
 // over, per blank line, an event { id, comment, name, data } (data lines joined with the
 // line end they had), and every line it does not recognise as an error
 // "unknown event: <the line, line end included>". This module rebuilds the lines those
-// stand for and feeds them to the SseTextReader of ./sse.ts (lib/sse-framing.ts), so the
+// stand for and feeds them to the SseTextReader of ./sse.ts (lib/spec/sse-framing.ts), so the
 // events a k6 stream yields, and what counts as a problem, are decided by the same rules
 // as for the Node driver and the suite:
 // - an unrecognised line goes to the framing verbatim: a leading BOM is stripped there

@@ -1,8 +1,8 @@
 // Judges a streamed chat answer, event by event, for both k6 stream scripts:
 // chat-stream (k6/http: the whole body once the response has ended, so no per-event
 // timing) and chat-stream-sse (xk6-sse: events as they arrive, timed). The framing is
-// the suite's (lib/sse-framing.ts through ./sse.ts); the delta rule of EV-12 is the one
-// module lib/cumulative-deltas.ts. For chat-stream the script reports http_req_waiting
+// the suite's (lib/spec/sse-framing.ts through ./sse.ts); the delta rule of EV-12 is the one
+// module lib/spec/cumulative-deltas.ts. For chat-stream the script reports http_req_waiting
 // (request sent -> first response byte) as time to first byte and the request's whole
 // duration as end-to-end; when the server flushes its headers before the first token
 // (the reference does, many gateways do), that first byte is the status line, not a token.
@@ -13,7 +13,7 @@ import { bodyShapeFailures, completionTokens, recordStatus } from './metrics.ts'
 import { checkShape, parseJson } from './shape.ts';
 import { bodyText, CHECK, header, judgeErrorBody, logProblem, type Tags } from './chat.ts';
 import { parseSse } from './sse.ts';
-import { DeltaSnapshotWatch, describeSnapshots, type SnapshotFinding } from '../../../lib/cumulative-deltas.ts';
+import { DeltaSnapshotWatch, describeSnapshots, type SnapshotFinding } from '../../../lib/spec/cumulative-deltas.ts';
 
 export const STREAM_CHECK = {
   eventStream: 'stream: Content-Type is text/event-stream',
@@ -29,7 +29,7 @@ export const streamTtfb = new Trend('chatgate_stream_ttfb', true);
 export const streamE2e = new Trend('chatgate_stream_e2e', true);
 /** Data events per stream. */
 export const streamChunks = new Trend('chatgate_stream_chunks');
-/** Streams whose content deltas are cumulative snapshots (EV-12, lib/cumulative-deltas.ts): 1 or 0 per 2xx stream. */
+/** Streams whose content deltas are cumulative snapshots (EV-12, lib/spec/cumulative-deltas.ts): 1 or 0 per 2xx stream. */
 export const cumulativeDeltas = new Counter('chatgate_cumulative_deltas');
 
 interface Chunk {
@@ -40,7 +40,7 @@ interface Chunk {
 /**
  * One stream's data payloads in order, with the time each arrived (ms; 0 when the
  * engine cannot time events). Content, TTFT and inter-token gaps follow the Node load
- * driver (load/lean-client.ts): a content chunk is one whose choices[0].delta.content is
+ * driver (load/engine/lean-client.ts): a content chunk is one whose choices[0].delta.content is
  * a non-empty string; a gap is the time between two consecutive content chunks.
  */
 export class StreamJudge {

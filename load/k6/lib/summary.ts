@@ -143,7 +143,7 @@ export function textSummary(script: string, data: SummaryData, files: string[] =
   trend('TPOT (tpot_ms)', 'tpot_ms');
   trend('E2E (e2e_ms)', 'e2e_ms');
   if (m.ttft_ms) {
-    lines.push('  as the Node load driver names them (load/metric-names.ts):');
+    lines.push('  as the Node load driver names them (load/report/metric-names.ts):');
     for (const l of describeLoadMetrics(loadMetrics(m, data.state?.testRunDurationMs))) lines.push(`    ${l}`);
   }
   if (m.chatgate_completion_tokens) lines.push(`  ${pad('completion tokens', 34)}${fmt(v('chatgate_completion_tokens', 'count'), 'default')} (${fmt(v('chatgate_completion_tokens', 'rate'), 'default')}/s)`);

@@ -1,15 +1,15 @@
 // Token timing of streams read through xk6-sse, under the names and definitions of the
-// Node load driver (load/metric-names.ts, load/recorder.ts), so a k6 run and a
+// Node load driver (load/report/metric-names.ts, load/engine/recorder.ts), so a k6 run and a
 // `npm run load -- stream` run of the same target read the same way:
 // - k6 trends ttft_ms, itl_ms, tpot_ms, e2e_ms and first_event_ms are the driver's
 //   latency families (its summary's `latencies`), one sample per successful stream
 //   (itl_ms: one per gap);
 // - the summary's `loadMetrics` holds ttft_p50_ms ... output_tokens_per_s, keyed and
-//   described by load/metric-names.ts.
+//   described by load/report/metric-names.ts.
 // Times are from the iteration's start, which an arrival-rate executor schedules: the
 // intended send time, as in the driver (no coordinated omission while VUs are free).
 import { Counter, Trend } from 'k6/metrics';
-import { METRICS, type MetricName } from '../../metric-names.ts';
+import { METRICS, type MetricName } from '../../report/metric-names.ts';
 import type { StreamJudge } from './stream.ts';
 import type { Tags } from './chat.ts';
 
@@ -36,7 +36,7 @@ export function recordTiming(j: StreamJudge, start: number, end: number, tags: T
   }
 }
 
-/** Summary figure -> [k6 metric, value key]: each name is a load/metric-names.ts name. */
+/** Summary figure -> [k6 metric, value key]: each name is a load/report/metric-names.ts name. */
 export const LOAD_METRICS: Array<[MetricName, string, string]> = [
   ['ttft_p50_ms', 'ttft_ms', 'med'],
   ['ttft_p95_ms', 'ttft_ms', 'p(95)'],
@@ -66,7 +66,7 @@ export function loadMetrics(metrics: Record<string, Values>, durationMs: number 
   return out;
 }
 
-/** One line per figure for the text summary: name, value and load/metric-names.ts's description. */
+/** One line per figure for the text summary: name, value and load/report/metric-names.ts's description. */
 export function describeLoadMetrics(figures: Record<string, number | null>): string[] {
   return Object.keys(figures).map((name) => {
     const info = METRICS[name as MetricName];

@@ -15,7 +15,7 @@ import { fraction, integer, targetConfig } from '../lib/config.ts';
 import { arrivalScenario, loadSettings, scenarioLengthMs, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, judgeCompletion, logProblem, postJson } from '../lib/chat.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
-import { readRetryHints } from '../../../lib/retry-hints.ts';
+import { readRetryHints } from '../../../lib/spec/retry-hints.ts';
 import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
 const cfg = targetConfig();
@@ -70,7 +70,7 @@ function send(kind: string): Response {
 
 /** The wait a 429 advertises, in seconds, or undefined when it advertises none. */
 export function advertisedWaitS(res: Response): number | undefined {
-  // lib/retry-hints.ts: the suite's and the load harness's parser (any header-name case).
+  // lib/spec/retry-hints.ts: the suite's and the load harness's parser (any header-name case).
   const { waitMs } = readRetryHints(res.headers);
   return waitMs === undefined ? undefined : waitMs / 1000;
 }

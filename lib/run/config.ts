@@ -1,0 +1,168 @@
+// Reads the run's configuration from the environment and rejects a bad one with a
+// single line naming the variable and the fix, before any request is sent.
+// These variable names are a contract: the load tools and k6 scripts read the same ones.
+import { readFileSync } from 'node:fs';
+import { mergeHeaderSources, parseHeaderLines, type ExtraHeader } from '../http/header-lines.ts';
+
+export interface Config {
+  /** Base URL ending in /v1, without a trailing slash; undefined = embedded reference server. */
+  targetUrl?: string;
+  apiKey?: string;
+  limitedApiKey?: string;
+  brainId?: string;
+  rateLimitApiKey?: string;
+  rateLimitProbeMax: number;
+  models: string[];
+  timeoutMs: number;
+  strict: boolean;
+  /** HEADERS and HEADERS_FILE: sent on every request of the run (lib/http/extra-headers.ts). */
+  extraHeaders: ExtraHeader[];
+  /** The fuzz phase (issue 11, suites/fuzz.test.ts). */
+  fuzz: FuzzConfig;
+}
+
+// --- fuzz phase knobs (issue 11) ------------------------------------------------------
+export interface FuzzConfig {
+  /** FUZZ_RUNS: generated requests in the campaign; 0 turns the phase off. */
+  runs: number;
+  /** FUZZ_SEED: undefined until the runner draws one (then it is exported for the workers). */
+  seed: number | undefined;
+  /** FUZZ_TIME_MS: no new generated request after this long; shrinking stops too. */
+  timeMs: number;
+  /** FUZZ_CONCURRENCY: generated requests in flight at once. */
+  concurrency: number;
+  /** FUZZ_MAX_BODY_BYTES: no generated body is larger. */
+  maxBodyBytes: number;
+  /** FUZZ_REPLAY: "<case>@<path>" of a reported failure: only that request is sent. */
+  replay: { caseIndex: number; path: string } | undefined;
+}
+
+export const FUZZ_DEFAULT_RUNS = 200;
+export const FUZZ_MAX_SEED = 2 ** 31 - 1;
+
+export function loadFuzzConfig(env: NodeJS.ProcessEnv): FuzzConfig {
+  const replayRaw = nonEmpty(env, 'FUZZ_REPLAY');
+  let replay: FuzzConfig['replay'];
+  if (replayRaw !== undefined) {
+    const m = /^(\d+)@(\d+(?::\d+)*)$/.exec(replayRaw);
+    if (!m) throw new ConfigError('FUZZ_REPLAY', `"${replayRaw}" is not <case>@<path> (e.g. 17@0:3:1); copy it from the fuzz failure's replay command`);
+    replay = { caseIndex: Number(m[1]), path: m[2]! };
+  }
+  const seedRaw = nonEmpty(env, 'FUZZ_SEED');
+  if (replay && seedRaw === undefined) throw new ConfigError('FUZZ_SEED', 'is required with FUZZ_REPLAY; copy both from the replay command');
+  return {
+    runs: integer(env, 'FUZZ_RUNS', FUZZ_DEFAULT_RUNS, 0, 1_000_000),
+    seed: seedRaw === undefined ? undefined : integer(env, 'FUZZ_SEED', 0, 0, FUZZ_MAX_SEED),
+    timeMs: integer(env, 'FUZZ_TIME_MS', 60_000, 1_000, 86_400_000),
+    concurrency: integer(env, 'FUZZ_CONCURRENCY', 4, 1, 64),
+    maxBodyBytes: integer(env, 'FUZZ_MAX_BODY_BYTES', 64 * 1024, 1024, 8 * 1024 * 1024),
+    replay,
+  };
+}
+// --- end fuzz phase knobs ---------------------------------------------------------------
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function nonEmpty(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `"${raw}" is not a whole number; set it to an integer between ${min} and ${max}`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `${n} is out of range; set it between ${min} and ${max}`);
+  return n;
+}
+
+/** Normalises and checks TARGET_URL (clause VER-1: the base must end with /v1). */
+export function parseTargetUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('TARGET_URL', `"${raw}" is not a URL; set it to the API base, e.g. https://staging.example/v1`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('TARGET_URL', `scheme ${url.protocol} is not supported; use http:// or https://`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError('TARGET_URL', 'credentials in the URL are not allowed; pass the key in API_KEY');
+  }
+  if (url.search || url.hash) {
+    throw new ConfigError('TARGET_URL', 'a query or fragment is not allowed; give only the base, e.g. https://staging.example/v1');
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith('/v1')) {
+    throw new ConfigError('TARGET_URL', `path "${url.pathname}" does not end with /v1 (VER-1); use the base address including /v1, e.g. ${url.origin}/v1`);
+  }
+  return `${url.origin}${path}`;
+}
+
+/** HEADERS (lines of "Name: value") and HEADERS_FILE (a file of them), checked by lib/http/header-lines.ts. */
+export function loadExtraHeaders(env: NodeJS.ProcessEnv = process.env): ExtraHeader[] {
+  const inline = env.HEADERS !== undefined && env.HEADERS.trim() !== '' ? parseHeaderLines(env.HEADERS) : { headers: [] };
+  if ('problem' in inline) throw new ConfigError('HEADERS', inline.problem);
+  const file = nonEmpty(env, 'HEADERS_FILE');
+  if (file === undefined) return inline.headers;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError('HEADERS_FILE', `${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give a file of "Name: value" lines`);
+  }
+  const fromFile = parseHeaderLines(text);
+  if ('problem' in fromFile) throw new ConfigError('HEADERS_FILE', `${file}: ${fromFile.problem}`);
+  const merged = mergeHeaderSources(inline.headers, fromFile.headers, 'HEADERS_FILE');
+  if ('problem' in merged) throw new ConfigError('HEADERS_FILE', merged.problem);
+  return merged.headers;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const rawTarget = nonEmpty(env, 'TARGET_URL');
+  const targetUrl = rawTarget === undefined ? undefined : parseTargetUrl(rawTarget);
+  const apiKey = nonEmpty(env, 'API_KEY');
+  if (targetUrl && !apiKey) {
+    throw new ConfigError('API_KEY', 'is required when TARGET_URL is set; export API_KEY=<a key holding brains:invoke>');
+  }
+  for (const name of ['API_KEY', 'LIMITED_API_KEY', 'RATE_LIMIT_API_KEY']) {
+    const v = nonEmpty(env, name);
+    // A key with whitespace or control characters cannot be sent in a header as-is.
+    if (v !== undefined && !/^[\x21-\x7e]+$/.test(v)) {
+      throw new ConfigError(name, 'contains spaces or non-printable characters; paste the key alone');
+    }
+  }
+  const brainId = nonEmpty(env, 'BRAIN_ID');
+  if (brainId !== undefined && !UUID.test(brainId)) {
+    throw new ConfigError('BRAIN_ID', `"${brainId}" is not a uuid; set it to the id of a brain API_KEY may invoke`);
+  }
+  const modelsRaw = nonEmpty(env, 'MODELS');
+  const models = (modelsRaw ?? 'svc-auto,svc').split(',').map((m) => m.trim()).filter(Boolean);
+  if (models.length === 0) throw new ConfigError('MODELS', 'lists no model; give a comma list such as svc-auto,svc');
+  const strictRaw = nonEmpty(env, 'STRICT');
+  if (strictRaw !== undefined && !['0', '1', 'true', 'false'].includes(strictRaw)) {
+    throw new ConfigError('STRICT', `"${strictRaw}" is not 1 or 0`);
+  }
+  return {
+    targetUrl,
+    apiKey,
+    limitedApiKey: nonEmpty(env, 'LIMITED_API_KEY'),
+    brainId,
+    rateLimitApiKey: nonEmpty(env, 'RATE_LIMIT_API_KEY'),
+    rateLimitProbeMax: integer(env, 'RATE_LIMIT_PROBE_MAX', 300, 0, 100_000),
+    models,
+    timeoutMs: integer(env, 'TIMEOUT_MS', 30_000, 100, 3_600_000),
+    strict: strictRaw === '1' || strictRaw === 'true',
+    extraHeaders: loadExtraHeaders(env),
+    fuzz: loadFuzzConfig(env),
+  };
+}

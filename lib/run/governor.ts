@@ -1,0 +1,326 @@
+// The run-wide pace of requests to the target. A target with a tight rate limit
+// answers 429 when the run is faster than its budget; every request re-trying on its
+// own makes concurrent tests collide again and again. Instead every request that is
+// not itself probing the limit asks this governor for a turn first, and tells it the
+// answer's status and rate-limit headers afterwards. The governor:
+// - stops all turns until the wait a 429 advises (lib/spec/retry-hints.ts, the one reader);
+// - halves the number of requests in flight on a 429 (once per throttling episode),
+//   and, once one at a time still meets 429s, spaces the starts further apart;
+// - stops turns until x-ratelimit-reset-* when x-ratelimit-remaining-* says the
+//   budget left is used up by the requests already out, and raises the pace again
+//   while answers come back without 429 or the remaining budget says there is room.
+// A request waits at most its caller's `maxWaitMs`, then goes anyway (`forced`): the
+// governor paces, it never stalls a run.
+//
+// One governor per run: the runner process holds it (runner/governor-server.ts) and
+// the test workers ask it over a Unix socket (GovernorConnection below); a process
+// without one (unit tests, benches) uses a governor of its own.
+import { connect, type Socket } from 'node:net';
+import { lowerCaseHeaders, parseResetDuration, readRetryHints, MAX_HONOURED_WAIT_MS } from '../spec/retry-hints.ts';
+
+/** What the governor reads of an answer: the status (undefined: no answer) and the rate-limit headers. */
+export interface Outcome { status?: number; headers: Record<string, string | undefined> }
+
+export interface Lease {
+  /** How long the request waited for its turn. */
+  waitedMs: number;
+  /** Its turn came because `maxWaitMs` ran out, not because the pace allowed it. */
+  forced: boolean;
+  /** Reports the answer (once); frees the turn. */
+  release(outcome: Outcome): void;
+}
+
+/** What the back-off loop (lib/run/back-off.ts) and the clients need of a governor. */
+export interface Gate {
+  acquire(maxWaitMs: number): Promise<Lease>;
+  /**
+   * Holds every new turn until `release()` (or `maxMs`): the rate-limit probe's recovery
+   * request must meet the budget the target advertised, not one the rest of the run used up.
+   */
+  hold(maxMs: number): Promise<() => void>;
+}
+
+export interface GovernorStats {
+  /** Answers to governed requests that were 429. */
+  answered429: number;
+  /** Turns given. */
+  turns: number;
+  /** Wall time during which at least one request waited for its turn, ms. */
+  heldMs: number;
+  /** Sum over requests of the time each waited, ms. */
+  waitedMs: number;
+  /** Turns given because a request had waited its longest. */
+  forced: number;
+  /** Fewest requests in flight the governor allowed. */
+  lowestConcurrency: number;
+  /** Widest spacing between starts it set, ms. */
+  widestIntervalMs: number;
+}
+
+/** Most requests in flight at once while the target has not pushed back. */
+export const MAX_CONCURRENCY = 64;
+const MAX_INTERVAL_MS = 2_000;
+
+interface Waiter { since: number; deadline: number; grant: (forced: boolean) => void; timer?: NodeJS.Timeout }
+
+/** The pacing policy: one per run, in the process that holds it. */
+export class Governor {
+  private limit = MAX_CONCURRENCY;
+  private intervalMs = 0;
+  private inFlight = 0;
+  private lastStart = -Infinity;
+  private pausedUntil = 0;
+  private holds = 0;
+  private streak = 0;
+  private episodeEnds = -Infinity;
+  private noHintStreak = 0;
+  private readonly queue: Waiter[] = [];
+  private timer?: NodeJS.Timeout;
+  private heldSince?: number;
+  readonly stats: GovernorStats = { answered429: 0, turns: 0, heldMs: 0, waitedMs: 0, forced: 0, lowestConcurrency: MAX_CONCURRENCY, widestIntervalMs: 0 };
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  acquire(maxWaitMs: number): Promise<Lease> {
+    return new Promise((resolve) => {
+      const since = this.now();
+      const w: Waiter = {
+        since, deadline: since + Math.max(0, maxWaitMs),
+        grant: (forced) => {
+          const waitedMs = Math.round(this.now() - since);
+          this.stats.waitedMs += waitedMs;
+          if (forced) this.stats.forced++;
+          let done = false;
+          resolve({ waitedMs, forced, release: (o) => { if (!done) { done = true; this.release(o); } } });
+        },
+      };
+      if (this.queue.length === 0) this.heldSince = since;
+      this.queue.push(w);
+      if (Number.isFinite(w.deadline)) w.timer = setTimeout(() => this.force(w), Math.max(0, maxWaitMs));
+      this.pump();
+    });
+  }
+
+  async hold(maxMs: number): Promise<() => void> {
+    this.holds++;
+    let released = false;
+    const release = () => { if (released) return; released = true; clearTimeout(t); this.holds--; this.pump(); };
+    const t = setTimeout(release, maxMs);
+    return release;
+  }
+
+  /** The answer to a governed request. */
+  release(o: Outcome): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    const now = this.now();
+    if (o.status === 429) this.on429(o.headers, now);
+    else if (o.status !== undefined) this.onAnswer(o.headers, now);
+    this.pump();
+  }
+
+  private on429(headers: Outcome['headers'], now: number): void {
+    this.stats.answered429++;
+    this.streak = 0;
+    const advised = readRetryHints(headers).waitMs;
+    // No hint: 1 s, doubling while 429s without a hint go on.
+    const wait = advised !== undefined ? Math.min(advised, MAX_HONOURED_WAIT_MS) : Math.min(1000 * 2 ** this.noHintStreak++, MAX_HONOURED_WAIT_MS);
+    if (advised !== undefined) this.noHintStreak = 0;
+    this.pausedUntil = Math.max(this.pausedUntil, now + wait);
+    // The 429s of one burst arrive together: slow down once per episode, not once per answer.
+    if (now < this.episodeEnds) return;
+    this.episodeEnds = this.pausedUntil;
+    if (this.limit > 1) this.limit = Math.max(1, Math.floor(Math.min(this.limit, this.inFlight + 1) / 2));
+    else this.intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(100, this.intervalMs * 2));
+    this.stats.lowestConcurrency = Math.min(this.stats.lowestConcurrency, this.limit);
+    this.stats.widestIntervalMs = Math.max(this.stats.widestIntervalMs, this.intervalMs);
+  }
+
+  private onAnswer(headers: Outcome['headers'], now: number): void {
+    const h = lowerCaseHeaders(headers);
+    const remaining = leastOf(h, 'x-ratelimit-remaining-', Number);
+    if (remaining !== undefined) {
+      if (remaining <= this.inFlight) {
+        // The requests already out use up what is left: wait for the window to reset.
+        const reset = leastOf(h, 'x-ratelimit-reset-', parseResetDuration);
+        if (reset !== undefined) this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(reset, MAX_HONOURED_WAIT_MS));
+        else this.limit = Math.max(1, Math.min(this.limit, remaining + 1));
+        return;
+      }
+      if (remaining >= 2 * this.limit + this.inFlight) {
+        // The target says there is room: back to full pace.
+        this.limit = MAX_CONCURRENCY;
+        this.intervalMs = 0;
+        return;
+      }
+    }
+    // Additive increase: one more in flight per `limit` answers without a 429.
+    if (++this.streak >= this.limit) {
+      this.streak = 0;
+      if (this.intervalMs > 0) this.intervalMs = this.intervalMs < 50 ? 0 : Math.round(this.intervalMs * 0.75);
+      else this.limit = Math.min(MAX_CONCURRENCY, this.limit + 1);
+    }
+  }
+
+  private force(w: Waiter): void {
+    const i = this.queue.indexOf(w);
+    if (i === -1) return;
+    this.queue.splice(i, 1);
+    this.start(w, true);
+  }
+
+  private start(w: Waiter, forced: boolean): void {
+    clearTimeout(w.timer);
+    const now = this.now();
+    this.inFlight++;
+    this.lastStart = now;
+    this.stats.turns++;
+    if (this.queue.length === 0 && this.heldSince !== undefined) {
+      this.stats.heldMs += Math.max(0, now - this.heldSince - 1);
+      this.heldSince = undefined;
+    }
+    w.grant(forced);
+  }
+
+  private pump(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.queue.length) {
+      if (this.holds > 0 || this.inFlight >= this.limit) return;
+      const now = this.now();
+      const at = Math.max(this.pausedUntil, this.lastStart + this.intervalMs);
+      if (now < at) {
+        this.timer = setTimeout(() => this.pump(), Math.ceil(at - now));
+        this.timer.unref?.();
+        return;
+      }
+      this.start(this.queue.shift()!, false);
+    }
+  }
+}
+
+/** The least value of the headers starting with `prefix` that parse (x-ratelimit-remaining-requests / -tokens). */
+function leastOf(h: Record<string, string>, prefix: string, parse: (raw: string) => number | undefined): number | undefined {
+  let least: number | undefined;
+  for (const [k, v] of Object.entries(h)) {
+    if (!k.startsWith(prefix)) continue;
+    const n = parse(v.trim());
+    if (n !== undefined && Number.isFinite(n) && n >= 0 && (least === undefined || n < least)) least = n;
+  }
+  return least;
+}
+
+/** The headers the governor reads (only these cross to the coordinator: no body, no key). */
+export function rateLimitHeadersOf(headers: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(lowerCaseHeaders(headers))) {
+    if (k === 'retry-after' || k === 'retry-after-ms' || k.startsWith('x-ratelimit-')) out[k] = v;
+  }
+  return out;
+}
+
+// --- the workers' side: a connection to the runner's governor -----------------------
+
+/** Environment variable naming the runner's governor socket. */
+export const GOVERNOR_SOCKET_ENV = 'CHATGATE_GOVERNOR_SOCKET';
+
+/**
+ * A worker's line to the runner's governor: newline-delimited JSON over a Unix socket.
+ * acquire -> {op: 'acquire', id, maxWaitMs}, answered {id, waitedMs, forced};
+ * release -> {op: 'release', id, status, headers}; hold -> {op: 'hold', id, maxMs},
+ * answered {id}; {op: 'unhold', id}. If the line breaks, every waiting request goes
+ * at once and later ones use a governor of this process: the run goes on, less paced.
+ */
+export class GovernorConnection implements Gate {
+  private socket?: Socket;
+  private broken = false;
+  private next = 0;
+  private buffer = '';
+  private readonly pending = new Map<number, (msg: { waitedMs?: number; forced?: boolean }) => void>();
+  private fallback?: Governor;
+
+  constructor(private readonly path: string) {}
+
+  private line(): Socket | undefined {
+    if (this.broken) return undefined;
+    if (this.socket) return this.socket;
+    const s = connect(this.path);
+    s.setEncoding('utf8');
+    s.unref();
+    s.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      let nl: number;
+      while ((nl = this.buffer.indexOf('\n')) !== -1) {
+        const msg = JSON.parse(this.buffer.slice(0, nl)) as { id: number; waitedMs?: number; forced?: boolean };
+        this.buffer = this.buffer.slice(nl + 1);
+        const done = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
+        done?.(msg);
+      }
+    });
+    const fail = () => {
+      this.broken = true;
+      for (const done of this.pending.values()) done({ waitedMs: 0, forced: true });
+      this.pending.clear();
+    };
+    s.on('error', fail);
+    s.on('close', fail);
+    this.socket = s;
+    return s;
+  }
+
+  private local(): Governor {
+    return (this.fallback ??= new Governor());
+  }
+
+  private ask(msg: Record<string, unknown>): { id: number; answer: Promise<{ waitedMs?: number; forced?: boolean }> } | undefined {
+    const s = this.line();
+    if (!s) return undefined;
+    const id = ++this.next;
+    // While a request waits for its turn the socket must keep the worker alive.
+    s.ref();
+    const answer = new Promise<{ waitedMs?: number; forced?: boolean }>((resolve) => this.pending.set(id, resolve))
+      .finally(() => { if (this.pending.size === 0) this.socket?.unref(); });
+    s.write(JSON.stringify({ ...msg, id }) + '\n');
+    return { id, answer };
+  }
+
+  async acquire(maxWaitMs: number): Promise<Lease> {
+    const started = performance.now();
+    const asked = this.ask({ op: 'acquire', maxWaitMs });
+    if (!asked) return this.local().acquire(maxWaitMs);
+    const { id } = asked;
+    const answer = await asked.answer;
+    if (this.broken && answer.forced) return this.local().acquire(0);
+    let done = false;
+    return {
+      waitedMs: answer.waitedMs ?? Math.round(performance.now() - started),
+      forced: answer.forced ?? false,
+      release: (o) => {
+        if (done) return;
+        done = true;
+        if (!this.broken) this.socket?.write(JSON.stringify({ op: 'release', ref: id, status: o.status ?? null, headers: rateLimitHeadersOf(o.headers) }) + '\n');
+      },
+    };
+  }
+
+  async hold(maxMs: number): Promise<() => void> {
+    const asked = this.ask({ op: 'hold', maxMs });
+    if (!asked) return this.local().hold(maxMs);
+    await asked.answer;
+    const { id } = asked;
+    return () => { if (!this.broken) this.socket?.write(JSON.stringify({ op: 'unhold', ref: id }) + '\n'); };
+  }
+}
+
+let shared: Gate | undefined;
+
+/**
+ * This process's gate to the run's governor: the runner's (over its socket) when the
+ * runner started one, else a governor of this process. One per worker thread.
+ */
+export function runGovernor(): Gate {
+  if (shared) return shared;
+  const path = process.env[GOVERNOR_SOCKET_ENV];
+  shared = path ? new GovernorConnection(path) : new Governor();
+  return shared;
+}

@@ -1,0 +1,350 @@
+// The load drivers' request path: one chat request on undici's dispatcher with a raw
+// handler, no streams, no per-request promises or timers. lib/http/http-client.ts is the
+// conformance client (it keeps every byte, decodes, builds curl lines); a load driver
+// holding thousands of streams needs only timestamps, status, usage and a few checks,
+// so this path keeps just those.
+//
+// Timing: every timestamp is performance.now() (monotonic ms) taken when the driver
+// saw the bytes; latencies are measured from the request's *intended* send time, so
+// a late driver or a full connection pool shows up in the figures instead of hiding.
+import type { Dispatcher } from 'undici';
+import { describe, validate } from '../../lib/spec/schema-validator.ts';
+import { GapTally } from './histogram.ts';
+import { SseScan } from './sse-scan.ts';
+import { DeltaSnapshotWatch, describeSnapshots } from '../../lib/spec/cumulative-deltas.ts';
+import type { RouteKind } from './request-bodies.ts';
+
+export type FailureKind =
+  | 'timeout' // no complete answer within the time limit
+  | 'dropped' // connection closed before any response
+  | 'reset' // connection lost during the body
+  | 'refused' // connection refused
+  | 'bad_body' // a 2xx whose body or stream is wrong (a fast wrong answer)
+  | 'incomplete_stream' // the stream ended without [DONE]
+  | 'aborted' // stopped by the driver (Ctrl-C after the drain time); not a target failure
+  | 'other';
+
+export const FAILURE_KINDS: FailureKind[] = ['timeout', 'dropped', 'reset', 'refused', 'bad_body', 'incomplete_stream', 'aborted', 'other'];
+
+export interface Outcome {
+  seq: number;
+  route: RouteKind;
+  /** Which key sent it ('main', or e.g. 'bystander' in rate-limit). */
+  key: string;
+  stream: boolean;
+  intendedAt: number;
+  /** When the driver handed it to the pool. */
+  sentAt: number;
+  /** When a connection started writing it (later than sentAt when every connection was busy). */
+  wireAt?: number;
+  headersAt?: number;
+  firstEventAt?: number;
+  firstContentAt?: number;
+  lastContentAt?: number;
+  endAt: number;
+  status?: number;
+  /** Response headers: kept for non-2xx answers (error and 429 checks) and when asked. */
+  headers?: Record<string, string>;
+  /** Body text of a non-2xx answer (first 4 KiB). */
+  errorBody?: string;
+  contentChunks: number;
+  outputChars: number;
+  /** usage.completion_tokens as the target reported it (absent when it sent none). */
+  usageTokens?: number;
+  /** Gaps between consecutive content chunks: a tally at histogram precision, bounded however long the stream. */
+  gaps: GapTally;
+  /** SSE events dispatched (streams). */
+  events: number;
+  ok: boolean;
+  failure?: FailureKind;
+  failureDetail?: string;
+  /** This body was checked against the schemas. */
+  schemaChecked: boolean;
+}
+
+export interface LeanRequest {
+  seq: number;
+  route: RouteKind;
+  key: string;
+  stream: boolean;
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+  intendedAt: number;
+  /** Check against the schemas (sampled). */
+  sample: boolean;
+  keepHeaders?: boolean;
+}
+
+const MAX_JSON_BYTES = 4 * 1024 * 1024;
+const MAX_ERROR_BODY = 4096;
+
+/** One request in flight. Created by send(); finishes exactly once through `onDone`. */
+export class LeanCall implements Dispatcher.DispatchHandler {
+  readonly outcome: Outcome;
+  /** performance.now() after which the driver's sweep times it out. */
+  deadline = 0;
+  private controller: Dispatcher.DispatchController | undefined;
+  private cancelled: Error | undefined;
+  private finished = false;
+  private reader: SseScan | undefined;
+  /** EV-12 on every stream (lib/spec/cumulative-deltas.ts): incremental, it keeps a few short strings once a stream is plainly legal. */
+  private snapshots: DeltaSnapshotWatch | undefined;
+  /** performance.now() of the network piece being read: every event in it shares it. */
+  private pieceAt = 0;
+  private jsonParts: Buffer[] | undefined;
+  private jsonBytes = 0;
+  private done = false;
+  private readonly sample: boolean;
+
+  constructor(req: LeanRequest, private readonly onDone: (o: Outcome) => void) {
+    this.sample = req.sample;
+    this.outcome = {
+      seq: req.seq, route: req.route, key: req.key, stream: req.stream,
+      intendedAt: req.intendedAt, sentAt: 0, endAt: 0,
+      contentChunks: 0, outputChars: 0, gaps: new GapTally(), events: 0, ok: false, schemaChecked: req.sample,
+    };
+    if (req.keepHeaders) this.outcome.headers = {};
+  }
+
+  // --- undici handler -----------------------------------------------------------------
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    this.outcome.wireAt ??= performance.now();
+    if (this.cancelled) controller.abort(this.cancelled);
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (this.finished || statusCode < 200) return; // 1xx: the real answer follows
+    const o = this.outcome;
+    o.headersAt = performance.now();
+    o.status = statusCode;
+    const contentType = String(headers['content-type'] ?? '');
+    if (statusCode >= 300 || o.headers) o.headers = flatten(headers);
+    if (statusCode >= 300) {
+      this.jsonParts = [];
+      return;
+    }
+    const encoding = headers['content-encoding'];
+    if (encoding !== undefined && encoding !== 'identity') {
+      // We never ask for compression; a compressed answer cannot be read as it is.
+      this.fail('bad_body', `Content-Encoding ${String(encoding)} although the request did not accept it`);
+      return;
+    }
+    if (o.stream) {
+      if (!/^text\/event-stream/i.test(contentType)) {
+        this.fail('bad_body', `stream answered with Content-Type ${contentType || '(none)'}, not text/event-stream`);
+        return;
+      }
+      this.reader = new SseScan((data) => this.onEvent(data));
+      this.snapshots = new DeltaSnapshotWatch();
+    } else {
+      if (!/json/i.test(contentType)) {
+        this.fail('bad_body', `answered with Content-Type ${contentType || '(none)'}, not JSON`);
+        return;
+      }
+      this.jsonParts = [];
+    }
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.finished) return;
+    if (this.reader) {
+      this.pieceAt = performance.now();
+      this.reader.push(chunk);
+      return;
+    }
+    if (this.jsonParts) {
+      this.jsonBytes += chunk.length;
+      const cap = this.outcome.status! >= 300 ? MAX_ERROR_BODY : MAX_JSON_BYTES;
+      if (this.jsonBytes <= cap) this.jsonParts.push(chunk);
+      else if (this.outcome.status! < 300) this.fail('bad_body', `body larger than ${MAX_JSON_BYTES} bytes`);
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.finished) return;
+    const o = this.outcome;
+    if (o.status === undefined) return this.fail('other', 'response ended without a status');
+    if (o.status >= 300) {
+      o.errorBody = Buffer.concat(this.jsonParts ?? []).toString('utf8').slice(0, MAX_ERROR_BODY);
+      return this.finish();
+    }
+    if (this.reader) {
+      this.reader.end();
+      o.events = this.reader.events;
+      if (this.reader.problems.length > 0) return this.fail('bad_body', `SSE: ${this.reader.problems[0]!.detail}`);
+      if (!this.done) return this.fail('incomplete_stream', `stream closed without data: [DONE] after ${this.reader.events} events`);
+      if (o.contentChunks === 0) return this.fail('bad_body', 'stream carried no content');
+      const snapshots = this.snapshots?.finding();
+      if (snapshots) return this.fail('bad_body', `stream breaks EV-12: ${describeSnapshots(snapshots)}`);
+      o.ok = true;
+      return this.finish();
+    }
+    this.checkJson();
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController | undefined, err: Error): void {
+    if (this.finished) return;
+    const o = this.outcome;
+    const code = (err as { code?: string }).code ?? '';
+    if (err === this.cancelled || code === 'UND_ERR_ABORTED') {
+      return this.fail(err.message === 'timeout' ? 'timeout' : 'aborted', err.message === 'timeout' ? 'no complete answer within the time limit' : 'stopped by the driver');
+    }
+    if (code === 'ECONNREFUSED') return this.fail('refused', 'connection refused');
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return this.fail('timeout', code);
+    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED') {
+      return o.status === undefined
+        ? this.fail('dropped', 'connection closed without a response')
+        : this.fail('reset', `connection lost during the ${o.stream ? 'stream' : 'body'}`);
+    }
+    this.fail('other', `${code ? code + ': ' : ''}${err.message}`);
+  }
+
+  // --- driver side -------------------------------------------------------------------
+
+  /** Ends the request now (time limit or stop); the outcome is reported at once. */
+  cancel(why: 'timeout' | 'aborted'): void {
+    if (this.finished) return;
+    const reason = new Error(why);
+    this.cancelled = reason;
+    this.fail(why, why === 'timeout' ? 'no complete answer within the time limit' : 'stopped by the driver');
+    this.controller?.abort(reason);
+  }
+
+  /**
+   * One SSE event's data. Every payload is JSON-parsed (about 0.8 µs for a typical
+   * chunk, a few % of what reading the event off the socket costs: see docs/LOAD.md),
+   * so "every payload parses" and "no error event" stay checked on every event; the
+   * full chunk schema runs on the sampled streams only.
+   */
+  private onEvent(data: string): void {
+    if (this.finished) return;
+    const o = this.outcome;
+    const now = this.pieceAt;
+    if (o.firstEventAt === undefined) o.firstEventAt = now;
+    if (this.done) return this.fail('bad_body', 'data after [DONE]');
+    if (data === '[DONE]') {
+      this.done = true;
+      return;
+    }
+    let chunk: ChunkLike;
+    try {
+      chunk = JSON.parse(data) as ChunkLike;
+    } catch {
+      return this.fail('bad_body', `chunk is not JSON: ${describe(data, 80)}`);
+    }
+    if (chunk === null || typeof chunk !== 'object') return this.fail('bad_body', `chunk is not an object: ${describe(data, 80)}`);
+    if (chunk.error !== undefined) return this.fail('bad_body', `error event in the stream: ${describe(chunk.error, 120)}`);
+    if (this.sample) {
+      const v = validate('chat-completion-chunk', chunk);
+      if (!v.valid) return this.fail('bad_body', `chunk breaks ${v.errors[0]!.clause}: ${v.errors[0]!.message}`);
+    }
+    this.snapshots?.pushChunk(chunk);
+    const content = chunk.choices?.[0]?.delta?.content;
+    if (typeof content === 'string' && content.length > 0) {
+      if (o.firstContentAt === undefined) o.firstContentAt = now;
+      else o.gaps.add(now - o.lastContentAt!);
+      o.lastContentAt = now;
+      o.contentChunks++;
+      o.outputChars += content.length;
+    }
+    const tokens = chunk.usage?.completion_tokens;
+    if (typeof tokens === 'number') o.usageTokens = tokens;
+  }
+
+  private checkJson(): void {
+    const o = this.outcome;
+    let body: CompletionLike;
+    const text = Buffer.concat(this.jsonParts ?? []).toString('utf8');
+    try {
+      body = JSON.parse(text) as CompletionLike;
+    } catch {
+      return this.fail('bad_body', `body is not JSON: ${describe(text, 80)}`);
+    }
+    // Cheap checks on every body; the full schema on the sampled ones.
+    const content = body?.choices?.[0]?.message?.content;
+    if (typeof content !== 'string') return this.fail('bad_body', 'choices[0].message.content is not a string');
+    if (this.sample) {
+      const v = validate('chat-completion', body);
+      if (!v.valid) return this.fail('bad_body', `body breaks ${v.errors[0]!.clause}: ${v.errors[0]!.message}`);
+    }
+    const now = performance.now();
+    o.firstContentAt = now;
+    o.lastContentAt = now;
+    o.contentChunks = 1;
+    o.outputChars = content.length;
+    const tokens = body.usage?.completion_tokens;
+    if (typeof tokens === 'number') o.usageTokens = tokens;
+    o.ok = true;
+    this.finish();
+  }
+
+  private fail(kind: FailureKind, detail: string): void {
+    if (this.finished) return;
+    this.outcome.failure = kind;
+    this.outcome.failureDetail = detail;
+    this.outcome.ok = false;
+    // Stop reading a body that is already judged.
+    if (!this.cancelled && this.controller && !this.controller.aborted && kind === 'bad_body') {
+      this.cancelled = new Error('judged');
+      this.controller.abort(this.cancelled);
+    }
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.outcome.endAt = performance.now();
+    if (this.reader) this.outcome.events = this.reader.events;
+    this.reader = undefined;
+    this.snapshots = undefined;
+    this.jsonParts = undefined;
+    this.onDone(this.outcome);
+  }
+}
+
+interface ChunkLike {
+  choices?: Array<{ delta?: { content?: unknown } }>;
+  usage?: { completion_tokens?: unknown } | null;
+  error?: unknown;
+}
+interface CompletionLike {
+  choices?: Array<{ message?: { content?: unknown } }>;
+  usage?: { completion_tokens?: unknown };
+}
+
+function flatten(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k in h) {
+    const v = h[k];
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+/**
+ * Through a forward proxy (HTTPS_PROXY/HTTP_PROXY, lib/http/proxy.ts) every request goes on
+ * the proxy's agent instead of the pool it is handed (a Pool connects to its origin
+ * directly). Set by load/setup/load-target.ts for a remote target a proxy applies to.
+ */
+let viaProxy: { dispatcher: Dispatcher; origin: string } | undefined;
+export function sendThroughProxy(route: { dispatcher: Dispatcher; origin: string } | undefined): void {
+  viaProxy = route;
+}
+
+/** Sends one request on the dispatcher; the call reports its outcome through onDone. */
+export function send(dispatcher: Dispatcher, req: LeanRequest, onDone: (o: Outcome) => void): LeanCall {
+  const call = new LeanCall(req, onDone);
+  call.outcome.sentAt = performance.now();
+  try {
+    if (viaProxy) viaProxy.dispatcher.dispatch({ origin: viaProxy.origin, path: req.path, method: 'POST', headers: req.headers, body: req.body }, call);
+    else dispatcher.dispatch({ path: req.path, method: 'POST', headers: req.headers, body: req.body }, call);
+  } catch (err) {
+    // A closed pool or a header undici refuses: reported like any other failure.
+    call.onResponseError(undefined, err as Error);
+  }
+  return call;
+}

@@ -1,0 +1,399 @@
+// Collects what a run saw, request by request, into fixed-size aggregates: counts by
+// status and failure kind, HDR histograms (TTFT, inter-token, E2E, or plain latency),
+// per-route figures, a per-second timeline, and the checks of error answers. Nothing
+// per request is kept, so memory does not grow with the run.
+import { LatencyHistogram, round3, type LatencySummary } from './histogram.ts';
+import { FAILURE_KINDS, type FailureKind, type Outcome } from './lean-client.ts';
+import { ROUTE_KINDS, type RouteKind } from './request-bodies.ts';
+import { checkRetryHeaders } from './error-checks.ts';
+import { errorBodyProblems } from '../../lib/spec/error-body.ts';
+import { errorSchemaProblems } from '../../lib/spec/schema-validator.ts';
+import type { Findings } from '../report/findings.ts';
+import { redact } from '../../lib/run/redact.ts';
+
+export interface TimelinePoint {
+  t_s: number;
+  sent: number;
+  responses: number;
+  ok: number;
+  failures: number;
+  status: Record<string, number>;
+  /** TTFT (streams) or latency (plain requests) of the answers completed in this second. */
+  p50_ms: number;
+  p95_ms: number;
+}
+
+interface Bucket {
+  sent: number;
+  responses: number;
+  ok: number;
+  failures: number;
+  status: Map<number, number>;
+  latency: LatencyHistogram;
+}
+
+interface RouteStats { sent: number; ok: number; status: Map<number, number>; latency: LatencyHistogram }
+
+const MAX_EXAMPLES_PER_KIND = 3;
+
+export class Recorder {
+  /** Time zero of the run (performance.now()). */
+  readonly t0: number;
+  sent = 0;
+  notSent = 0;
+  responses = 0;
+  ok = 0;
+  aborted = 0;
+  lastEndAt = 0;
+  readonly status = new Map<number, number>();
+  readonly failures = new Map<FailureKind, number>();
+  readonly failureExamples: Array<{ kind: FailureKind; status?: number; detail: string }> = [];
+  /** Plain requests: latency of successes; every other answer's goes to latencyFailed. */
+  readonly latency = new LatencyHistogram();
+  readonly latencyFailed = new LatencyHistogram();
+  /** Plain requests: latency from when the request went on the wire (what a sender blind to coordinated omission reports). */
+  readonly latencyFromSend = new LatencyHistogram();
+  readonly ttft = new LatencyHistogram();
+  readonly firstEvent = new LatencyHistogram();
+  readonly itl = new LatencyHistogram();
+  readonly tpot = new LatencyHistogram();
+  readonly e2e = new LatencyHistogram();
+  /** How late the driver sent requests against their schedule (driver health, not target latency). */
+  readonly scheduleLag = new LatencyHistogram();
+  /** SSE events read, every stream (the bench divides the driver's CPU by it). */
+  sseEvents = 0;
+  usageTokens = 0;
+  withUsage = 0;
+  withoutUsage = 0;
+  outputChars = 0;
+  bodiesChecked = 0;
+  bodiesInvalid = 0;
+  errorAnswersChecked = 0;
+  errorAnswersImproper = 0;
+  readonly retryHints: number[] = [];
+  private readonly timeline: Bucket[] = [];
+  private readonly routes = new Map<RouteKind, RouteStats>();
+
+  constructor(
+    readonly stream: boolean,
+    private readonly findings: Findings,
+    t0 = performance.now(),
+    /** Called with each outcome after it is recorded (sweep steps, rate-limit phases). */
+    readonly onOutcome?: (o: Outcome) => void,
+  ) {
+    this.t0 = t0;
+  }
+
+  // --- recording ---------------------------------------------------------------------
+
+  recordSent(route: RouteKind, intendedAt: number, lagMs: number): void {
+    this.sent++;
+    this.bucket(intendedAt).sent++;
+    this.route(route).sent++;
+    this.scheduleLag.record(Math.max(0, lagMs));
+  }
+
+  /** A request autocannon wrote (throughput): counted only, it has no schedule to lag behind. */
+  countSent(at: number): void {
+    this.sent++;
+    this.bucket(at).sent++;
+  }
+
+  recordNotSent(intendedAt: number): void {
+    this.notSent++;
+    this.bucket(intendedAt).failures++;
+  }
+
+  /** An answer from the lean client (stream or plain). */
+  recordOutcome(o: Outcome): void {
+    this.sseEvents += o.events;
+    if (o.failure === 'aborted') {
+      this.aborted++;
+      this.onOutcome?.(o);
+      return;
+    }
+    this.lastEndAt = Math.max(this.lastEndAt, o.endAt);
+    const b = this.bucket(o.endAt);
+    const route = this.route(o.route);
+    if (o.status !== undefined) {
+      this.responses++;
+      b.responses++;
+      inc(this.status, o.status);
+      inc(b.status, o.status);
+      inc(route.status, o.status);
+      if (o.status >= 300) this.checkErrorAnswer(o.status, o.headers ?? {}, o.errorBody ?? '');
+    }
+    if (o.schemaChecked && o.status !== undefined && o.status < 300) {
+      this.bodiesChecked++;
+      if (o.failure === 'bad_body') this.bodiesInvalid++;
+    }
+    if (o.failure) {
+      b.failures++;
+      this.countFailure(o.failure, o.failureDetail ?? '', o.status);
+    }
+    const e2e = o.endAt - o.intendedAt;
+    if (!o.stream && o.status !== undefined) (o.ok ? this.latency : this.latencyFailed).record(e2e);
+    if (!o.stream && o.ok) this.latencyFromSend.record(o.endAt - (o.wireAt ?? o.sentAt));
+    if (!o.ok) {
+      this.onOutcome?.(o);
+      return;
+    }
+    this.ok++;
+    b.ok++;
+    route.ok++;
+    if (o.usageTokens !== undefined) {
+      this.withUsage++;
+      this.usageTokens += o.usageTokens;
+    } else this.withoutUsage++;
+    this.outputChars += o.outputChars;
+    if (o.stream) {
+      const ttft = o.firstContentAt! - o.intendedAt;
+      this.ttft.record(ttft);
+      this.firstEvent.record(o.firstEventAt! - o.intendedAt);
+      this.e2e.record(e2e);
+      o.gaps.recordInto(this.itl);
+      if (o.usageTokens !== undefined && o.usageTokens > 1) {
+        this.tpot.record((o.lastContentAt! - o.firstContentAt!) / (o.usageTokens - 1));
+      }
+      b.latency.record(ttft);
+      route.latency.record(ttft);
+    } else {
+      b.latency.record(e2e);
+      route.latency.record(e2e);
+    }
+    this.onOutcome?.(o);
+  }
+
+  /**
+   * A response seen by autocannon (throughput): status and latency, and `badBody` when
+   * the sampled body check failed (a 2xx that is not a success).
+   */
+  recordResponse(status: number, latencyMs: number, atMs: number, expectedIntervalMs: number | undefined, badBody?: string, routeKind: RouteKind = 'chat'): void {
+    this.responses++;
+    this.lastEndAt = Math.max(this.lastEndAt, atMs);
+    const b = this.bucket(atMs);
+    b.responses++;
+    inc(this.status, status);
+    inc(b.status, status);
+    // autocannon reports answers, not sends, per route: a route's "sent" counts its answers.
+    const route = this.route(routeKind);
+    route.sent++;
+    inc(route.status, status);
+    const ok = status < 300 && badBody === undefined;
+    const h = ok ? this.latency : this.latencyFailed;
+    if (expectedIntervalMs !== undefined) h.recordCorrected(latencyMs, expectedIntervalMs);
+    else h.record(latencyMs);
+    if (ok) {
+      this.ok++;
+      b.ok++;
+      b.latency.record(latencyMs);
+      route.ok++;
+      route.latency.record(latencyMs);
+      return;
+    }
+    b.failures++;
+    if (badBody !== undefined) this.countFailure('bad_body', badBody, status);
+  }
+
+  recordBodyChecked(valid: boolean): void {
+    this.bodiesChecked++;
+    if (!valid) this.bodiesInvalid++;
+  }
+
+  recordTransportFailure(kind: FailureKind, detail: string, atMs: number): void {
+    this.bucket(atMs).failures++;
+    this.countFailure(kind, detail, undefined);
+  }
+
+  countFailure(kind: FailureKind, detail: string, status: number | undefined): void {
+    inc(this.failures, kind);
+    if (this.failureExamples.filter((e) => e.kind === kind).length < MAX_EXAMPLES_PER_KIND) {
+      this.failureExamples.push({ kind, status, detail: redact(detail).slice(0, 300) });
+    }
+    const clause = failureClause(kind, detail);
+    if (clause) this.findings.add(clause.id, clause.message, detail, clause.level);
+  }
+
+  /** Every >= 300 answer: error body (ERR-1/LIM-1/ERR-4), 5xx other than 503 (ERR-2), 429 hints (LIM-2). */
+  checkErrorAnswer(status: number, headers: Record<string, string>, body: string): void {
+    this.errorAnswersChecked++;
+    const example = `HTTP ${status} ${headers['content-type'] ?? '(no Content-Type)'} ${JSON.stringify(body.slice(0, 200))}`;
+    if (status >= 500 && status !== 503) this.findings.add('ERR-2', `answered ${status} (a 5xx other than 503) under load`, example);
+    if (status < 400) return;
+    const problems = errorBodyProblems(headers['content-type'], body, errorSchemaProblems);
+    if (problems.length > 0) {
+      this.errorAnswersImproper++;
+      const clause = status === 429 ? 'LIM-1' : status === 503 ? 'ERR-4' : 'ERR-1';
+      this.findings.add(clause, `${status} without a proper error body: ${problems[0]}`, example);
+    }
+    if (status === 429) {
+      const hint = checkRetryHeaders(headers);
+      for (const p of hint.problems) this.findings.add('LIM-2', p, headerExample(headers));
+      if (hint.waitMs !== undefined && this.retryHints.length < 10_000) this.retryHints.push(hint.waitMs);
+    }
+  }
+
+  // --- reading -----------------------------------------------------------------------
+
+  /** Requests that count for shares: sent or due, minus those the driver itself stopped. */
+  get attempted(): number {
+    return this.sent + this.notSent - this.aborted;
+  }
+
+  activeSeconds(): number {
+    return Math.max(0.001, (this.lastEndAt - this.t0) / 1000);
+  }
+
+  statusCodes(): Record<string, number> {
+    return Object.fromEntries([...this.status].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v]));
+  }
+
+  failureCounts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const k of FAILURE_KINDS) out[k] = this.failures.get(k) ?? 0;
+    out.not_sent = this.notSent;
+    return out;
+  }
+
+  shares(): { error_share: number; share_429: number; share_503: number; share_5xx_other: number; share_transport_errors: number; body_invalid_share: number } {
+    const n = Math.max(1, this.attempted);
+    let other5xx = 0;
+    for (const [s, c] of this.status) if (s >= 500 && s !== 503) other5xx += c;
+    const transport = countOf(this.failures, 'timeout', 'dropped', 'reset', 'refused', 'other');
+    return {
+      error_share: round6(Math.max(0, this.attempted - this.ok) / n),
+      share_429: round6((this.status.get(429) ?? 0) / n),
+      share_503: round6((this.status.get(503) ?? 0) / n),
+      share_5xx_other: round6(other5xx / n),
+      share_transport_errors: round6(transport / n),
+      body_invalid_share: round6(this.bodiesChecked === 0 ? 0 : this.bodiesInvalid / this.bodiesChecked),
+    };
+  }
+
+  timelinePoints(): TimelinePoint[] {
+    return this.timeline.map((b, i) => ({
+      t_s: i,
+      sent: b?.sent ?? 0,
+      responses: b?.responses ?? 0,
+      ok: b?.ok ?? 0,
+      failures: b?.failures ?? 0,
+      status: b ? Object.fromEntries([...b.status].map(([k, v]) => [String(k), v])) : {},
+      p50_ms: b ? b.latency.percentileMs(50) : 0,
+      p95_ms: b ? b.latency.percentileMs(95) : 0,
+    }));
+  }
+
+  routeStats(): Record<string, { sent: number; ok: number; status_codes: Record<string, number>; p50_ms: number; p95_ms: number }> {
+    const out: Record<string, { sent: number; ok: number; status_codes: Record<string, number>; p50_ms: number; p95_ms: number }> = {};
+    for (const r of ROUTE_KINDS) {
+      const s = this.routes.get(r);
+      if (!s) continue;
+      out[r] = {
+        sent: s.sent, ok: s.ok,
+        status_codes: Object.fromEntries([...s.status].map(([k, v]) => [String(k), v])),
+        p50_ms: s.latency.percentileMs(50), p95_ms: s.latency.percentileMs(95),
+      };
+    }
+    return out;
+  }
+
+  output(): { tokens_source: 'usage' | 'characters' | 'none'; output_tokens_total: number; output_tokens_per_s: number | null; output_chars_total: number; output_chars_per_s: number; requests_with_usage: number; requests_without_usage: number; note?: string } {
+    const secs = this.activeSeconds();
+    const source = this.withUsage > 0 ? 'usage' : this.withoutUsage > 0 ? 'characters' : 'none';
+    const out = {
+      tokens_source: source as 'usage' | 'characters' | 'none',
+      output_tokens_total: this.usageTokens,
+      output_tokens_per_s: this.withUsage > 0 ? round3(this.usageTokens / secs) : null,
+      output_chars_total: this.outputChars,
+      output_chars_per_s: round3(this.outputChars / secs),
+      requests_with_usage: this.withUsage,
+      requests_without_usage: this.withoutUsage,
+    };
+    if (source === 'characters') {
+      return { ...out, note: 'The target sent no usage (stream_options.include_usage ignored): output is counted in characters, not tokens. Chunks are never counted as tokens.' };
+    }
+    if (this.withUsage > 0 && this.withoutUsage > 0) {
+      return { ...out, note: `${this.withoutUsage} successful requests carried no usage; tokens/s counts only the ${this.withUsage} that did.` };
+    }
+    return out;
+  }
+
+  latencySummaries(): Record<string, LatencySummary> {
+    if (!this.stream) return { latency_ms: this.latency.summary(), latency_failed_ms: this.latencyFailed.summary() };
+    return {
+      ttft_ms: this.ttft.summary(),
+      first_event_ms: this.firstEvent.summary(),
+      itl_ms: this.itl.summary(),
+      tpot_ms: this.tpot.summary(),
+      e2e_ms: this.e2e.summary(),
+    };
+  }
+
+  /** The histograms to plot and store, by summary name. */
+  histograms(): Record<string, LatencyHistogram> {
+    return this.stream
+      ? { ttft_ms: this.ttft, itl_ms: this.itl, e2e_ms: this.e2e, tpot_ms: this.tpot, first_event_ms: this.firstEvent }
+      : { latency_ms: this.latency, latency_failed_ms: this.latencyFailed };
+  }
+
+  private bucket(atMs: number): Bucket {
+    const i = Math.max(0, Math.floor((atMs - this.t0) / 1000));
+    let b = this.timeline[i];
+    if (!b) {
+      for (let k = this.timeline.length; k <= i; k++) {
+        this.timeline[k] ??= { sent: 0, responses: 0, ok: 0, failures: 0, status: new Map(), latency: new LatencyHistogram(2) };
+      }
+      b = this.timeline[i]!;
+    }
+    return b;
+  }
+
+  private route(r: RouteKind): RouteStats {
+    let s = this.routes.get(r);
+    if (!s) this.routes.set(r, (s = { sent: 0, ok: 0, status: new Map(), latency: new LatencyHistogram(2) }));
+    return s;
+  }
+}
+
+/** Which clause a failure breaks. Timeouts are capacity, not misbehaviour: INFO. */
+function failureClause(kind: FailureKind, detail: string): { id: string; message: string; level?: 'INFO' } | undefined {
+  switch (kind) {
+    case 'dropped': return { id: 'LIM-1', message: 'connection dropped without a response under load' };
+    case 'reset': return { id: 'LIM-1', message: 'connection lost in the middle of a response under load' };
+    case 'incomplete_stream': return { id: 'EV-6', message: 'stream ended without data: [DONE]' };
+    case 'timeout': return { id: 'LOAD', message: 'requests timed out (no complete answer within the time limit)', level: 'INFO' };
+    case 'refused': return { id: 'LOAD', message: 'connections refused', level: 'INFO' };
+    case 'bad_body': {
+      const m = /breaks ([A-Z]+-[A-Z0-9-]+)/.exec(detail);
+      if (m) return { id: m[1]!, message: `2xx body breaks ${m[1]} (a fast wrong answer is not a success)` };
+      if (/text\/event-stream/.test(detail)) return { id: 'EV-1', message: 'stream not served as text/event-stream' };
+      if (/not JSON|not an object/.test(detail) && /chunk/.test(detail)) return { id: 'EV-3', message: 'stream chunk is not a JSON object' };
+      if (/SSE:/.test(detail)) return { id: 'EV-2', message: 'malformed server-sent events' };
+      if (/no content/.test(detail)) return { id: 'EV-4', message: 'stream carried no content' };
+      if (/after \[DONE\]/.test(detail)) return { id: 'EV-6', message: 'data after [DONE]' };
+      if (/error event/.test(detail)) return { id: 'EV-3', message: 'error event inside a 200 stream' };
+      if (/Content-Type/.test(detail)) return { id: 'CHAT-1', message: 'reply not served as JSON' };
+      return { id: 'SVC-1', message: 'a 2xx reply that is not a usable chat completion' };
+    }
+    default: return undefined;
+  }
+}
+
+function headerExample(h: Record<string, string>): string {
+  const keep = Object.entries(h).filter(([k]) => /^(retry-after|retry-after-ms|x-ratelimit-|ratelimit)/.test(k));
+  return keep.length ? keep.map(([k, v]) => `${k}: ${v}`).join('; ') : '(no rate-limit headers)';
+}
+
+function inc<K>(m: Map<K, number>, k: K): void {
+  m.set(k, (m.get(k) ?? 0) + 1);
+}
+
+function countOf(m: Map<FailureKind, number>, ...kinds: FailureKind[]): number {
+  let n = 0;
+  for (const k of kinds) n += m.get(k) ?? 0;
+  return n;
+}
+
+function round6(n: number): number {
+  return Math.round(n * 1e6) / 1e6;
+}

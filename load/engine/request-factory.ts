@@ -1,0 +1,53 @@
+// Turns a request number into a ready-to-send lean request: route (brain share),
+// body, headers for one key, and whether its body is schema-checked (the first 20,
+// then every Nth: --sample-every).
+import { bodyFor, pathFor, routeAt, type BodyOptions } from './request-bodies.ts';
+import type { LeanRequest } from './lean-client.ts';
+import { extraHeaders } from '../../lib/http/extra-headers.ts';
+import type { LoadOptions } from '../setup/options.ts';
+import type { LoadTarget } from '../setup/load-target.ts';
+
+export const ALWAYS_CHECKED = 20;
+
+export interface FactorySpec {
+  target: LoadTarget;
+  options: LoadOptions;
+  stream: boolean;
+  key: string;
+  /** Label of the key in the outcomes ('main', 'throttled', 'bystander'). */
+  keyLabel: string;
+  /** Override --brain-share (the rate-limit scenario sends plain chat only). */
+  brainShare?: number;
+  keepHeaders?: boolean;
+}
+
+export function requestFactory(spec: FactorySpec): (seq: number, intendedAt: number) => LeanRequest {
+  const { target, options, stream } = spec;
+  const headers = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+    authorization: `Bearer ${spec.key}`,
+    'user-agent': 'chatgate-load',
+    ...extraHeaders(), // HEADERS of the run (checked by loadConfig: none of the names above)
+  };
+  const bodyOptions: BodyOptions = {
+    model: options.model ?? target.models[0] ?? 'svc-auto',
+    prompt: options.prompt,
+    stream,
+    maxTokens: options.maxTokens,
+    brainId: target.brainId,
+  };
+  const share = spec.brainShare ?? options.brainShare;
+  const paths = new Map<string, string>();
+  return (seq, intendedAt) => {
+    const route = routeAt(seq, share);
+    let path = paths.get(route);
+    if (path === undefined) paths.set(route, (path = target.basePath + pathFor(route, target.brainId)));
+    return {
+      seq, route, key: spec.keyLabel, stream, path, headers, intendedAt,
+      body: JSON.stringify(bodyFor(route, bodyOptions, seq)),
+      sample: seq < ALWAYS_CHECKED || seq % options.sampleEvery === 0,
+      keepHeaders: spec.keepHeaders,
+    };
+  };
+}

@@ -1,0 +1,133 @@
+// --baseline: compares this run's metrics with an earlier summary.json, metric by
+// metric, each with its threshold (metric-names.ts defaults, --threshold overrides).
+// A change for the worse beyond the threshold is a regression (exit 1); better or
+// within the threshold is fine. Metrics missing on either side are listed, not judged.
+import { readFileSync } from 'node:fs';
+import { METRICS, isMetricName, type MetricName } from './metric-names.ts';
+import { UsageError, type Scenario } from '../setup/options.ts';
+
+export interface Threshold { relative: number; absolute: number }
+
+export interface BaselineRow {
+  metric: string;
+  unit: string;
+  better: 'higher' | 'lower';
+  baseline: number | null;
+  current: number | null;
+  /** Relative change, current vs baseline (null when the baseline is 0 or a side is missing). */
+  change: number | null;
+  /** How much worse is allowed, in the metric's unit. */
+  allowed: number | null;
+  verdict: 'ok' | 'better' | 'regression' | 'not compared';
+}
+
+export interface BaselineComparison {
+  baseline_file: string;
+  baseline_started_at: string | null;
+  rows: BaselineRow[];
+  regressions: number;
+}
+
+export interface BaselineFile {
+  path: string;
+  scenario: string;
+  startedAt: string | null;
+  metrics: Record<string, number | null>;
+}
+
+/** Reads and checks a baseline before the run starts (a wrong file is exit 2, not a surprise at the end). */
+export function loadBaseline(path: string, scenario: Scenario): BaselineFile {
+  let doc: { format?: unknown; scenario?: unknown; metrics?: unknown; started_at?: unknown; partial?: unknown };
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--baseline ${path}: cannot read it as JSON (${(e as Error).message.split('\n')[0]})`);
+  }
+  if (doc?.format !== 'chatgate-load-summary' || typeof doc.metrics !== 'object' || doc.metrics === null) {
+    throw new UsageError(`--baseline ${path}: not a chatgate load summary.json (no format "chatgate-load-summary" with metrics)`);
+  }
+  if (doc.scenario !== scenario) {
+    throw new UsageError(`--baseline ${path} is from the ${String(doc.scenario)} scenario; compare ${scenario} runs with a ${scenario} baseline`);
+  }
+  return { path, scenario, startedAt: typeof doc.started_at === 'string' ? doc.started_at : null, metrics: doc.metrics as Record<string, number | null> };
+}
+
+/** "ttft_p95_ms=10%" (relative) or "ttft_p95_ms=25" (absolute, in the metric's unit). */
+export function parseThresholds(list: string[]): Map<MetricName, Threshold> {
+  const out = new Map<MetricName, Threshold>();
+  for (const item of list) {
+    const m = /^([a-z0-9_]+)=(\d*\.?\d+)(%?)$/.exec(item.trim());
+    if (!m) throw new UsageError(`--threshold "${item}": use metric=10% (relative) or metric=25 (absolute), e.g. ttft_p95_ms=15%`);
+    const [, name, value, pct] = m;
+    if (!isMetricName(name!)) throw new UsageError(`--threshold "${item}": unknown metric ${name}; known: ${Object.keys(METRICS).join(', ')}`);
+    out.set(name, pct ? { relative: Number(value) / 100, absolute: 0 } : { relative: 0, absolute: Number(value) });
+  }
+  return out;
+}
+
+export function compareMetrics(
+  current: Record<string, number | null | undefined>,
+  baseline: BaselineFile,
+  overrides: Map<MetricName, Threshold>,
+): BaselineComparison {
+  const rows: BaselineRow[] = [];
+  const names = new Set([...Object.keys(baseline.metrics), ...Object.keys(current)]);
+  for (const name of names) {
+    if (!isMetricName(name)) continue;
+    const info = METRICS[name];
+    const b = num(baseline.metrics[name]);
+    const c = num(current[name]);
+    const row: BaselineRow = { metric: name, unit: info.unit, better: info.better, baseline: b, current: c, change: null, allowed: null, verdict: 'not compared' };
+    if (b !== null && c !== null) {
+      const t = overrides.get(name) ?? info.tolerance;
+      const worse = info.better === 'lower' ? c - b : b - c;
+      const allowed = Math.max(t.relative * Math.abs(b), t.absolute);
+      row.change = b === 0 ? null : round4((c - b) / Math.abs(b));
+      row.allowed = round4(allowed);
+      row.verdict = worse > allowed + 1e-12 ? 'regression' : worse < 0 ? 'better' : 'ok';
+    }
+    rows.push(row);
+  }
+  const order = Object.keys(METRICS);
+  rows.sort((x, y) => order.indexOf(x.metric) - order.indexOf(y.metric));
+  return {
+    baseline_file: baseline.path,
+    baseline_started_at: baseline.startedAt,
+    rows,
+    regressions: rows.filter((r) => r.verdict === 'regression').length,
+  };
+}
+
+export function formatComparison(cmp: BaselineComparison): string {
+  const head = ['metric', 'baseline', 'current', 'change', 'allowed worse', 'verdict'];
+  const body = cmp.rows.map((r) => [
+    r.metric,
+    fmt(r.baseline),
+    fmt(r.current),
+    r.change === null ? '-' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)} %`,
+    r.allowed === null ? '-' : `${r.better === 'lower' ? '+' : '-'}${fmt(r.allowed)} ${r.unit}`,
+    r.verdict === 'regression' ? 'REGRESSION' : r.verdict,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [
+    `Baseline ${cmp.baseline_file}${cmp.baseline_started_at ? ` (${cmp.baseline_started_at})` : ''}: ${cmp.regressions} regression${cmp.regressions === 1 ? '' : 's'}`,
+    line(head),
+    ...body.map(line),
+  ].join('\n');
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+function fmt(n: number | null): string {
+  if (n === null) return '-';
+  if (Math.abs(n) >= 100) return n.toFixed(1);
+  if (Math.abs(n) >= 1) return n.toFixed(2);
+  return n.toPrecision(3);
+}
+
+function round4(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}

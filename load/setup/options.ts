@@ -1,0 +1,341 @@
+// The options of `npm run load`: one table (flag, environment variable, type, default,
+// scenarios, help) from which the parser, --help and the docs check all come, so an
+// option cannot exist undocumented. A bad option is a UsageError: one line, exit 2.
+//
+// Flags win over the environment. An option given as a flag to a scenario it does not
+// apply to is an error (it would be silently ignored otherwise); the same variable in
+// the environment is ignored, since one environment often serves several scenarios.
+
+import { parseArgs as parseCommandLine } from 'node:util';
+import { DEFAULT_PROMPT } from '../engine/request-bodies.ts';
+
+export const SCENARIOS = ['throughput', 'stream', 'sweep', 'rate-limit'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+type Kind = 'seconds' | 'number' | 'integer' | 'share' | 'bool' | 'string' | 'enum' | 'list';
+
+export interface OptionSpec {
+  key: keyof LoadOptions;
+  flag: string;
+  env: string;
+  kind: Kind;
+  scenarios: readonly Scenario[] | 'all';
+  /** Shown in --help and the docs; undefined = unset unless given. */
+  default?: number | string | boolean | string[];
+  min?: number;
+  max?: number;
+  values?: readonly string[];
+  /** Placeholder for the value in --help. */
+  arg?: string;
+  help: string;
+  /** Only meaningful for the embedded reference server (no TARGET_URL). */
+  embeddedOnly?: boolean;
+}
+
+export interface LoadOptions {
+  duration?: number;
+  requests?: number;
+  rate?: number;
+  arrival?: 'constant' | 'poisson';
+  rateEngine: 'open-loop' | 'autocannon';
+  connections: number;
+  concurrency?: number;
+  rampUp: number;
+  model?: string;
+  prompt: string;
+  maxTokens?: number;
+  brainShare: number;
+  sampleEvery: number;
+  seed: number;
+  coCorrection: boolean;
+  warmup: number;
+  timeoutMs?: number;
+  baseline?: string;
+  thresholds: string[];
+  out?: string;
+  allowRemote: boolean;
+  dryRun: boolean;
+  quiet: boolean;
+  drain: number;
+  capDuration: number;
+  capRate: number;
+  capConcurrency: number;
+  // sweep
+  sweepBy: 'rate' | 'concurrency';
+  sweepStart: number;
+  sweepFactor: number;
+  sweepStep?: number;
+  sweepMax?: number;
+  sweepSteps: number;
+  stepDuration: number;
+  sloTtftP95Ms: number;
+  sloItlP95Ms?: number;
+  sloE2eP95Ms?: number;
+  sloErrorShare: number;
+  // rate-limit
+  rampStart: number;
+  rampFactor: number;
+  rampStepDuration: number;
+  rampMax: number;
+  burstDuration: number;
+  bystanderRate: number;
+  recoveryMax: number;
+  // embedded reference server
+  refTtftMs: number;
+  refItlMs: number;
+  refJsonMs: number;
+  refReplyWords: number;
+  refStallEvery: number;
+  refStallMs: number;
+  refOverloadInFlight?: number;
+  refRateLimit: number;
+  refMainLimit: number;
+  refDefect?: string;
+  refVariants: string[];
+}
+
+const LOAD: readonly Scenario[] = ['throughput', 'stream'];
+const STREAMING: readonly Scenario[] = ['stream', 'sweep'];
+const PACED: readonly Scenario[] = ['throughput', 'stream', 'sweep'];
+const SENDERS: readonly Scenario[] = ['throughput', 'stream', 'sweep'];
+
+export const OPTION_SPECS: readonly OptionSpec[] = [
+  // --- how much load --------------------------------------------------------------
+  { key: 'duration', flag: '--duration', env: 'LOAD_DURATION', kind: 'seconds', scenarios: LOAD, min: 0.1, arg: 's', help: 'How long to send (seconds; 500ms, 2m also accepted). Default 10, or until --requests are sent.' },
+  { key: 'requests', flag: '--requests', env: 'LOAD_REQUESTS', kind: 'integer', scenarios: 'all', min: 1, max: 10_000_000, arg: 'n', help: 'Stop after sending this many requests (throughput, stream: instead of --duration; sweep, rate-limit: upper bound on the whole run).' },
+  { key: 'rate', flag: '--rate', env: 'LOAD_RATE', kind: 'number', scenarios: LOAD, min: 0.01, arg: 'req/s', help: 'Fixed overall request rate. throughput: constant rate (see --rate-engine), latencies free of coordinated omission; stream: open-loop arrival rate (default 10 unless --concurrency).' },
+  { key: 'arrival', flag: '--arrival', env: 'LOAD_ARRIVAL', kind: 'enum', values: ['poisson', 'constant'], scenarios: PACED, help: 'Open-loop arrivals: Poisson (exponential gaps, like real users) or evenly spaced. Default poisson for stream and sweep, constant for throughput --rate (as wrk2).' },
+  { key: 'rateEngine', flag: '--rate-engine', env: 'LOAD_RATE_ENGINE', kind: 'enum', values: ['open-loop', 'autocannon'], scenarios: ['throughput'], default: 'open-loop', help: 'With --rate: who paces the requests. open-loop (wrk2 model): evenly spaced arrivals over --connections, latency from each intended send time; autocannon: its overallRate (each connection sends its per-second quota in a burst) with a post-hoc correction.' },
+  { key: 'connections', flag: '--connections', env: 'LOAD_CONNECTIONS', kind: 'integer', scenarios: ['throughput'], default: 10, min: 1, arg: 'n', help: 'Keep-alive connections (autocannon\'s, or those the fixed-rate sender spreads its requests over).' },
+  { key: 'concurrency', flag: '--concurrency', env: 'LOAD_CONCURRENCY', kind: 'integer', scenarios: STREAMING, min: 1, arg: 'n', help: 'stream: hold this many streams open (closed loop) instead of an arrival rate. sweep: the first step with --sweep-by concurrency.' },
+  { key: 'rampUp', flag: '--ramp-up', env: 'LOAD_RAMP_UP', kind: 'seconds', scenarios: STREAMING, default: 1, min: 0, arg: 's', help: 'With --concurrency: start the streams evenly over this time, not all at once.' },
+  { key: 'model', flag: '--model', env: 'LOAD_MODEL', kind: 'string', scenarios: 'all', arg: 'id', help: 'Model of plain chat requests (default: the first of MODELS, svc-auto).' },
+  { key: 'prompt', flag: '--prompt', env: 'LOAD_PROMPT', kind: 'string', scenarios: 'all', default: DEFAULT_PROMPT, arg: 'text', help: 'User message; " (request N)" is appended so no two requests are identical.' },
+  { key: 'maxTokens', flag: '--max-tokens', env: 'LOAD_MAX_TOKENS', kind: 'integer', scenarios: 'all', min: 1, max: 1_000_000, arg: 'n', help: 'Send max_tokens.' },
+  { key: 'brainShare', flag: '--brain-share', env: 'LOAD_BRAIN_SHARE', kind: 'share', scenarios: SENDERS, default: 0, arg: '0-1', help: 'Share of requests that invoke the brain (BRAIN_ID), half through model "brain:<id>", half through POST /brains/{id}/chat.' },
+  { key: 'sampleEvery', flag: '--sample-every', env: 'LOAD_SAMPLE_EVERY', kind: 'integer', scenarios: SENDERS, min: 1, arg: 'n', help: 'Check every Nth success body (and every chunk of every Nth stream) against the schemas; the first 20 are always checked. 1 = all. Default 20; 100 for throughput, where a check costs more than the request.' },
+  { key: 'seed', flag: '--seed', env: 'LOAD_SEED', kind: 'integer', scenarios: PACED, default: 1, min: 0, arg: 'n', help: 'Seed of the Poisson arrivals (same seed, same schedule).' },
+  { key: 'coCorrection', flag: '--co-correction', env: 'LOAD_CO_CORRECTION', kind: 'bool', scenarios: ['throughput'], default: true, help: 'With --rate-engine autocannon: correct its latencies for coordinated omission (HdrHistogram expected-interval correction); --no-co-correction shows them raw.' },
+  { key: 'warmup', flag: '--warmup', env: 'LOAD_WARMUP', kind: 'integer', scenarios: 'all', default: 5, min: 0, max: 1000, arg: 'n', help: 'Requests sent (5 at a time) and discarded before the measured run; a target that answers none of them stops the run (exit 2).' },
+  { key: 'timeoutMs', flag: '--timeout-ms', env: 'TIMEOUT_MS', kind: 'integer', scenarios: 'all', min: 100, max: 3_600_000, arg: 'ms', help: 'Limit for one request including its whole body or stream (default TIMEOUT_MS, 30000).' },
+
+  // --- reports and baselines --------------------------------------------------------
+  { key: 'baseline', flag: '--baseline', env: 'LOAD_BASELINE', kind: 'string', scenarios: 'all', arg: 'summary.json', help: 'Compare with an earlier summary.json metric by metric; exit 1 on a regression.' },
+  { key: 'thresholds', flag: '--threshold', env: 'LOAD_THRESHOLDS', kind: 'list', scenarios: 'all', default: [], arg: 'metric=limit', help: 'Override a regression threshold: ttft_p95_ms=10% (relative) or ttft_p95_ms=25 (absolute, metric units). Repeatable; the variable takes a comma list.' },
+  { key: 'out', flag: '--out', env: 'LOAD_OUT', kind: 'string', scenarios: 'all', arg: 'dir', help: 'Report directory (default $REPORTS_DIR/load/<timestamp>, REPORTS_DIR defaulting to reports).' },
+  { key: 'quiet', flag: '--quiet', env: 'LOAD_QUIET', kind: 'bool', scenarios: 'all', default: false, help: 'No live progress line.' },
+
+  // --- safety -----------------------------------------------------------------------
+  { key: 'allowRemote', flag: '--allow-remote', env: 'LOAD_ALLOW_REMOTE', kind: 'bool', scenarios: 'all', default: false, help: 'Allow a TARGET_URL that is not loopback (the plan is printed first).' },
+  { key: 'dryRun', flag: '--dry-run', env: 'LOAD_DRY_RUN', kind: 'bool', scenarios: 'all', default: false, help: 'Print the plan (target, rate x duration, request count) and exit without sending.' },
+  { key: 'drain', flag: '--drain', env: 'LOAD_DRAIN', kind: 'seconds', scenarios: 'all', default: 2, min: 0, max: 60, arg: 's', help: 'On Ctrl-C, wait this long for requests in flight before writing the partial report.' },
+  { key: 'capDuration', flag: '--cap-duration', env: 'LOAD_CAP_DURATION', kind: 'seconds', scenarios: 'all', default: 300, min: 1, max: 86_400, arg: 's', help: 'Hard cap on the planned run time; raise it explicitly to plan longer runs.' },
+  { key: 'capRate', flag: '--cap-rate', env: 'LOAD_CAP_RATE', kind: 'number', scenarios: 'all', default: 1000, min: 0.01, max: 1_000_000, arg: 'req/s', help: 'Hard cap on any planned request rate.' },
+  { key: 'capConcurrency', flag: '--cap-concurrency', env: 'LOAD_CAP_CONCURRENCY', kind: 'integer', scenarios: 'all', default: 5000, min: 1, max: 100_000, arg: 'n', help: 'Hard cap on connections / concurrent streams; open-loop arrivals beyond it are not sent and counted as not_sent.' },
+
+  // --- sweep ------------------------------------------------------------------------
+  { key: 'sweepBy', flag: '--sweep-by', env: 'LOAD_SWEEP_BY', kind: 'enum', values: ['rate', 'concurrency'], scenarios: ['sweep'], default: 'rate', help: 'Raise the open-loop arrival rate or the number of concurrent streams.' },
+  { key: 'sweepStart', flag: '--sweep-start', env: 'LOAD_SWEEP_START', kind: 'number', scenarios: ['sweep'], default: 10, min: 0.01, arg: 'n', help: 'First step (req/s, or streams with --sweep-by concurrency).' },
+  { key: 'sweepFactor', flag: '--sweep-factor', env: 'LOAD_SWEEP_FACTOR', kind: 'number', scenarios: ['sweep'], default: 2, min: 1.01, max: 100, arg: 'x', help: 'Each step multiplies the previous one by this.' },
+  { key: 'sweepStep', flag: '--sweep-step', env: 'LOAD_SWEEP_STEP', kind: 'number', scenarios: ['sweep'], min: 0.01, arg: 'n', help: 'Add this much per step instead of multiplying.' },
+  { key: 'sweepMax', flag: '--sweep-max', env: 'LOAD_SWEEP_MAX', kind: 'number', scenarios: ['sweep'], min: 0.01, arg: 'n', help: 'Highest step (default: the rate or concurrency cap).' },
+  { key: 'sweepSteps', flag: '--sweep-steps', env: 'LOAD_SWEEP_STEPS', kind: 'integer', scenarios: ['sweep'], default: 8, min: 1, max: 100, arg: 'n', help: 'Most steps.' },
+  { key: 'stepDuration', flag: '--step-duration', env: 'LOAD_STEP_DURATION', kind: 'seconds', scenarios: ['sweep'], default: 4, min: 0.2, arg: 's', help: 'Length of one sweep step.' },
+  { key: 'sloTtftP95Ms', flag: '--slo-ttft-p95-ms', env: 'LOAD_SLO_TTFT_P95_MS', kind: 'number', scenarios: ['sweep'], default: 1000, min: 1, arg: 'ms', help: 'SLO: p95 time to first token; per request, a TTFT above it is not goodput.' },
+  { key: 'sloItlP95Ms', flag: '--slo-itl-p95-ms', env: 'LOAD_SLO_ITL_P95_MS', kind: 'number', scenarios: ['sweep'], min: 1, arg: 'ms', help: 'SLO: p95 inter-token latency (per request: its own p95 gap).' },
+  { key: 'sloE2eP95Ms', flag: '--slo-e2e-p95-ms', env: 'LOAD_SLO_E2E_P95_MS', kind: 'number', scenarios: ['sweep'], min: 1, arg: 'ms', help: 'SLO: p95 end-to-end stream time.' },
+  { key: 'sloErrorShare', flag: '--slo-error-share', env: 'LOAD_SLO_ERROR_SHARE', kind: 'share', scenarios: ['sweep'], default: 0.01, arg: '0-1', help: 'SLO: most failed requests (any non-2xx or error, 429/503 included) per step.' },
+
+  // --- rate-limit -------------------------------------------------------------------
+  { key: 'rampStart', flag: '--ramp-start', env: 'LOAD_RAMP_START', kind: 'number', scenarios: ['rate-limit'], default: 2, min: 0.1, arg: 'req/s', help: 'First rate of the ramp on the throttled key.' },
+  { key: 'rampFactor', flag: '--ramp-factor', env: 'LOAD_RAMP_FACTOR', kind: 'number', scenarios: ['rate-limit'], default: 1.5, min: 1.01, max: 10, arg: 'x', help: 'Each ramp step multiplies the rate by this.' },
+  { key: 'rampStepDuration', flag: '--ramp-step-duration', env: 'LOAD_RAMP_STEP_DURATION', kind: 'seconds', scenarios: ['rate-limit'], default: 2, min: 0.2, arg: 's', help: 'Length of one ramp step.' },
+  { key: 'rampMax', flag: '--ramp-max', env: 'LOAD_RAMP_MAX', kind: 'number', scenarios: ['rate-limit'], default: 200, min: 0.1, arg: 'req/s', help: 'Give up (inconclusive) when no 429 appeared up to this rate.' },
+  { key: 'burstDuration', flag: '--burst-duration', env: 'LOAD_BURST_DURATION', kind: 'seconds', scenarios: ['rate-limit'], default: 3, min: 0.2, arg: 's', help: 'After the first 429: hold twice that rate this long to measure the shedding.' },
+  { key: 'bystanderRate', flag: '--bystander-rate', env: 'LOAD_BYSTANDER_RATE', kind: 'number', scenarios: ['rate-limit'], default: 2, min: 0, arg: 'req/s', help: 'Rate of the second key during the run (0 = skip the isolation check).' },
+  { key: 'recoveryMax', flag: '--recovery-max', env: 'LOAD_RECOVERY_MAX', kind: 'seconds', scenarios: ['rate-limit'], default: 65, min: 0.5, max: 600, arg: 's', help: 'Longest wait for the throttled key to be served again after the burst (LIM-3 allows 60 s).' },
+
+  // --- embedded reference server (no TARGET_URL) --------------------------------------
+  { key: 'refTtftMs', flag: '--ref-ttft-ms', env: 'LOAD_REF_TTFT_MS', kind: 'integer', scenarios: 'all', default: 150, min: 0, max: 600_000, arg: 'ms', embeddedOnly: true, help: 'Reference: delay before the first SSE chunk (the role chunk; the first content follows one --ref-itl-ms later).' },
+  { key: 'refItlMs', flag: '--ref-itl-ms', env: 'LOAD_REF_ITL_MS', kind: 'integer', scenarios: 'all', default: 25, min: 0, max: 60_000, arg: 'ms', embeddedOnly: true, help: 'Reference: delay between SSE chunks.' },
+  { key: 'refJsonMs', flag: '--ref-json-ms', env: 'LOAD_REF_JSON_MS', kind: 'integer', scenarios: 'all', default: 20, min: 0, max: 600_000, arg: 'ms', embeddedOnly: true, help: 'Reference: delay before a non-stream reply.' },
+  { key: 'refReplyWords', flag: '--ref-reply-words', env: 'LOAD_REF_REPLY_WORDS', kind: 'integer', scenarios: 'all', default: 32, min: 1, max: 100_000, arg: 'n', embeddedOnly: true, help: 'Reference: words (= tokens) per reply.' },
+  { key: 'refStallEvery', flag: '--ref-stall-every', env: 'LOAD_REF_STALL_EVERY', kind: 'integer', scenarios: 'all', default: 0, min: 0, arg: 'n', embeddedOnly: true, help: 'Reference: every Nth stream stalls once mid-stream (0 = never).' },
+  { key: 'refStallMs', flag: '--ref-stall-ms', env: 'LOAD_REF_STALL_MS', kind: 'integer', scenarios: 'all', default: 0, min: 0, max: 600_000, arg: 'ms', embeddedOnly: true, help: 'Reference: length of that stall.' },
+  { key: 'refOverloadInFlight', flag: '--ref-overload-in-flight', env: 'LOAD_REF_OVERLOAD_IN_FLIGHT', kind: 'integer', scenarios: 'all', min: 1, arg: 'n', embeddedOnly: true, help: 'Reference: answer 503 above this many requests in flight (reference default 512).' },
+  { key: 'refRateLimit', flag: '--ref-rate-limit', env: 'LOAD_REF_RATE_LIMIT', kind: 'integer', scenarios: 'all', default: 10, min: 1, arg: 'req/s', embeddedOnly: true, help: 'Reference: requests per second of RATE_LIMIT_API_KEY (the throttled key of rate-limit).' },
+  { key: 'refMainLimit', flag: '--ref-main-limit', env: 'LOAD_REF_MAIN_LIMIT', kind: 'integer', scenarios: 'all', default: 2000, min: 1, arg: 'req/s', embeddedOnly: true, help: 'Reference: requests per second of API_KEY and LIMITED_API_KEY.' },
+  { key: 'refDefect', flag: '--ref-defect', env: 'REFERENCE_DEFECT', kind: 'string', scenarios: 'all', arg: 'name', embeddedOnly: true, help: 'Reference: switch on one defect (npm run reference -- --list), e.g. overload-500.' },
+  { key: 'refVariants', flag: '--ref-variant', env: 'REFERENCE_VARIANTS', kind: 'list', scenarios: 'all', default: [], arg: 'name', embeddedOnly: true, help: 'Reference: legal variants (repeatable; the variable takes a comma list).' },
+];
+
+const BY_FLAG = new Map(OPTION_SPECS.map((s) => [s.flag, s]));
+
+export interface ParsedArgs {
+  scenario: Scenario;
+  options: LoadOptions;
+  /** Options given as flags or variables (not defaults): embedded-only checks and the plan need them. */
+  given: Set<keyof LoadOptions>;
+  help: boolean;
+}
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedArgs {
+  const flagValues = new Map<OptionSpec, string[]>();
+  let scenario: string | undefined;
+  let help = false;
+  // node:util's parser splits the command line (--flag value, --flag=value, --no-flag);
+  // non-strict, so that each mistake gets this tool's own one-line message below.
+  const { tokens } = parseCommandLine({
+    args: argv, strict: false, allowPositionals: true, allowNegative: true, tokens: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      ...Object.fromEntries(OPTION_SPECS.map((s) => [s.flag.slice(2), { type: s.kind === 'bool' ? 'boolean' as const : 'string' as const, multiple: true }])),
+    },
+  });
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') continue;
+    if (token.kind === 'positional') {
+      if (scenario !== undefined) throw new UsageError(`unexpected argument "${token.value}" (the scenario is already ${scenario})`);
+      scenario = token.value;
+      continue;
+    }
+    if (token.name === 'help') { help = true; continue; }
+    if (token.inlineValue && token.rawName.startsWith('--no-') && BY_FLAG.get(`--${token.rawName.slice(5)}`)?.kind === 'bool') {
+      throw new UsageError(`${token.rawName}=${token.value}: --no-... takes no value`);
+    }
+    const spec = BY_FLAG.get(`--${token.name}`);
+    const negated = token.rawName !== `--${token.name}` && token.rawName.startsWith('--no-') && spec?.kind === 'bool';
+    if (!spec || (token.rawName !== spec.flag && !negated)) throw new UsageError(`unknown option "${token.rawName}" (npm run load -- --help lists them)`);
+    let value: string;
+    if (spec.kind === 'bool') {
+      value = negated ? 'false' : token.value ?? 'true';
+    } else {
+      if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--') && token.value.length > 2)) throw new UsageError(`${spec.flag} needs a value (${spec.arg ?? 'value'})`);
+      value = token.value;
+    }
+    flagValues.set(spec, [...(flagValues.get(spec) ?? []), value]);
+  }
+  if (help && scenario === undefined) scenario = 'stream';
+  if (scenario === undefined) throw new UsageError(`name a scenario: ${SCENARIOS.join(', ')} (npm run load -- --help)`);
+  if (!(SCENARIOS as readonly string[]).includes(scenario)) {
+    throw new UsageError(`unknown scenario "${scenario}"; use one of ${SCENARIOS.join(', ')}`);
+  }
+  const sc = scenario as Scenario;
+
+  const options: Record<string, unknown> = {};
+  const given = new Set<keyof LoadOptions>();
+  for (const spec of OPTION_SPECS) {
+    const applies = spec.scenarios === 'all' || spec.scenarios.includes(sc);
+    const fromFlags = flagValues.get(spec);
+    if (fromFlags && !applies) {
+      throw new UsageError(`${spec.flag} does not apply to the ${sc} scenario (it is for ${(spec.scenarios as readonly string[]).join(', ')})`);
+    }
+    let value: unknown = spec.default;
+    const raw = env[spec.env];
+    if (fromFlags) {
+      value = spec.kind === 'list'
+        ? fromFlags.flatMap((v) => convert(spec, v, spec.flag) as string[])
+        : convert(spec, fromFlags[fromFlags.length - 1]!, spec.flag);
+      given.add(spec.key);
+    } else if (applies && raw !== undefined && raw.trim() !== '') {
+      value = convert(spec, raw.trim(), spec.env);
+      given.add(spec.key);
+    }
+    if (Array.isArray(value)) value = [...value];
+    options[spec.key] = value;
+  }
+  // Defaults that depend on the scenario.
+  options.sampleEvery ??= sc === 'throughput' ? 100 : 20;
+  return { scenario: sc, options: options as unknown as LoadOptions, given, help };
+}
+
+function convert(spec: OptionSpec, raw: string, source: string): unknown {
+  const bad = (what: string): never => { throw new UsageError(`${source}: "${raw}" ${what}`); };
+  const bounded = (n: number): number => {
+    if (spec.min !== undefined && n < spec.min) bad(`is below the minimum ${spec.min}`);
+    if (spec.max !== undefined && n > spec.max) bad(`is above the maximum ${spec.max}`);
+    return n;
+  };
+  switch (spec.kind) {
+    case 'seconds': {
+      const s = parseSeconds(raw);
+      if (s === undefined) bad('is not a duration; give seconds (10), or 500ms, 10s, 2m');
+      return bounded(s!);
+    }
+    case 'number': {
+      const n = Number(raw);
+      if (!/^\d*\.?\d+$/.test(raw) || !Number.isFinite(n)) bad('is not a positive number');
+      return bounded(n);
+    }
+    case 'integer': {
+      if (!/^\d+$/.test(raw)) bad('is not a whole number');
+      return bounded(Number(raw));
+    }
+    case 'share': {
+      const n = Number(raw);
+      if (!/^\d*\.?\d+$/.test(raw) || n > 1) bad('is not a share between 0 and 1 (e.g. 0.2)');
+      return n;
+    }
+    case 'bool': {
+      const v = raw.toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off'].includes(v)) return false;
+      return bad('is not a boolean; use 1 or 0');
+    }
+    case 'enum':
+      if (!spec.values!.includes(raw)) bad(`is not one of ${spec.values!.join(', ')}`);
+      return raw;
+    case 'list':
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'string':
+      return raw;
+  }
+}
+
+/** "10" and "10s" are seconds; "500ms", "2m", "1h" too. */
+/** Sending time of throughput and stream: --duration, else 10 s, else (with --requests only) up to the cap. */
+export function runSeconds(o: LoadOptions): number {
+  return o.duration ?? (o.requests !== undefined ? o.capDuration : 10);
+}
+
+export function parseSeconds(raw: string): number | undefined {
+  const m = /^(\d*\.?\d+)(ms|s|m|h)?$/.exec(raw.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  return unit === 'ms' ? n / 1000 : unit === 'm' ? n * 60 : unit === 'h' ? n * 3600 : n;
+}
+
+export function helpText(): string {
+  const lines = [
+    'Usage: npm run load -- <scenario> [options]      (options also from the environment)',
+    '',
+    'Scenarios:',
+    '  throughput   non-streaming chat completions, autocannon at full speed or a fixed rate (open loop): req/s, latency percentiles, status codes',
+    '  stream       streaming chat completions: TTFT, inter-token latency, E2E, output tokens/s',
+    '  sweep        raise the stream rate (or concurrency) step by step until the SLO breaks; goodput and the curve',
+    '  rate-limit   ramp one key until 429s; shedding, error bodies, Retry-After, recovery, a second key',
+    '',
+    'Target: TARGET_URL, API_KEY, RATE_LIMIT_API_KEY, LIMITED_API_KEY, BRAIN_ID, MODELS, TIMEOUT_MS as for npm test;',
+    'without TARGET_URL the embedded reference server is started (with latency injection).',
+    '',
+    'Options (flag / variable, default):',
+  ];
+  for (const s of OPTION_SPECS) {
+    const flag = s.kind === 'bool' ? s.flag : `${s.flag} <${s.arg ?? s.values?.join('|') ?? 'value'}>`;
+    const def = s.default === undefined || (Array.isArray(s.default) && s.default.length === 0) ? '' : ` (default ${String(s.default)})`;
+    const where = s.scenarios === 'all' ? '' : ` [${s.scenarios.join(', ')}]`;
+    lines.push(`  ${flag.padEnd(34)} ${s.env}${def}${where}`);
+    lines.push(`  ${''.padEnd(34)} ${s.help}`);
+  }
+  lines.push('', 'Exit codes: 0 ok; 1 regression against --baseline, or a MUST-level finding (wrong bodies, 5xx other than 503,',
+    '429/503 without an error body, dropped connections); 2 bad option or configuration; 130 interrupted (partial report written).');
+  return lines.join('\n');
+}

@@ -1,0 +1,207 @@
+// One request in flight: the raw req/res, who is calling, and an abort signal that
+// fires when the client goes away (or the server closes) so that streams and delays
+// stop doing work nobody will read; and how its complete (non-stream) responses are
+// written. Every body goes through sendBody so that the wire-level variants (charset,
+// gzip, chunked, connection-close) and the header defects apply to all of them in one
+// place. Error bodies (errors.ts) are built on these.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import type { DefectName } from './defects.ts';
+import type { VariantName } from './variants.ts';
+import type { KeyRecord } from './keys.ts';
+import { hasDefect, hasVariant, type ServerState } from './state.ts';
+import { ApiError } from './api-error.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Thrown when the client disconnects mid-body; the request is dropped silently. */
+export class ClientGone extends Error {
+  constructor() {
+    super('client disconnected');
+  }
+}
+
+export class RequestContext {
+  readonly method: string;
+  readonly path: string;
+  /** The authenticated key (undefined until authentication passed). */
+  key: KeyRecord | undefined;
+  /** Headers added to every response of this request (rate-limit figures). */
+  readonly extraHeaders: Record<string, string> = {};
+  readonly signal: AbortSignal;
+  private readonly abort = new AbortController();
+  private bodyPromise: Promise<Buffer> | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly state: ServerState,
+  ) {
+    this.method = (req.method ?? 'GET').toUpperCase();
+    const raw = req.url ?? '/';
+    const q = raw.indexOf('?');
+    this.path = q === -1 ? raw : raw.slice(0, q);
+    this.signal = this.abort.signal;
+    // close() aborts every live request; a request leaves the set when its response closes.
+    const abort = () => this.abort.abort();
+    if (state.shuttingDown) abort();
+    state.live.add(abort);
+    res.once('close', () => {
+      state.live.delete(abort);
+      if (!res.writableFinished) abort();
+    });
+  }
+
+  get aborted(): boolean {
+    return this.signal.aborted;
+  }
+
+  defect(name: DefectName): boolean {
+    return hasDefect(this.state, name);
+  }
+
+  variant(name: VariantName): boolean {
+    return hasVariant(this.state, name);
+  }
+
+  /**
+   * Whether the request comes from an OpenAI-style client library (the x-stainless-*
+   * headers openai-node and LangChain send, or their user agents): for the defects that
+   * misbehave toward client libraries only (client-libraries-500, key-echoed-to-clients).
+   */
+  fromClientLibrary(): boolean {
+    const h = this.req.headers;
+    return Object.keys(h).some((k) => k.startsWith('x-stainless-')) || /OpenAI\/JS|ai-sdk|langchain/i.test(String(h['user-agent'] ?? ''));
+  }
+
+  /** The credential exactly as presented after the scheme (for the key-echo defects only). */
+  presentedCredential(): string | undefined {
+    const h = this.req.headers.authorization;
+    if (!h) return undefined;
+    const parts = h.trim().split(/\s+/);
+    return parts[parts.length - 1] || undefined;
+  }
+
+  acceptsGzip(): boolean {
+    const ae = this.req.headers['accept-encoding'];
+    if (!ae) return false;
+    for (const part of ae.split(',')) {
+      const [coding, ...params] = part.trim().split(';').map((s) => s.trim());
+      if (coding?.toLowerCase() !== 'gzip' && coding !== '*') continue;
+      const q = params.find((p) => p.toLowerCase().startsWith('q='));
+      if (q && Number(q.slice(2)) === 0) continue;
+      return true;
+    }
+    return false;
+  }
+
+  /** Reads the whole body once (memoised), refusing more than 1 MiB with 413. */
+  body(): Promise<Buffer> {
+    this.bodyPromise ??= new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+          done = true;
+          this.req.off('data', onData);
+          // Drain the rest without keeping it, and close the connection after the 413.
+          this.req.resume();
+          this.res.setHeader('Connection', 'close');
+          reject(new ApiError(413, 'invalid_request_error', 'request_too_large', `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes.`));
+          return;
+        }
+        chunks.push(chunk);
+      };
+      this.req.on('data', onData);
+      this.req.once('end', () => {
+        if (done) return;
+        done = true;
+        resolve(Buffer.concat(chunks));
+      });
+      this.req.once('error', () => {
+        if (done) return;
+        done = true;
+        reject(new ClientGone());
+      });
+      this.req.once('close', () => {
+        if (done) return;
+        done = true;
+        reject(new ClientGone());
+      });
+    });
+    return this.bodyPromise;
+  }
+}
+
+/** Headers every response of this request carries, streams included. */
+export function baseHeaders(ctx: RequestContext): Record<string, string> {
+  const h: Record<string, string> = { ...ctx.extraHeaders };
+  if (ctx.variant('connection-close')) h['Connection'] = 'close';
+  if (ctx.defect('key-echoed-in-header') || (ctx.defect('key-echoed-to-clients') && ctx.fromClientLibrary())) {
+    h['x-debug-key'] = ctx.key?.value ?? ctx.presentedCredential() ?? ctx.state.keys.main.value;
+  }
+  return h;
+}
+
+export function contentType(ctx: RequestContext, mime: string): string {
+  return ctx.variant('charset') ? `${mime}; charset=utf-8` : mime;
+}
+
+/** Resolves once the response is fully handed to the socket (or the socket is gone). */
+function finished(ctx: RequestContext): Promise<void> {
+  const { res } = ctx;
+  if (res.writableFinished || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    res.once('finish', () => resolve());
+    res.once('close', () => resolve());
+  });
+}
+
+export async function sendBody(
+  ctx: RequestContext,
+  status: number,
+  mime: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const { res } = ctx;
+  if (res.headersSent || res.destroyed) return;
+  let payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  const h: Record<string, string> = { ...baseHeaders(ctx), 'Content-Type': contentType(ctx, mime), ...headers };
+  const isJson = mime === 'application/json';
+  if (isJson && ctx.variant('gzip') && ctx.acceptsGzip()) {
+    payload = gzipSync(payload);
+    h['Content-Encoding'] = 'gzip';
+    h['Vary'] = 'Accept-Encoding';
+  }
+  if (isJson && ctx.variant('chunked') && payload.length > 0) {
+    // No Content-Length: node frames each write as one HTTP chunk.
+    res.writeHead(status, h);
+    const cut1 = Math.max(1, Math.floor(payload.length / 3));
+    const cut2 = Math.max(cut1, Math.floor((payload.length * 2) / 3));
+    for (const piece of [payload.subarray(0, cut1), payload.subarray(cut1, cut2), payload.subarray(cut2)]) {
+      if (piece.length) res.write(piece);
+    }
+    res.end();
+    return finished(ctx);
+  }
+  h['Content-Length'] = String(payload.length);
+  res.writeHead(status, h);
+  res.end(payload);
+  return finished(ctx);
+}
+
+export function sendJson(ctx: RequestContext, status: number, value: unknown, headers: Record<string, string> = {}): Promise<void> {
+  return sendBody(ctx, status, 'application/json', JSON.stringify(value), headers);
+}
+
+/** A response with no body at all (204, or the empty-body defects). */
+export function sendEmpty(ctx: RequestContext, status: number, headers: Record<string, string> = {}): Promise<void> {
+  const { res } = ctx;
+  if (res.headersSent || res.destroyed) return Promise.resolve();
+  res.writeHead(status, { ...baseHeaders(ctx), ...headers, ...(status === 204 ? {} : { 'Content-Length': '0' }) });
+  res.end();
+  return finished(ctx);
+}
