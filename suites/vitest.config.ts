@@ -20,6 +20,12 @@ export default defineConfig({
     fileParallelism: true,
     maxWorkers: 4,
     pool: 'threads',
+    // Files share their worker's module cache: each file still runs its own module (its
+    // tests, its state), but ajv's compiled schemas, undici and the harness load once per
+    // worker instead of once per file. Measured on the embedded default: 13 CPU-s instead
+    // of 22, the same verdict for every test. The shared modules hold per-run state only
+    // (the run's secrets, the exchange sequence, the governor, loaded client drivers).
+    isolate: false,
     testTimeout: timeoutMs * 2 + 35_000,
     hookTimeout: timeoutMs + 10_000,
     // Verdicts go to our reporter; vitest's retry would blur the clause verdicts.
