@@ -96,7 +96,9 @@ describe.concurrent('the client matrix in results.json', () => {
   for (const c of CASES) {
     it(`${c.name}: ${c.breaks.length ? `breaks ${c.breaks.join(', ')}` : 'all green'}`, async () => {
       // Only the matrix is judged here (SVC-4*); the LIM probe still runs for the 429 cells.
-      const run = await slot(() => runSuite({ ...c.env, CLAUSES: 'SVC-4*', TIMEOUT_MS: '8000' }));
+      // No case here stalls: the deadline is the suite's default, so a client library's
+      // CPU-heavy stream on a loaded machine (load average 25+) does not meet it.
+      const run = await slot(() => runSuite({ ...c.env, CLAUSES: 'SVC-4*' }));
       const cells = (run.results?.tests ?? []).filter((t) => t.matrix);
       const seen = broken(run);
       rows.set(c.name, [c.name, c.breaks.join(', ') || '(none)', seen.join(', ') || '(none)', seen.join() === [...c.breaks].sort().join() ? 'as expected' : 'DIFFERENT', `${(run.wallMs / 1000).toFixed(1)} s`]);

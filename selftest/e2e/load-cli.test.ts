@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TSX_LOADER } from '../../load/setup/ts-child.ts';
 import { METRICS } from '../../load/report/metric-names.ts';
+import { HANG_GUARD_MS } from '../support/limit.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/load.ts');
@@ -22,7 +23,12 @@ const out = mkdtempSync(join(tmpdir(), 'chatgate-load-cli-'));
 
 interface Ran { code: number | null; stdout: string; stderr: string }
 
-function load(args: string[], env: Record<string, string> = {}, whenStarted?: (child: ReturnType<typeof spawn>) => void): Promise<Ran> {
+/**
+ * Runs `npm run load`. `whenStarted` is called once stderr matches `startedWhen` (by
+ * default the plan line). The SIGKILL is a hang guard: every run here is bounded by its
+ * own plan (rate x duration), however slow the machine.
+ */
+function load(args: string[], env: Record<string, string> = {}, whenStarted?: (child: ReturnType<typeof spawn>) => void, startedWhen = /plan: /): Promise<Ran> {
   return new Promise((resolve) => {
     // A clean environment: nothing of the caller's TARGET_URL or keys leaks in.
     const child = spawn(process.execPath, ['--import', TSX_LOADER, BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
@@ -32,12 +38,12 @@ function load(args: string[], env: Record<string, string> = {}, whenStarted?: (c
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => {
       stderr += d;
-      if (!started && /plan: /.test(stderr) && whenStarted) {
+      if (!started && startedWhen.test(stderr) && whenStarted) {
         started = true;
         whenStarted(child);
       }
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), HANG_GUARD_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
@@ -93,7 +99,7 @@ describe('npm run load: refusals before any request', () => {
     });
     expect(requests).toBe(before);
     expect(existsSync(join(out, 'never'))).toBe(false);
-  });
+  }, HANG_GUARD_MS);
 
   it('--allow-remote --dry-run prints the plan (rate x duration) and sends nothing', async () => {
     const r = await load(['stream', '--allow-remote', '--dry-run', '--rate', '50', '--duration', '60'], { TARGET_URL: 'http://192.0.2.1/v1', API_KEY: KEY });
@@ -104,7 +110,7 @@ describe('npm run load: refusals before any request', () => {
     const local = await load(['throughput', '--dry-run', '--rate', '20', '--duration', '5'], { TARGET_URL: counterUrl, API_KEY: KEY });
     expect(local.stdout).toMatch(/plan: throughput: 20 req\/s \(constant\) x 5 s over 10 connections = 100 requests at most/);
     expect(requests).toBe(before);
-  });
+  }, HANG_GUARD_MS);
 
   it('stops before the run when the target answers nothing (exit 2)', async () => {
     const r = await load(['stream', '--duration', '2', '--out', join(out, 'unreachable')], { TARGET_URL: closedUrl, API_KEY: KEY });
@@ -112,16 +118,17 @@ describe('npm run load: refusals before any request', () => {
     // The preflight (lib/preflight.ts) names the cause before the warm-up starts.
     expect(r.stderr).toMatch(/chatgate load: TARGET_URL: .* cannot be reached: the connection to .* was refused \(ECONNREFUSED\)/);
     expect(existsSync(join(out, 'unreachable'))).toBe(false);
-  });
+  }, HANG_GUARD_MS);
 });
 
 describe('npm run load: runs', () => {
   it('Ctrl-C stops sending, drains briefly and writes the partial report (exit 130)', async () => {
     const dir = join(out, 'interrupted');
-    // A 60 s stream run (about 600 streams), interrupted 5 s after its plan: the warm-up
-    // and the first streams (1.1 s each) fit in that even on a loaded machine, and the run
-    // ends far sooner than its plan (the bounds are the plan's, not the machine's speed).
-    const r = await load(['stream', '--duration', '60', '--out', dir], {}, (child) => setTimeout(() => child.kill('SIGINT'), 5000));
+    // A 60 s stream run (about 600 streams), interrupted as soon as its progress line
+    // (every 5 s when stderr is not a terminal) shows a completed stream: on a loaded
+    // machine the warm-up and the first streams take longer, so the signal waits for
+    // them, not for a clock. The run then ends far sooner than its plan.
+    const r = await load(['stream', '--duration', '60', '--out', dir], {}, (child) => child.kill('SIGINT'), /\bok [1-9]/);
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/stopping \(waiting up to 2 s for requests in flight/);
     const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
@@ -130,7 +137,7 @@ describe('npm run load: runs', () => {
     expect(s.counts.sent).toBeLessThan(300);
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('Partial run');
     expect(r.stdout + r.stderr + JSON.stringify(s)).not.toMatch(REFERENCE_KEY);
-  });
+  }, HANG_GUARD_MS);
 
   it('--baseline: a slower TTFT is a regression (exit 1, table); a better run passes (exit 0)', async () => {
     const base = ['stream', '--rate', '20', '--arrival', 'constant', '--duration', '2', '--ref-itl-ms', '10', '--ref-reply-words', '6'];
@@ -157,7 +164,7 @@ describe('npm run load: runs', () => {
     expect(better.code).toBe(0);
     expect(better.stdout).toMatch(/: 0 regressions/);
     expect(better.stdout).toMatch(/ttft_p50_ms .* better/);
-  });
+  }, HANG_GUARD_MS);
 
   it('rate-limit against a loopback target with its own keys: no key in any output', async () => {
     const { startReferenceServer } = await import('../../reference/server.ts');
@@ -175,5 +182,5 @@ describe('npm run load: runs', () => {
     } finally {
       await ref.close();
     }
-  });
+  }, HANG_GUARD_MS);
 });
