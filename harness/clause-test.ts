@@ -192,17 +192,17 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
 
 function makeContext(id: ClauseId, level: Level, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void, throttledOut: (what: string) => void): ClauseContext {
   let checks = 0;
-  let reached = 0;
+  const reached = new Set<Exchange>(); // each response once, however many helpers read it
   const t: ClauseContext = {
     clause: id,
     level,
     get checks() { return checks; },
-    get reached() { return reached; },
+    get reached() { return reached.size; },
     fail(expected, seen, ex) { checks++; throw new Violation(expected, seen, ex); },
     check(ok, expected, seen, ex) { checks++; if (!ok) t.fail(expected, typeof seen === 'function' ? seen() : seen, ex); },
     responded(ex) {
       if (ex.throttledOut) throw new Inconclusive(`${THROTTLED}: ${ex.request.method} ${new URL(ex.request.url).pathname} still answered 429 after the back-off budget; no verdict on ${id}`);
-      reached++;
+      reached.add(ex);
       if (ex.status === undefined) t.fail('a response', `no response: ${ex.error?.message ?? 'unknown failure'}`, ex);
     },
     status(ex, ...expected) {
