@@ -12,7 +12,8 @@
 // on an answer that is itself conformant. When the server's wire answer is itself a
 // breach (the "400" cell's invalid request answered 404, the "401" cell's unknown key
 // answered 200, a 5xx, an error body that is not one, a stream of cumulative snapshots
-// that any client assembles garbled), the wire clause fails in its own test and the cell
+// that any client assembles garbled, a stream without a content delta, a model list
+// without the configured models), the wire clause fails in its own test and the cell
 // is `inconclusive`, naming that clause. A breach of an error body alone explains only a
 // client that failed: a client that still raised its error with the server's message
 // passes, with a note naming the clause it tolerated. A client library that does
