@@ -10,8 +10,12 @@
 //   t.inconclusive() -> inconclusive; t.skip() -> skip (never a pass).
 // Anything else thrown (a TypeError in a test, a client library that does not load) is
 // an `error` at any level: a defect of the harness or the environment, never a verdict
-// on the target. A test starts `inconclusive` and must earn its pass: one that ends
-// having judged nothing (no check made) is an `error` too (docs/RUNNER.md).
+// on the target. A test starts `inconclusive` and must earn its pass with at least one
+// judged check: a check counts what it judged (a status compared, a schema validated, a
+// condition on the answer), and reaching the server is no judgement, so responded() (and
+// the JSON parse in json()) count nothing. A test that reached the target but judged
+// nothing in what it answered ends `inconclusive`, saying so; one that ends having made
+// no request and no check at all is an `error` (a defect of the test, docs/RUNNER.md).
 // A failure carries the requirement, what was expected, what was seen, the response
 // and a curl command that reproduces it (h2spec / Schemathesis style).
 import { test } from 'vitest';
@@ -43,21 +47,23 @@ export class HarnessError extends Error {}
 export interface ClauseContext {
   readonly clause: ClauseId;
   readonly level: Level;
-  /** Judged checks made so far (a pass needs at least one). */
+  /** Judged checks made so far (a pass needs at least one); reaching the server is not one. */
   readonly checks: number;
+  /** Responses the test reached through responded() and the helpers that call it (no judgement on their own). */
+  readonly reached: number;
   /** Fails the clause: what the spec asks for, what the target did. */
   fail(expected: string, seen: string, ex?: Exchange): never;
   /** Fails unless `ok`. */
   check(ok: boolean, expected: string, seen: string | (() => string), ex?: Exchange): void;
-  /** The exchange got a response at all (a transport failure becomes a verdict that says so). */
+  /** The exchange got a response at all (a transport failure becomes a verdict that says so); not a judged check on its own. */
   responded(ex: Exchange): void;
-  /** Status is one of `expected`. */
+  /** Status is one of `expected` (one judged check). */
   status(ex: Exchange, ...expected: number[]): void;
   /** Media type (without parameters) is `type`. */
   mediaType(ex: Exchange, type: string): void;
   /** Status is one of `statuses` and the body is a proper error body. */
   errorBody(ex: Exchange, ...statuses: number[]): void;
-  /** The response body parsed as JSON. */
+  /** The response body parsed as JSON (a body that is not JSON fails; a parse is not a judged check on its own). */
   json(ex: Exchange): unknown;
   /** Validates `value` against a schema; only violations of `onlyClause` (default: this test's clause) fail here. */
   schema(name: SchemaName, value: unknown, ex?: Exchange, onlyClause?: string): void;
@@ -124,6 +130,7 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
     };
     const finish = (verdict: Verdict, message?: string) => {
       rec.verdict = verdict;
+      rec.checks = t.checks;
       if (message !== undefined) rec.message = redact(message); else delete rec.message;
       const used = [...store.exchanges, ...(attached ? [attached] : [])];
       const retried = used.reduce((n, ex) => n + ex.retries.length, 0);
@@ -145,7 +152,9 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
       await currentTest.run(store, () => exchangeContext.run(fullTitle, () => fn(t)));
       const throttled = throttledNote(store.exchanges);
       if (throttled) { finish('inconclusive', throttled); return; }
-      if (t.checks === 0) throw new HarnessError('the test ended having judged nothing (no check made): a defect of the test');
+      const unjudged = unjudgedOutcome(t.checks, t.reached);
+      if (unjudged === 'error') throw new HarnessError('the test ended having judged nothing (no check made): a defect of the test');
+      if (unjudged) { finish('inconclusive', unjudged); return; }
       finish(level === 'INFO' ? 'info' : 'pass', level === 'INFO' ? observations.join('; ') : undefined);
     } catch (err) {
       if (err instanceof Skip) { finish('skip', err.message); ctx.skip(err.message); return; }
@@ -183,23 +192,23 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
 
 function makeContext(id: ClauseId, level: Level, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void, throttledOut: (what: string) => void): ClauseContext {
   let checks = 0;
+  const reached = new Set<Exchange>(); // each response once, however many helpers read it
   const t: ClauseContext = {
     clause: id,
     level,
     get checks() { return checks; },
+    get reached() { return reached.size; },
     fail(expected, seen, ex) { checks++; throw new Violation(expected, seen, ex); },
     check(ok, expected, seen, ex) { checks++; if (!ok) t.fail(expected, typeof seen === 'function' ? seen() : seen, ex); },
     responded(ex) {
       if (ex.throttledOut) throw new Inconclusive(`${THROTTLED}: ${ex.request.method} ${new URL(ex.request.url).pathname} still answered 429 after the back-off budget; no verdict on ${id}`);
-      checks++;
+      reached.add(ex);
       if (ex.status === undefined) t.fail('a response', `no response: ${ex.error?.message ?? 'unknown failure'}`, ex);
     },
     status(ex, ...expected) {
       t.responded(ex);
-      if (!expected.includes(ex.status!)) {
-        const loc = ex.status! >= 300 && ex.status! < 400 && ex.headers.location ? ` redirecting to ${ex.headers.location} (not followed)` : '';
-        t.fail(`HTTP ${expected.join(' or ')}`, `HTTP ${ex.status}${loc}${bodyHint(ex)}`, ex);
-      }
+      const loc = ex.status! >= 300 && ex.status! < 400 && ex.headers.location ? ` redirecting to ${ex.headers.location} (not followed)` : '';
+      t.check(expected.includes(ex.status!), `HTTP ${expected.join(' or ')}`, () => `HTTP ${ex.status}${loc}${bodyHint(ex)}`, ex);
     },
     mediaType(ex, type) {
       t.responded(ex);
@@ -231,6 +240,18 @@ function makeContext(id: ClauseId, level: Level, observations: string[], rec: Te
     skip(reason) { throw new Skip(reason); },
   };
   return t;
+}
+
+/**
+ * What a test that ended without a failure, inconclusive or skip is, when it made no
+ * judged check: undefined (it judged something: its verdict stands), an inconclusive
+ * reason (it reached the target, so the answer was there, but it judged nothing in it),
+ * or 'error' (no request, no check: the test itself is broken).
+ */
+export function unjudgedOutcome(checks: number, reached: number): string | 'error' | undefined {
+  if (checks > 0) return undefined;
+  if (reached === 0) return 'error';
+  return `the target answered (${reached} response${reached === 1 ? '' : 's'} reached) but the test judged nothing in what it answered: reaching the server is no pass`;
 }
 
 function bodyHint(ex: Exchange): string {

@@ -40,7 +40,8 @@ export function planReply(ctx: RequestContext, req: ChatRequest, model: string):
   let completion = 0;
   for (let i = 0; i < req.n; i++) {
     const full = generateReply(req.messages, ctx.state.opts.replyWords, i);
-    const { text, truncated } = truncateWords(full, req.maxTokens);
+    // capped-empty-reply: a capped request spends its budget before any visible text.
+    const { text, truncated } = ctx.variant('capped-empty-reply') && req.maxTokens !== undefined ? { text: '', truncated: true } : truncateWords(full, req.maxTokens);
     completion += countWords(text);
     choices.push({ index: i, text, finishReason: finishReasonFor(ctx, truncated) });
   }

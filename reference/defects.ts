@@ -75,6 +75,7 @@ const CATALOG = {
 
   // --- models ---------------------------------------------------------------------
   'model-list-missing-svc': { clauses: ['RES-MOD-1'], description: '"svc" is missing from GET /models (chat with it still works).' },
+  'models-empty-list': { clauses: ['RES-MOD-1'], description: 'GET /models answers {"object": "list", "data": []} (chat with svc-auto and svc still works): a list of no entries, so nothing in it for MOD-1\'s entry checks or a client\'s model list to judge.' },
   'model-svc-unusable': { clauses: ['RES-MOD-1'], description: '"svc" is listed but chat requests with it get 404.' },
   'models-bare-array': { clauses: ['MOD-1'], description: 'GET /models answers a bare JSON array.' },
   'models-404': { clauses: ['SVC-2', 'MOD-2'], description: 'GET /models answers 404 with an error body (no model list).' },

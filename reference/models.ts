@@ -24,6 +24,7 @@ function entry(ctx: RequestContext, id: string): Record<string, unknown> {
 }
 
 export function listedModels(ctx: RequestContext): string[] {
+  if (ctx.defect('models-empty-list')) return [];
   return ctx.defect('model-list-missing-svc') ? SERVICE_MODELS.filter((m) => m !== 'svc') : [...SERVICE_MODELS];
 }
 

@@ -137,6 +137,8 @@ async function handle(ctx: RequestContext): Promise<void> {
     throw ctx.defect('overload-503-no-body') ? overloaded().withForm('empty') : overloaded();
   }
 
+  // no-rate-limit: no budget is drawn and none advertised.
+  if (ctx.variant('no-rate-limit')) { await dispatch(ctx, match); return; }
   const decision = state.limiter.take(auth.key);
   const noHeaders = ctx.defect('ratelimit-no-retry-after');
   if (!decision.allowed) {

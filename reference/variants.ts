@@ -32,7 +32,10 @@ const CATALOG = {
   'charset': { description: '"; charset=utf-8" on every Content-Type.' },
   'gzip': { description: 'JSON and SSE bodies are gzip-compressed when Accept-Encoding allows it (SSE flushed per event).' },
   'chunked': { description: 'JSON bodies use Transfer-Encoding: chunked (no Content-Length), written in several pieces.' },
-  'connection-close': { description: 'Connection: close on every response.' },
+  'connection-close': {
+    description: 'Connection: close on every response.',
+    lessEvidence: { 'svc/connection-reuse': 'every response announces Connection: close, so no connection is left open for SVC-8 to judge' },
+  },
   'resolved-model': { description: 'svc-auto replies name the model svc-2026-11-01; brain replies name svc.' },
   'unknown-model-400': { description: 'Unknown models are refused with 400 instead of 404.' },
   'error-param-absent': { description: 'Error bodies carry no param key.' },
@@ -66,6 +69,19 @@ const CATALOG = {
   'retry-after-seconds-only': { description: '429 answers advise their wait only as Retry-After delta-seconds (no retry-after-ms, no x-ratelimit-*).' },
   // --- error messages that name the request (Express-style "Cannot GET /path?query"): AUTH-9 judges keys sent as credentials, not the URL we built ---
   'error-echoes-url': { description: '401 and 404 error messages end with the request line as received, query string included ("... (POST /v1/chat/completions?api_key=...)"), so the key-in-query probes see their own key echoed.' },
+  // --- sparse servers: legal answers that leave a test less to judge (no pass without evidence) ---
+  'no-rate-limit': {
+    description: 'No rate limit within the suite\'s reach: no request is ever answered 429, and no x-ratelimit-* headers (the spec leaves the limits open; LIM-1\'s probe is bounded).',
+    lessEvidence: {
+      'limits/429': 'no 429 within the probe\'s bounds: LIM-1 says inconclusive, not pass',
+      'limits/retry-hint': 'no 429, so no retry hint to read',
+      'limits/served-again': 'no 429, so nothing to recover from',
+      'limits/other-key': 'no 429, so no throttled key to compare another key with',
+      ...Object.fromEntries(['openai@4', 'openai@5', 'openai@6', 'openai@7', 'ai-sdk@6', 'langchain@1']
+        .map((c) => [`clients/${c}/error-429`, 'no 429 to provoke, so the client\'s rate-limit error is never raised'])),
+    },
+  },
+  'capped-empty-reply': { description: 'A request that caps the reply (max_tokens, max_completion_tokens) gets no text: content "" and finish_reason "length" (completion_tokens 0), or as a stream a role chunk, a finish chunk with "length", then [DONE], as reasoning models do when the cap is spent on hidden reasoning. Requests without a cap get the full reply (EV-4 asks for content on them).' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;

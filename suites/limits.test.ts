@@ -134,7 +134,7 @@ describe('LIM: rate limits', () => {
       if (why) t.skip(why);
       const p = await runProbe(); // after the probe, so the two never share the key's budget
       // Where the probe met no 429 (the target's limit is out of reach, or it never answers), neither will the client.
-      if (!p.first429) t.inconclusive(`the LIM probe met no 429 in ${p.sent} requests, so the client's 429 was not provoked`);
+      if (!p.first429) t.inconclusive(`the LIM probe met no 429 in ${p.sent} requests, so the client's 429 was not provoked (see LIM-1)`);
       await rateLimitCell(t, entry, max);
     }, { matrix: { client: entry.id, operation: 'error-429' }, requests: 6 });
   }

@@ -17,6 +17,14 @@ async function body(t: Parameters<Parameters<typeof clause>[2]>[0]) {
   return { ex, doc };
 }
 
+/** The usage clauses need a usage object to judge; none is RES-CC-5's failure. */
+async function withUsage(t: Parameters<Parameters<typeof clause>[2]>[0]) {
+  const r = await body(t);
+  const u = r.doc.usage;
+  if (u === null || typeof u !== 'object' || Array.isArray(u)) t.inconclusive(`the completion has no usage object to judge (usage ${JSON.stringify(u) ?? 'absent'}; see RES-CC-5)`);
+  return r;
+}
+
 /** The choice-level clauses need a choice to judge; an empty list is RES-CC-4's failure. */
 async function withChoice(t: Parameters<Parameters<typeof clause>[2]>[0]) {
   const r = await body(t);
@@ -84,12 +92,12 @@ describe('RES: choice and message', () => {
 
 describe('RES: usage', () => {
   clause('resources/usage-integers', 'RES-US-1', 'prompt, completion and total tokens are non-negative integers', async (t) => {
-    const { ex, doc } = await body(t);
+    const { ex, doc } = await withUsage(t);
     t.schema('chat-completion', doc, ex);
   });
   clause('resources/usage-total', 'RES-US-2', 'total = prompt + completion, and a non-empty reply counts completion tokens', async (t) => {
-    const { ex, doc } = await body(t);
-    const u = doc.usage ?? {};
+    const { ex, doc } = await withUsage(t);
+    const u = doc.usage;
     t.check(u.total_tokens === u.prompt_tokens + u.completion_tokens, 'total_tokens = prompt_tokens + completion_tokens',
       `${u.total_tokens} vs ${u.prompt_tokens} + ${u.completion_tokens}`, ex);
     const content = doc.choices?.[0]?.message?.content;

@@ -66,6 +66,12 @@ export interface WireRequest {
   errorBodyProblems?: string[];
   /** An event stream whose deltas were cumulative snapshots (EV-12, lib/cumulative-deltas.ts); set once settled(). */
   snapshots?: SnapshotFinding;
+  /** An event stream: its non-empty content deltas (EV-4's evidence); set once settled(). */
+  contentDeltas?: number;
+  /** A 2xx answer to GET /models: the ids the server listed (RES-MOD-1's evidence), when the body is a list. */
+  listedIds?: string[];
+  /** A 2xx JSON answer with choices: the server's choices[0].message.content, when a string. */
+  replyContent?: string;
 }
 
 export interface WireOptions {
@@ -166,15 +172,19 @@ export class Wire {
    */
   private async log(rec: WireRequest, res?: Response): Promise<void> {
     const headers = res ? Object.fromEntries(res.headers) : {};
-    const stream = /^text\/event-stream/i.test(headers['content-type'] ?? '') && rec.status !== undefined && rec.status < 300;
-    // A stream is read for EV-12 whether or not the run logs it: the stream cell names a wire breach.
-    if (!exchangeLogOn() && !stream) return;
+    const ok = rec.status !== undefined && rec.status < 300;
+    const stream = /^text\/event-stream/i.test(headers['content-type'] ?? '') && ok;
+    // Streams (EV-4, EV-12), model lists (RES-MOD-1) and completions are read whether or
+    // not the run logs them: a cell names the wire breach that explains what the client did.
+    const answer = ok && !stream;
+    if (!exchangeLogOn() && !stream && !answer) return;
     const test = exchangeContext.getStore();
     const parts = { method: rec.method, url: rec.url, status: rec.status, headers, transportError: rec.transportError, curl: curlOf(rec) };
     if (!res?.body) { if (exchangeLogOn()) logClientExchange({ ...parts, text: '' }, test); return; }
     const read = res.clone().text().catch((err: unknown) => { parts.transportError = describeCause(err); return ''; })
       .then((text) => {
-        if (stream) rec.snapshots = streamEvidence(sseData(text)).snapshots;
+        if (stream) Object.assign(rec, streamEvidence(sseData(text)));
+        if (answer) Object.assign(rec, answerEvidence(rec, text));
         if (exchangeLogOn()) logClientExchange({ ...parts, text }, test);
       });
     if (stream) this.logging.push(read);
@@ -212,6 +222,18 @@ function curlOf(r: WireRequest): string {
   const headers: Record<string, string> = { Authorization: 'Bearer ***' };
   if (r.body !== undefined) headers['Content-Type'] = 'application/json';
   return toCurl({ method: r.method, url: r.url, headers, body: r.body, stream: r.body !== undefined && /"stream"\s*:\s*true/.test(r.body) });
+}
+
+/** What a 2xx JSON answer showed: the ids of a model list, the content of a completion's first choice. */
+function answerEvidence(rec: WireRequest, text: string): Pick<WireRequest, 'listedIds' | 'replyContent'> {
+  const doc = parseJson(text) as { data?: unknown; choices?: Array<{ message?: { content?: unknown } }> } | undefined | null;
+  if (!doc || typeof doc !== 'object') return {};
+  if (rec.method === 'GET' && /\/models\/?$/.test(new URL(rec.url).pathname)) {
+    const list = Array.isArray(doc) ? doc : doc.data;
+    return Array.isArray(list) ? { listedIds: list.map((m: { id?: unknown } | null) => m?.id).filter((id): id is string => typeof id === 'string') } : {};
+  }
+  const content = Array.isArray(doc.choices) ? doc.choices[0]?.message?.content : undefined;
+  return typeof content === 'string' ? { replyContent: content } : {};
 }
 
 /** The server's error.message and what is wrong with the error body (the one rule, lib/error-body.ts). */

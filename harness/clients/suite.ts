@@ -12,7 +12,8 @@
 // on an answer that is itself conformant. When the server's wire answer is itself a
 // breach (the "400" cell's invalid request answered 404, the "401" cell's unknown key
 // answered 200, a 5xx, an error body that is not one, a stream of cumulative snapshots
-// that any client assembles garbled), the wire clause fails in its own test and the cell
+// that any client assembles garbled, a stream without a content delta, a model list
+// without the configured models), the wire clause fails in its own test and the cell
 // is `inconclusive`, naming that clause. A breach of an error body alone explains only a
 // client that failed: a client that still raised its error with the server's message
 // passes, with a note naming the clause it tolerated. A client library that does
@@ -138,6 +139,20 @@ function snapshotBreach(t: ClauseContext, w: Wire, r: Reply): void {
   if (found) t.inconclusive(`the server's stream sent the reply so far in every delta (${describeSnapshots(found)}): see EV-12 (the client assembled ${JSON.stringify(String(r.text ?? '').slice(0, 80))})`);
 }
 
+/**
+ * An empty reply the server itself sent (a stream without a content delta: EV-4's breach;
+ * a completion whose content is "") leaves the cell nothing to judge of the client's
+ * reading: the client that hands back "" carried what it got.
+ */
+function emptyReplyOnWire(t: ClauseContext, w: Wire, r: Reply): void {
+  if (typeof r.text === 'string' && r.text.length > 0) return;
+  const answered = w.requests.filter((q) => q.status !== undefined && q.status < 300);
+  const last = answered.at(-1);
+  if (!last) return;
+  if (last.contentDeltas === 0) t.inconclusive(`the server's stream carried no content delta: see EV-4 (the client assembled ${JSON.stringify(r.text ?? null)})`);
+  if (last.replyContent === '') t.inconclusive(`the server's completion carried empty content (choices[0].message.content ""), so the client had no text to return`);
+}
+
 function describeReply(r: Reply): string {
   return [`${r.text.length} characters`, `finish reason ${JSON.stringify(r.finishReason ?? null)}`, usageText(r.usage), ...(r.remarks ?? [])].join(', ');
 }
@@ -219,6 +234,10 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
     const d = await driverFor(t, entry);
     const w = wire();
     const ids = await succeeds(t, entry, d, w, entry.calls.models!, () => d.listModels!(setup(w, mainKey(), 0)));
+    // A model the server's own list lacks is RES-MOD-1's breach: the client listed what it got.
+    const listed = w.requests.find((q) => q.listedIds)?.listedIds;
+    const unlisted = models.filter((m) => !ids.includes(m) && listed && !listed.includes(m));
+    if (unlisted.length) t.inconclusive(`the server's GET /models does not list ${unlisted.map((m) => `"${m}"`).join(', ')} (${listed!.length} entries): see RES-MOD-1 (the client listed ${JSON.stringify(ids).slice(0, 160)})`);
     for (const m of models) t.check(ids.includes(m), `"${m}" in ${entry.calls.models}`, JSON.stringify(ids).slice(0, 200));
     t.observe(`${ids.length} models: ${ids.join(', ')}`.slice(0, 300));
   },
@@ -227,6 +246,7 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
     const d = await driverFor(t, entry);
     const w = wire();
     const r = await succeeds(t, entry, d, w, entry.calls.completion, () => d.complete(setup(w, mainKey(), 0), models[0]!));
+    emptyReplyOnWire(t, w, r);
     checkText(t, r, 'the reply text');
     t.observe(describeReply(r));
   },
@@ -250,8 +270,10 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
       const second = wire();
       r = await succeeds(t, entry, d, second, entry.calls.stream, () => d.stream(setup(second, mainKey(), 0), models[0]!, { usage: false }));
       snapshotBreach(t, second, r);
+      emptyReplyOnWire(t, second, r);
     }
     snapshotBreach(t, first, r);
+    emptyReplyOnWire(t, first, r);
     checkText(t, r, 'the streamed reply text');
     t.check(r.finishReason === 'stop', 'finish reason "stop"', `${JSON.stringify(r.finishReason ?? null)} (${describeReply(r)})`);
     t.observe(describeReply(r));
@@ -262,6 +284,7 @@ const CELLS: Record<Exclude<Operation, 'error-429'>, (t: ClauseContext, e: Clien
     const d = await driverFor(t, entry);
     const w = wire();
     const r = await succeeds(t, entry, d, w, `${entry.calls.completion} with a brain`, () => d.complete(setup(w, mainKey(), 0), `brain:${brainId}`));
+    emptyReplyOnWire(t, w, r);
     checkText(t, r, 'the brain\'s reply text');
     t.observe(describeReply(r));
   },

@@ -31,6 +31,8 @@ export interface TestRecord {
   curl?: string;
   response?: { status?: number; headers?: Record<string, string>; transportError?: string; bodyExcerpt?: string };
   notes: string[];
+  /** Judged checks the test made (harness/clause-test.ts): a pass has at least one; reaching the server is not one. */
+  checks?: number;
   observations?: string[];
   durationMs?: number;
   file?: string;
