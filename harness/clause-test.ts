@@ -106,7 +106,7 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
   const def = CLAUSES[id];
   const level = opts.level ?? def.level;
   const fullTitle = `${id} ${title}`;
-  // Room for the requests themselves plus the governor's turns and 429 back-off (lib/back-off.ts).
+  // Room for the requests themselves plus the governor's turns and 429 back-off (lib/run/back-off.ts).
   const timeout = (config.timeoutMs + THROTTLE_ALLOWANCE_MS) * (opts.requests ?? 1) + 5_000;
   // The id rides in the task's metadata from collection on, so the runner knows it without running the test.
   test.concurrent(fullTitle, { timeout, ...(testId ? { meta: { chatgateId: testId } } : {}) }, async (ctx) => {

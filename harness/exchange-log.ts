@@ -1,6 +1,6 @@
 // Every exchange a test worker sees is appended once (redacted, summarised in one
 // format) to a JSON Lines file in the run directory: our raw client's (each attempt,
-// the 429s it waited out included: lib/http-client.ts's onExchange), the client
+// the 429s it waited out included: lib/http/http-client.ts's onExchange), the client
 // libraries' (harness/clients/fetch.ts) and the fuzz phase's generated requests. The
 // runner adds the preflight's, then judges the per-response rules
 // (runner/response-checks.ts) over all of them after the tests end
@@ -30,7 +30,7 @@ export interface ExchangeSummary {
   /**
    * 'client': a client library through the Wire (harness/clients/fetch.ts); 'fuzz': a
    * generated request of the fuzz phase; 'preflight': the runner's request before the
-   * tests (lib/preflight.ts); absent: our raw client in a fixed probe.
+   * tests (lib/http/preflight.ts); absent: our raw client in a fixed probe.
    */
   source?: ExchangeSource;
   method: string;
@@ -48,11 +48,11 @@ export interface ExchangeSummary {
   keyEchoes: string[];
   curl: string;
   bodyExcerpt?: string;
-  /** Sent again on a new connection after the reused one failed before any response (SVC-8 evidence, lib/connection-reuse.ts). */
+  /** Sent again on a new connection after the reused one failed before any response (SVC-8 evidence, lib/http/connection-reuse.ts). */
   reuseRetry?: ReuseRetry;
   /** An event stream: how many non-empty content deltas it carried (EV-12's evidence). */
   contentDeltas?: number;
-  /** The stream's deltas were cumulative snapshots (EV-12, lib/cumulative-deltas.ts). */
+  /** The stream's deltas were cumulative snapshots (EV-12, lib/spec/cumulative-deltas.ts). */
   snapshots?: SnapshotFinding;
 }
 
@@ -74,7 +74,7 @@ export interface ExchangeParts {
   streamData?: string[];
 }
 
-/** The error-body rule (lib/error-body.ts) applied to an exchange; a transport failure is its own problem. */
+/** The error-body rule (lib/spec/error-body.ts) applied to an exchange; a transport failure is its own problem. */
 export function exchangeErrorBodyProblems(ex: Pick<Exchange, 'status' | 'error' | 'headers' | 'text'>): string[] {
   if (ex.error && ex.status === undefined) return [`no response (${ex.error.message})`];
   return errorBodyProblems(ex.headers['content-type'], ex.text ?? '', errorSchemaProblems);
@@ -105,12 +105,12 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
   return s;
 }
 
-/** The data payloads of an event stream's body text (the strict reader, lib/sse-reader.ts). */
+/** The data payloads of an event stream's body text (the strict reader, lib/http/sse-reader.ts). */
 export function sseData(text: string): string[] {
   return parseSse(text).events.map((e) => e.data);
 }
 
-/** What EV-12 needs of a stream: its content deltas counted, and the snapshot finding (the one rule, lib/cumulative-deltas.ts). */
+/** What EV-12 needs of a stream: its content deltas counted, and the snapshot finding (the one rule, lib/spec/cumulative-deltas.ts). */
 export function streamEvidence(data: string[]): Pick<ExchangeSummary, 'contentDeltas' | 'snapshots'> {
   const watch = new DeltaSnapshotWatch();
   let contentDeltas = 0;

@@ -41,7 +41,7 @@ describe('AUTH: missing, unknown and malformed keys', () => {
       t.errorBody(await send(spec), 401);
     });
   }
-  // Near misses find prefix and case-insensitive comparisons (lib/redact.ts masks them like the key).
+  // Near misses find prefix and case-insensitive comparisons (lib/run/redact.ts masks them like the key).
   for (const { what, value, id: near } of nearMissKeys(key)) {
     for (const [name, spec] of endpoints({ key: value })) {
       clause(`auth/near-miss-key/${near}/${EP[name]}`, 'AUTH-2', `${what} on ${name} gets 401 with an error body`, async (t) => {

@@ -1,7 +1,7 @@
 // EV: streaming replies as server-sent events (spec: Events 2; the chunk shape and the
 // [DONE] terminator come from the OpenAI-style clients, hence the COMPAT clauses).
 // The EV tests judge one captured stream, each for its own clause (EV-9 and EV-12 also
-// the one asked for with include_usage). EV-12's rule is lib/cumulative-deltas.ts, the
+// the one asked for with include_usage). EV-12's rule is lib/spec/cumulative-deltas.ts, the
 // one the run-wide table applies to every other stream of the run.
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';

@@ -101,7 +101,7 @@ describe('LIM: rate limits', () => {
 
   clause('limits/retry-hint', 'LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*), in a form clients can read', async (t) => {
     const p = await throttled(t);
-    // Every hint present must parse (lib/retry-hints.ts): a client reading "Retry-After: soon" learns nothing.
+    // Every hint present must parse (lib/spec/retry-hints.ts): a client reading "Retry-After: soon" learns nothing.
     const read = readRetryHints(p.first429.headers);
     t.observe(read.hints.map((x) => `${x.header}: ${x.raw}`).join(', '));
     t.check(read.problems.length === 0,

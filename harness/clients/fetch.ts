@@ -24,7 +24,7 @@ let direct: Agent | undefined;
  * body. The SDKs themselves would read a never-ending or huge body forever.
  *
  * It sends with the undici package's fetch, the HTTP stack of our raw client, not
- * Node's built-in fetch: importing the undici package (lib/http-client.ts does)
+ * Node's built-in fetch: importing the undici package (lib/http/http-client.ts does)
  * installs its dispatcher globally, and Node 20's built-in fetch on that newer
  * dispatcher refuses the content-length header openai 4 sets ("invalid
  * content-length header"), a failure of our process, never of the target.
@@ -33,7 +33,7 @@ export function makeGuardedFetch(timeoutMs: number, maxBodyBytes = DEFAULT_MAX_B
   return async (url, init) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    // Through HTTPS_PROXY/HTTP_PROXY when they apply to the URL (lib/proxy.ts), as the raw
+    // Through HTTPS_PROXY/HTTP_PROXY when they apply to the URL (lib/http/proxy.ts), as the raw
     // client; else a pool that keeps idle connections no longer than the raw client's.
     const href = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
     const dispatcher = sharedProxyDispatcher(href) ?? (direct ??= new Agent({ keepAliveTimeout: POOLED_IDLE_MS, keepAliveMaxTimeout: POOLED_IDLE_MS }));
@@ -62,9 +62,9 @@ export interface WireRequest {
   transportError?: string;
   /** error.message of an error body (status >= 400), when the body has one. */
   serverMessage?: string;
-  /** Status >= 400: what is wrong with the error body (lib/error-body.ts; empty = a proper one). */
+  /** Status >= 400: what is wrong with the error body (lib/spec/error-body.ts; empty = a proper one). */
   errorBodyProblems?: string[];
-  /** An event stream whose deltas were cumulative snapshots (EV-12, lib/cumulative-deltas.ts); set once settled(). */
+  /** An event stream whose deltas were cumulative snapshots (EV-12, lib/spec/cumulative-deltas.ts); set once settled(). */
   snapshots?: SnapshotFinding;
   /** An event stream: its non-empty content deltas (EV-4's evidence); set once settled(). */
   contentDeltas?: number;
@@ -77,18 +77,18 @@ export interface WireRequest {
 export interface WireOptions {
   timeoutMs: number;
   /**
-   * Wait and re-send on 429 (within lib/back-off.ts's budget, paced by the run's governor
+   * Wait and re-send on 429 (within lib/run/back-off.ts's budget, paced by the run's governor
    * when one is given, as the raw client does; docs/RUNNER.md), so a run that meets throttling
    * judges the client, not the throttle. Off where the 429 itself is the subject.
    */
   retry429: boolean;
   /**
-   * The run's governor (lib/governor.ts): with retry429, each request waits for its turn
+   * The run's governor (lib/run/governor.ts): with retry429, each request waits for its turn
    * before it is sent, and the deadline of the exchange starts only then. The client
-   * library's own timeout must allow for that wait (lib/back-off.ts THROTTLE_ALLOWANCE_MS).
+   * library's own timeout must allow for that wait (lib/run/back-off.ts THROTTLE_ALLOWANCE_MS).
    */
   gate?: Gate;
-  /** The 429 back-off budget (default lib/back-off.ts DEFAULT_429_BUDGET). */
+  /** The 429 back-off budget (default lib/run/back-off.ts DEFAULT_429_BUDGET). */
   budget?: BackOffBudget;
   /** Called with each request's outcome as it arrives: a response (before the client reads it) or a transport failure. */
   onOutcome?: (r: WireRequest) => void;
@@ -236,7 +236,7 @@ function answerEvidence(rec: WireRequest, text: string): Pick<WireRequest, 'list
   return typeof content === 'string' ? { replyContent: content } : {};
 }
 
-/** The server's error.message and what is wrong with the error body (the one rule, lib/error-body.ts). */
+/** The server's error.message and what is wrong with the error body (the one rule, lib/spec/error-body.ts). */
 async function errorAnswerOf(res: Response): Promise<Pick<WireRequest, 'serverMessage' | 'errorBodyProblems'>> {
   let text: string;
   try { text = await res.text(); } catch (err) { return { errorBodyProblems: [`the body could not be read (${describeCause(err)})`] }; }

@@ -115,7 +115,7 @@ describe('npm run load: refusals before any request', () => {
   it('stops before the run when the target answers nothing (exit 2)', async () => {
     const r = await load(['stream', '--duration', '2', '--out', join(out, 'unreachable')], { TARGET_URL: closedUrl, API_KEY: KEY });
     expect(r.code).toBe(2);
-    // The preflight (lib/preflight.ts) names the cause before the warm-up starts.
+    // The preflight (lib/http/preflight.ts) names the cause before the warm-up starts.
     expect(r.stderr).toMatch(/chatgate load: TARGET_URL: .* cannot be reached: the connection to .* was refused \(ECONNREFUSED\)/);
     expect(existsSync(join(out, 'unreachable'))).toBe(false);
   }, HANG_GUARD_MS);

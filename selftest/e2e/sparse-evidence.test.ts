@@ -18,7 +18,7 @@
 import { describe, expect, it } from 'vitest';
 import { VARIANTS } from '../../reference/variants.ts';
 import type { ReferenceOptions } from '../../reference/options.ts';
-import { countsAsPassing, type Results } from '../../lib/verdicts.ts';
+import { countsAsPassing, type Results } from '../../lib/run/verdicts.ts';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { referenceTarget } from '../support/targets.ts';
 import { limiter, HANG_GUARD_MS } from '../support/limit.ts';

@@ -2,7 +2,7 @@
 // limits are a small fraction of the suite's own pace (per key and account-wide, 2 s
 // windows, token-bucket bursts, each with another style of retry hint), the whole
 // suite, fuzz phase included, must reach the same verdict as the unthrottled run, test
-// for test; the run paces itself (the governor, lib/governor.ts) and says so on the
+// for test; the run paces itself (the governor, lib/run/governor.ts) and says so on the
 // console. One run per variant: the machine is small, and each run is a minute or more
 // of mostly waiting. The 10-of-10 repetition is done by hand (docs/RUNNER.md has the figures).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

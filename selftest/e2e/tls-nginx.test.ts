@@ -3,7 +3,7 @@
 // CA made by this test, HTTP/2 offered, gzip on and proxy_buffering on, as a staging
 // ingress often is. With NODE_EXTRA_CA_CERTS (read by Node at process start) the whole
 // run passes, streams included; without it the run stops before any test with the
-// exit-2 line of the preflight (lib/preflight.ts).
+// exit-2 line of the preflight (lib/http/preflight.ts).
 import { connect as h2connect } from 'node:http2';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // Issue 12, part 1: a target the run cannot reach at all is a configuration problem.
-// Before any test the runner sends one GET /models (lib/preflight.ts); no HTTP answer
+// Before any test the runner sends one GET /models (lib/http/preflight.ts); no HTTP answer
 // is exit 2 with ONE line naming the cause and the fix, and nothing written: no
 // reports, no history entry. Each cause is provoked for real: a closed port, a name
 // under .invalid (RFC 6761: NXDOMAIN without any network), a server that never

@@ -6,8 +6,8 @@
 // The test with no request and no check at all is an `error` (a defect of the test):
 // unjudgedOutcome() says so here, selftest/e2e/harness-errors.test.ts shows it in a run.
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../lib/http-client.ts';
-import type { TestRecord } from '../../lib/verdicts.ts';
+import type { Exchange } from '../../lib/http/http-client.ts';
+import type { TestRecord } from '../../lib/run/verdicts.ts';
 
 // harness/target.ts reads the run's configuration at import: any base URL will do, none is reached.
 const before = { TARGET_URL: process.env.TARGET_URL, API_KEY: process.env.API_KEY };
