@@ -180,7 +180,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   if (options.dryRun) return EXIT.ok;
 
-  // Staging (issue 12): one request before the run (lib/http/preflight.ts, shared with npm test); no HTTP answer is exit 2.
+  // Staging: one request before the run (lib/http/preflight.ts, shared with npm test); no HTTP answer is exit 2.
   if (config.targetUrl) {
     const pre = await preflight({ targetUrl: config.targetUrl, apiKey: config.apiKey!, timeoutMs: options.timeoutMs ?? config.timeoutMs });
     for (const w of pre.warnings) process.stderr.write(`chatgate load: warning: ${redact(w)}\n`);
@@ -244,7 +244,7 @@ function checkCombinations(scenario: Scenario, o: LoadOptions, given: Set<keyof 
   if (o.brainShare > 0 && config.targetUrl && !config.brainId) {
     throw new UsageError('BRAIN_ID: --brain-share needs the id of a brain API_KEY may invoke; export BRAIN_ID=<uuid>');
   }
-  // Staging (issue 12): autocannon opens its own sockets and has no proxy support; the lean client (every other path) does.
+  // Staging: autocannon opens its own sockets and has no proxy support; the lean client (every other path) does.
   const proxy = config.targetUrl ? proxyFor(config.targetUrl) : undefined;
   if (proxy && scenario === 'throughput' && (o.rate === undefined || o.rateEngine === 'autocannon')) {
     throw new UsageError(`${proxy.variable}: throughput ${o.rate === undefined ? 'at fixed connections' : 'with --rate-engine autocannon'} runs on autocannon, which cannot go through a proxy; give --rate <n> (the open-loop sender goes through ${proxy.shown}), or set NO_PROXY=${new URL(config.targetUrl!).hostname} if the target is reachable directly`);
