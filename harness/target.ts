@@ -18,7 +18,7 @@ interface Keys {
   apiKey: string; limitedApiKey?: string; rateLimitApiKey?: string;
   auth: { main: AuthSpec; limited?: AuthSpec; rateLimit: AuthSpec };
 }
-let keySet: Keys | undefined;
+let keySet: { for: RunContext; keys: Keys } | undefined;
 
 /**
  * Without a target (collecting the tests) the main key is this stand-in: suite files build
@@ -29,8 +29,9 @@ const NO_KEY = 'chatgate-no-target-collecting-only';
 
 /** The keys, read from the environment under the names the run context gives, once; registered as secrets. */
 function keysOf(): Keys {
-  if (keySet) return keySet;
-  const ref = runContext().target;
+  const context = runContext();
+  if (keySet?.for === context) return keySet.keys;
+  const ref = context.target;
   const apiKey = ref ? keyFrom(ref.keys.main)! : NO_KEY;
   const limitedApiKey = ref ? keyFrom(ref.keys.limited) : undefined;
   const rateLimitApiKey = ref ? keyFrom(ref.keys.rateLimit) : undefined;
@@ -40,10 +41,12 @@ function keysOf(): Keys {
     addSecret(rateLimitApiKey, 'RATE_LIMIT_API_KEY');
     extraHeaderList(); // registers secret HEADERS values before the first request
   }
-  return (keySet = {
+  const keys: Keys = {
     apiKey, limitedApiKey, rateLimitApiKey,
     auth: { main: { key: apiKey }, limited: limitedApiKey ? { key: limitedApiKey } : undefined, rateLimit: { key: rateLimitApiKey ?? apiKey } },
-  });
+  };
+  keySet = { for: context, keys };
+  return keys;
 }
 
 /** The target's base URL; without one (collecting, or outside npm test) the test that needs it is a harness error. */
