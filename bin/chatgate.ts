@@ -14,6 +14,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, FUZZ_MAX_SEED, loadConfig, type Config } from '../lib/run/config.ts';
+import { EMBEDDED_KEY_VARIABLES, keyVariables, runContextOf, writeRunContext, type RunContext, type TargetRef } from '../lib/run/run-context.ts';
 import { addSecret, redact, redactDeep } from '../lib/run/redact.ts';
 import { registerSecrets } from '../lib/http/extra-headers.ts';
 import { oneLineWarnings } from '../lib/http/header-lines.ts';
@@ -114,7 +115,9 @@ async function main(): Promise<number> {
     args = parseCli(process.argv.slice(2));
     if (args.help) { console.log(HELP); return 0; }
     if (args.listTests) {
-      for (const t of (await collectTests()).sort((a, b) => a.id.localeCompare(b.id))) console.log(`${t.id}\t${t.title}`);
+      // Collecting needs no target: TARGET_URL (and so API_KEY) is not asked for; the other knobs are checked.
+      const knobs = loadConfig({ ...process.env, TARGET_URL: undefined });
+      for (const t of (await collectTests(knobs)).sort((a, b) => a.id.localeCompare(b.id))) console.log(`${t.id}\t${t.title}`);
       return 0;
     }
     config = loadConfig(process.env);
@@ -126,16 +129,15 @@ async function main(): Promise<number> {
     if (args.updateExpectations && !expectations) throw new ConfigError('--update-expectations', 'needs EXPECTATIONS=<file> to update');
     // Test ids are known once vitest has collected the suite files (imports only, no request).
     if (expectations?.entries.some((e) => isTestId(e.id))) {
-      const index = await collectTests();
+      const index = await collectTests(config);
       for (const w of checkTestIds(expectations, new Set(index.map((t) => t.id)), new Map(index.filter((t) => t.legacyId).map((t) => [t.legacyId!, t.id])))) process.stderr.write(`chatgate: warning: ${w}\n`);
     }
   } catch (err) {
     if (err instanceof ConfigError) configError(err.message);
     throw err;
   }
-  // --- fuzz phase: one seed for every worker, always shown ---
+  // --- fuzz phase: one seed for every worker (the run context), always shown ---
   const fuzzSeed = config.fuzz.seed ?? Math.floor(Math.random() * FUZZ_MAX_SEED);
-  process.env.FUZZ_SEED = String(fuzzSeed);
   const mode: RunMode = {
     fuzz: { runs: config.fuzz.runs, seed: fuzzSeed, timeMs: config.fuzz.timeMs, concurrency: config.fuzz.concurrency, maxBodyBytes: config.fuzz.maxBodyBytes, ...(config.fuzz.replay ? { replay: `${config.fuzz.replay.caseIndex}@${config.fuzz.replay.path}` } : {}) },
     strict: config.strict, clauses: process.env.CLAUSES?.trim() || undefined, testNamePattern: args.testNamePattern,
@@ -166,6 +168,9 @@ async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const started = performance.now();
   let targetLabel = config.targetUrl!;
+  // What the workers are told about the target (the run context); keys only by the variable holding them.
+  let target: TargetRef | undefined = config.targetUrl ? { url: config.targetUrl, keys: keyVariables(config) } : undefined;
+  let brainId = config.brainId;
   Object.assign(state, { startedAt, started, target: targetLabel, mode, strict: config.strict });
   for (const signal of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.once(signal, () => interrupted(signal));
   let stopReference: (() => Promise<void>) | undefined;
@@ -185,11 +190,14 @@ async function main(): Promise<number> {
     stopReference = () => ref.close();
     bypassProxyFor(new URL(ref.url).hostname); // our own loopback server: never through a proxy
     for (const [k, v] of Object.entries(ref.keys)) addSecret(v, k);
+    // Its keys stay in this process's environment (the workers inherit it); the run context names them.
     Object.assign(process.env, {
-      CHATGATE_EMBEDDED: '1', // replay commands of the fuzz phase name the defect/variants, not this URL
-      TARGET_URL: ref.url, API_KEY: ref.keys.main, LIMITED_API_KEY: ref.keys.limited,
-      RATE_LIMIT_API_KEY: ref.keys.rateLimit, BRAIN_ID: ref.brainId,
+      [EMBEDDED_KEY_VARIABLES.main]: ref.keys.main, [EMBEDDED_KEY_VARIABLES.limited]: ref.keys.limited,
+      [EMBEDDED_KEY_VARIABLES.rateLimit]: ref.keys.rateLimit,
     });
+    // Replay commands of the fuzz phase name the defect/variants, not this URL.
+    target = { url: ref.url, keys: { ...EMBEDDED_KEY_VARIABLES }, embedded: { ...(options.defect ? { defect: options.defect } : {}), ...(options.variants?.length ? { variants: options.variants } : {}) } };
+    brainId = ref.brainId;
     const extras = [options.defect && `defect ${options.defect}`, options.variants?.length && `variants ${options.variants.join(',')}`].filter(Boolean);
     targetLabel = `embedded reference server ${ref.url}${extras.length ? ` (${extras.join('; ')})` : ''}`;
     state.target = targetLabel;
@@ -199,6 +207,10 @@ async function main(): Promise<number> {
   if (config.fuzz.runs > 0) process.stderr.write(`chatgate: fuzz phase: FUZZ_RUNS=${config.fuzz.runs} FUZZ_SEED=${fuzzSeed}${config.fuzz.replay ? ` FUZZ_REPLAY=${config.fuzz.replay.caseIndex}@${config.fuzz.replay.path}` : ''}\n`);
   const runDir = mkdtempSync(join(tmpdir(), 'chatgate-run-'));
   process.env.CHATGATE_RUN_DIR = runDir;
+  writeRunContext(runDir, runContextOf(config, {
+    phase: 'run', target, brainId, fuzz: { ...config.fuzz, seed: fuzzSeed },
+    mode: { strict: config.strict, clauses: mode.clauses, testNamePattern: mode.testNamePattern, files: mode.files },
+  }));
   const tty = process.stderr.isTTY;
   const progress = tty ? (n: number) => process.stderr.write(`\rchatgate: ${n} tests done`) : undefined;
   const collector = state.collector = new VerdictCollector(ROOT, progress);
@@ -220,7 +232,7 @@ async function main(): Promise<number> {
   const exchanges = [...(preflightExchange ? [preflightExchange] : []), ...readExchanges(runDir)];
   rmSync(runDir, { recursive: true, force: true });
   const nameFilter = args.testNamePattern === undefined ? undefined : new RegExp(args.testNamePattern);
-  const runWide = foldIntoProbes(collector.records, runWideChecks(exchanges, process.env.TARGET_URL)
+  const runWide = foldIntoProbes(collector.records, runWideChecks(exchanges, target!.url)
     .filter((r) => selectionMatches(process.env.CLAUSES, r.clause) && (!nameFilter || nameFilter.test(r.title))));
   const tests = [...collector.records, ...runWide].sort((a, b) => a.id.localeCompare(b.id));
   for (const e of collector.moduleErrors) {
@@ -360,13 +372,16 @@ async function retryFailures(records: TestRecord[], retries: number, unexpected:
 interface IndexedTest { id: string; title: string; file: string; /** The title-based id of results.json before resultsVersion 2. */ legacyId?: string }
 
 /** Every test of the suite with its stable id, collected without running any (imports only, no request). */
-async function collectTests(): Promise<IndexedTest[]> {
+async function collectTests(config: Config): Promise<IndexedTest[]> {
   const out: IndexedTest[] = runWideTests().map(({ id, legacyId }) => ({ id, title: id, file: RUN_WIDE_FILE, legacyId }));
   const { createVitest } = await import('vitest/node');
-  // Collecting imports the suite files, which read the target from the environment;
-  // for the embedded target (not started yet) a placeholder that is never contacted.
-  const placeholder = !process.env.TARGET_URL;
-  if (placeholder) Object.assign(process.env, { TARGET_URL: 'http://127.0.0.1:9/v1', API_KEY: 'chatgate-collect-only' });
+  // Collecting imports the suite files, which read the run context: one without a
+  // target (the models, BRAIN_ID and timeouts the test ids and titles are made of).
+  const dir = mkdtempSync(join(tmpdir(), 'chatgate-collect-'));
+  const collect: RunContext = runContextOf(config, { phase: 'collect' });
+  writeRunContext(dir, collect);
+  const before = process.env.CHATGATE_RUN_DIR;
+  process.env.CHATGATE_RUN_DIR = dir;
   const vitest = await createVitest('test', { root: ROOT, config: SUITES_CONFIG, watch: false, reporters: [] });
   try {
     const { testModules } = await vitest.collect([]);
@@ -381,7 +396,8 @@ async function collectTests(): Promise<IndexedTest[]> {
     return out;
   } finally {
     await vitest.close();
-    if (placeholder) { delete process.env.TARGET_URL; delete process.env.API_KEY; }
+    if (before === undefined) delete process.env.CHATGATE_RUN_DIR; else process.env.CHATGATE_RUN_DIR = before;
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -28,6 +28,7 @@ import { TEST_ID } from '../lib/run/test-ids.ts';
 
 export { idPart } from '../lib/run/test-ids.ts';
 import { config, currentTest } from './target.ts';
+import { runContext } from '../lib/run/run-context.ts';
 import { THROTTLE_ALLOWANCE_MS, THROTTLED } from '../lib/run/back-off.ts';
 import { exchangeContext, exchangeErrorBodyProblems } from './exchange-log.ts';
 
@@ -180,7 +181,7 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
       if (level === 'SHOULD') {
         finish('warn', message);
         // A mutation run counts a warning as a kill, as STRICT=1 fails the run on one.
-        if (!process.env.CHATGATE_MUTATION) return;
+        if (!runContext().mode.mutation) return;
         throw new Error(redact(`${fullTitle}\n  requirement (SHOULD): ${def.requirement}\n  ${message}`));
       }
       if (level === 'INFO') { finish('info', [...observations, message].join('; ')); return; }

@@ -1,23 +1,78 @@
 // The target as the tests see it: configuration, keys, and request helpers that
-// read like the spec ("send a chat request with the main key"). The runner has
-// already validated the configuration and, for the embedded default, started the
-// reference server and exported its URL and keys, so loadConfig() here cannot fail.
+// read like the spec ("send a chat request with the main key"). Everything comes from
+// the run context the runner wrote (lib/run/run-context.ts): the knobs, the brain and the
+// models when this module loads (suite files enumerate them while vitest collects), the
+// target and its keys only when first used, so importing this never throws and
+// collecting the tests needs no target. Without a target (collecting, or outside npm
+// test) a test that sends anything ends as a harness `error` saying so.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { loadConfig } from '../lib/run/config.ts';
+import type { Config } from '../lib/run/config.ts';
+import { keyFrom, runContext, type RunContext } from '../lib/run/run-context.ts';
 import { HttpClient, type AuthSpec, type Exchange, type RequestSpec } from '../lib/http/http-client.ts';
 import { addSecret } from '../lib/run/redact.ts';
-import { registerSecrets } from '../lib/http/extra-headers.ts';
+import { extraHeaderList } from '../lib/http/extra-headers.ts';
 import { runGovernor } from '../lib/run/governor.ts';
 import { logExchange } from './exchange-log.ts';
 
-export const config = loadConfig();
-if (!config.targetUrl || !config.apiKey) {
-  throw new Error('suites/ run through the chatgate runner (npm test), which sets TARGET_URL and API_KEY');
+interface Keys {
+  apiKey: string; limitedApiKey?: string; rateLimitApiKey?: string;
+  auth: { main: AuthSpec; limited?: AuthSpec; rateLimit: AuthSpec };
 }
-addSecret(config.apiKey, 'API_KEY');
-addSecret(config.limitedApiKey, 'LIMITED_API_KEY');
-addSecret(config.rateLimitApiKey, 'RATE_LIMIT_API_KEY');
-registerSecrets(config.extraHeaders);
+let keySet: { for: RunContext; keys: Keys } | undefined;
+
+/**
+ * Without a target (collecting the tests) the main key is this stand-in: suite files build
+ * their probes from the key while vitest collects them (nothing is sent: the raw client and
+ * the client libraries need the target's URL, which throws).
+ */
+const NO_KEY = 'chatgate-no-target-collecting-only';
+
+/** The keys, read from the environment under the names the run context gives, once; registered as secrets. */
+function keysOf(): Keys {
+  const context = runContext();
+  if (keySet?.for === context) return keySet.keys;
+  const ref = context.target;
+  const apiKey = ref ? keyFrom(ref.keys.main)! : NO_KEY;
+  const limitedApiKey = ref ? keyFrom(ref.keys.limited) : undefined;
+  const rateLimitApiKey = ref ? keyFrom(ref.keys.rateLimit) : undefined;
+  if (ref) {
+    addSecret(apiKey, 'API_KEY');
+    addSecret(limitedApiKey, 'LIMITED_API_KEY');
+    addSecret(rateLimitApiKey, 'RATE_LIMIT_API_KEY');
+    extraHeaderList(); // registers secret HEADERS values before the first request
+  }
+  const keys: Keys = {
+    apiKey, limitedApiKey, rateLimitApiKey,
+    auth: { main: { key: apiKey }, limited: limitedApiKey ? { key: limitedApiKey } : undefined, rateLimit: { key: rateLimitApiKey ?? apiKey } },
+  };
+  keySet = { for: context, keys };
+  return keys;
+}
+
+/** The target's base URL; without one (collecting, or outside npm test) the test that needs it is a harness error. */
+function targetUrl(): string {
+  const ref = runContext().target;
+  if (!ref) throw new Error('no target in the run context: suites/ run through the chatgate runner (npm test), which writes it (here the tests are only collected)');
+  keysOf();
+  return ref.url;
+}
+
+const ctx = (): RunContext => runContext();
+
+/** The run's configuration, as the runner validated it: each field read from the run context when used. */
+export const config: Readonly<Config> = {
+  get targetUrl() { return targetUrl(); },
+  get apiKey() { return keysOf().apiKey; },
+  get limitedApiKey() { return keysOf().limitedApiKey; },
+  get rateLimitApiKey() { return keysOf().rateLimitApiKey; },
+  get brainId() { return ctx().brainId; },
+  get rateLimitProbeMax() { return ctx().rateLimitProbeMax; },
+  get models() { return ctx().models; },
+  get timeoutMs() { return ctx().timeoutMs; },
+  get strict() { return ctx().mode.strict; },
+  get extraHeaders() { return extraHeaderList(); },
+  get fuzz() { return ctx().fuzz; },
+};
 
 /** Which test an exchange belongs to, for the run-wide checks' messages. */
 export const currentTest = new AsyncLocalStorage<{ title: string; exchanges: Exchange[] }>();
@@ -25,27 +80,39 @@ export const currentTest = new AsyncLocalStorage<{ title: string; exchanges: Exc
 /** Marks the fuzz phase's requests in the exchange log (its own tests judge ERR-1/ERR-2 on them, shrunk). */
 export const fuzzTraffic = new AsyncLocalStorage<true>();
 
+let client: HttpClient | undefined;
 // Every exchange of the raw client goes to the exchange log here, once: each 429 it
 // waited out and the answer it returned (the per-response rules judge them all).
-export const http = new HttpClient({
-  baseUrl: config.targetUrl,
-  timeoutMs: config.timeoutMs,
-  onExchange: (ex) => logExchange(ex, currentTest.getStore()?.title, fuzzTraffic.getStore() ? 'fuzz' : undefined),
-  // One pace for the whole run, all workers (runner/governor-server.ts).
-  gate: runGovernor(),
+function rawClient(): HttpClient {
+  return client ??= new HttpClient({
+    baseUrl: targetUrl(),
+    timeoutMs: ctx().timeoutMs,
+    onExchange: (ex) => logExchange(ex, currentTest.getStore()?.title, fuzzTraffic.getStore() ? 'fuzz' : undefined),
+    // One pace for the whole run, all workers (runner/governor-server.ts).
+    gate: runGovernor(),
+  });
+}
+
+/** The raw client, made on first use (a stand-in that forwards to it, so importing needs no target). */
+export const http: HttpClient = new Proxy({} as HttpClient, {
+  get(_, name) {
+    const c = rawClient();
+    const v = Reflect.get(c, name, c);
+    return typeof v === 'function' ? v.bind(c) : v;
+  },
 });
 
 export const keys = {
-  main: { key: config.apiKey } as AuthSpec,
-  limited: config.limitedApiKey ? ({ key: config.limitedApiKey } as AuthSpec) : undefined,
-  rateLimit: { key: config.rateLimitApiKey ?? config.apiKey } as AuthSpec,
+  get main(): AuthSpec { return keysOf().auth.main; },
+  get limited(): AuthSpec | undefined { return keysOf().auth.limited; },
+  get rateLimit(): AuthSpec { return keysOf().auth.rateLimit; },
   /** Well-formed, never issued: same shape as a real key so only its validity differs. */
   unknown: { key: `sk-chatgate-unknown-${'0'.repeat(32)}` } as AuthSpec,
 };
-addSecret(config.rateLimitApiKey ?? config.apiKey, 'RATE_LIMIT_API_KEY');
 
-export const brainId = config.brainId;
-export const models = config.models;
+// Read when this module loads: suite files enumerate them while vitest collects (never throws).
+export const brainId = ctx().brainId;
+export const models = ctx().models;
 /** A well-formed uuid that no service will have issued as a brain. */
 export const UNKNOWN_BRAIN = '00000000-0000-4000-8000-00000000c4a7';
 export const MALFORMED_BRAIN = 'not-a-uuid';
@@ -92,7 +159,6 @@ const plainStream = shared(() => chat(chatBody({ stream: true })));
 export function shared<T>(make: () => Promise<T>): () => Promise<T> {
   // Mutation runs (mutation/setup.ts) judge a mutant by the tests that reach it: each
   // test then makes its own exchange, so the code it judges is counted as its own.
-  if (process.env.CHATGATE_MUTATION) return make;
   let p: Promise<T> | undefined;
-  return () => (p ??= make());
+  return () => (runContext().mode.mutation ? make() : (p ??= make()));
 }

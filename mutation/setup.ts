@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../reference/server.ts';
 import { bypassProxyFor } from '../lib/http/proxy.ts';
+import { loadConfig } from '../lib/run/config.ts';
+import { EMBEDDED_KEY_VARIABLES, runContextOf, writeRunContext } from '../lib/run/run-context.ts';
 import { runWideChecks } from '../runner/run-wide-checks.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
 
@@ -21,11 +23,18 @@ const target = (shared.chatgateMutationTarget ??= await (async () => {
   const ref = await startReferenceServer({});
   bypassProxyFor(new URL(ref.url).hostname);
   const runDir = mkdtempSync(join(tmpdir(), 'chatgate-mutation-'));
+  // The same run context the runner writes (lib/run/run-context.ts), knobs from this
+  // worker's environment (mutation/vitest.config.ts), keys in the environment by name.
   Object.assign(process.env, {
-    CHATGATE_EMBEDDED: '1', CHATGATE_RUN_DIR: runDir,
-    TARGET_URL: ref.url, API_KEY: ref.keys.main, LIMITED_API_KEY: ref.keys.limited,
-    RATE_LIMIT_API_KEY: ref.keys.rateLimit, BRAIN_ID: ref.brainId,
+    [EMBEDDED_KEY_VARIABLES.main]: ref.keys.main, [EMBEDDED_KEY_VARIABLES.limited]: ref.keys.limited,
+    [EMBEDDED_KEY_VARIABLES.rateLimit]: ref.keys.rateLimit,
   });
+  const config = loadConfig({ ...process.env, TARGET_URL: undefined });
+  writeRunContext(runDir, runContextOf(config, {
+    phase: 'run', target: { url: ref.url, keys: { ...EMBEDDED_KEY_VARIABLES }, embedded: {} }, brainId: ref.brainId,
+    mode: { strict: config.strict, mutation: true },
+  }));
+  process.env.CHATGATE_RUN_DIR = runDir;
   // The worker ends with the run; its server must not keep it alive.
   process.once('exit', () => rmSync(runDir, { recursive: true, force: true }));
   return { ref, runDir, judged: 0 };
@@ -34,6 +43,7 @@ const target = (shared.chatgateMutationTarget ??= await (async () => {
 afterEach(() => {
   const exchanges: ExchangeSummary[] = [];
   for (const f of readdirSync(target.runDir).sort()) {
+    if (!f.endsWith('.jsonl')) continue; // the exchange logs, not the run context
     for (const line of readFileSync(join(target.runDir, f), 'utf8').split('\n')) if (line) exchanges.push(JSON.parse(line));
   }
   const mine = exchanges.slice(target.judged);

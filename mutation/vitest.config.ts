@@ -11,8 +11,8 @@ export default mergeConfig(suites, defineConfig({
     // MUTATION_ISOLATE=0: suite files share the worker's module cache and one reference
     // server (mutation/setup.ts), so a mutant pays no re-import per file.
     ...(process.env.MUTATION_ISOLATE === '0' ? { isolate: false } : {}),
+    // Read by mutation/setup.ts, which writes them into the run context (a mutation run, like every run, has one).
     env: {
-      CHATGATE_MUTATION: '1',
       // Fixed, so every mutant meets the same generated requests (the fuzz phase is part of the suite).
       FUZZ_SEED: process.env.FUZZ_SEED ?? '20261123',
       FUZZ_RUNS: process.env.FUZZ_RUNS ?? '200',

@@ -25,7 +25,7 @@ export interface Config {
 export interface FuzzConfig {
   /** FUZZ_RUNS: generated requests in the campaign; 0 turns the phase off. */
   runs: number;
-  /** FUZZ_SEED: undefined until the runner draws one (then it is exported for the workers). */
+  /** FUZZ_SEED: undefined until the runner draws one (then it goes to the workers in the run context). */
   seed: number | undefined;
   /** FUZZ_TIME_MS: no new generated request after this long; shrinking stops too. */
   timeMs: number;
