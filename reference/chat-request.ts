@@ -192,7 +192,7 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
   };
 }
 
-// --- issue 11: fuzz-only defects ----------------------------------------------------
+// --- fuzz-only defects: only generated requests meet them ------------------------------
 // Crashes on what fixed probes never send (a parameter's type, value or size, a role, a
 // kind of character, many messages, deep unknown fields), each switched on alone.
 

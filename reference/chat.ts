@@ -108,7 +108,7 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
     const n = ++ctx.state.counters.streams;
     const stalls = latency.stallEvery > 0 && n % latency.stallEvery === 0;
     let steps = planStream(ctx, plan);
-    // issue 11, fuzz-only defect: right-to-left text in the request loses the [DONE].
+    // Fuzz-only defect: right-to-left text in the request loses the [DONE].
     if (rtlStreamDefect(ctx, req)) steps = steps.filter((s) => !(s.kind === 'data' && s.payload === DONE));
     await new SseWriter(ctx).play(steps, {
       ttftMs: latency.ttftMs,

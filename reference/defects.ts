@@ -12,7 +12,7 @@ export interface DefectInfo {
   /** Typed: a clause id that is not in the registry is a compile error. */
   clauses: ClauseId[];
   description: string;
-  /** 'fuzz': only generated requests find it (issue 11); the fixed probes pass clean on its clauses. */
+  /** 'fuzz': only generated requests find it; the fixed probes pass clean on its clauses. */
   foundBy?: 'fuzz';
 }
 
@@ -164,7 +164,7 @@ const CATALOG = {
   'stream-content-type-unchecked': { clauses: ['CHAT-4'], description: 'On stream: true requests message content of an invalid type (a number, an object without parts) is served.' },
   'stream-unknown-brain-accepted': { clauses: ['BRAIN-3'], description: 'On stream: true requests any well-formed uuid is an existing brain, on both routes.' },
 
-  // --- issue 10: probes -----------------------------------------------------------
+  // --- what the fixed probes meet -------------------------------------------------
   'auth-key-in-header-accepted': { clauses: ['AUTH-1'], description: 'Without an Authorization header, a valid key in x-api-key or api-key is accepted.' },
   'auth-key-in-query-accepted': { clauses: ['AUTH-1'], description: 'Without an Authorization header, a valid key in ?api_key= or ?key= is accepted.' },
   'auth-key-scheme-accepted': { clauses: ['AUTH-3'], description: 'A valid key under the schemes Key, Api-Key or ApiKey is accepted (Basic and Token are still refused).' },
@@ -174,10 +174,10 @@ const CATALOG = {
   'close-after-stream': { clauses: ['SVC-8'], description: 'After every stream the socket is closed without Connection: close (half-close once the response is sent).' },
   'models-no-list': { clauses: ['SVC-2', 'MOD-1'], description: 'GET /models answers 200 {"object": "list"} with no data array.' },
   'error-code-numeric': { clauses: ['ERR-1'], description: 'error.code is a number (the HTTP status) in every error body.' },
-  // --- issue 10 (verdicts): misbehaving toward client libraries only -------------
+  // --- misbehaving toward client libraries only ----------------------------------
   'client-libraries-500': { clauses: ['ERR-2'], description: 'Authenticated requests from OpenAI-style client libraries (x-stainless-* headers, OpenAI/JS or ai-sdk user agents) are answered 500.' },
   'key-echoed-to-clients': { clauses: ['AUTH-9'], description: 'Responses to client-library requests (x-stainless-* headers, OpenAI/JS or ai-sdk user agents) carry x-debug-key with the caller\'s full API key.' },
-  // --- issue 11: fuzz-only ----------------------------------------------------------
+  // --- fuzz-only ------------------------------------------------------------------
   // Crashes and slips fixed probes never provoke; proven by selftest/e2e/fuzz-defects.test.ts.
   'fuzz-temperature-type-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'temperature of any type but number (a string, a boolean, an array) is answered 500.' },
   'fuzz-max-tokens-huge-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'max_tokens or max_completion_tokens of 65536 or more is answered 500.' },

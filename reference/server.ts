@@ -109,7 +109,7 @@ function onRequest(state: ServerState, req: http.IncomingMessage, res: http.Serv
 }
 
 async function handle(ctx: RequestContext): Promise<void> {
-  // issue 10 (verdicts): outside the base URL (/v1) the spec asks nothing; a plain-text 404 there is legal.
+  // Outside the base URL (/v1) the spec asks nothing; a plain-text 404 there is legal.
   if (ctx.variant('outside-base-plain-404') && ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) {
     return sendBody(ctx, 404, 'text/plain', 'Not Found');
   }
@@ -128,7 +128,7 @@ async function handle(ctx: RequestContext): Promise<void> {
     throw auth.error;
   }
   ctx.key = auth.key;
-  // issue 10 (verdicts): a target that misbehaves toward client libraries only.
+  // A target that misbehaves toward client libraries only.
   if (ctx.defect('client-libraries-500') && ctx.fromClientLibrary()) throw serverError('Internal error.');
 
   const { state } = ctx;

@@ -44,16 +44,16 @@ const CATALOG = {
   'tight-rate-limit': { description: 'The main key is limited to 25 requests per 1000 ms window, so a run meets 429s and must honour Retry-After.' },
   'split-writes': { description: 'Every SSE event is written in 2-3 socket writes with small delays, with CRLF line ends split between CR and LF.' },
 
-  // --- issue 10: probes -----------------------------------------------------------
+  // --- what the fixed probes meet -------------------------------------------------
   'auth-lenient-bearer': { description: 'The Bearer scheme in any case with one or more spaces before the key (RFC 9110 §11.1, §11.4), and 401s carry WWW-Authenticate: Bearer.' },
   'retry-after-http-date': { description: '429 answers advise their wait only as Retry-After with an HTTP-date (IMF-fixdate, RFC 9110 §10.2.3); no retry-after-ms, no x-ratelimit-*.' },
   'ratelimit-reset-only': { description: '429 answers advise their wait only by x-ratelimit-reset-requests, as a Go-style duration ("1s", "1m0.5s").' },
   'retry-after-ms-only': { description: '429 answers advise their wait only by retry-after-ms.' },
   'brain-route-201': { description: 'POST /brains/{id}/chat answers 201 Created with the chat completion (any 2xx is legal).' },
   'keep-alive-timeout': { description: 'Keep-Alive: timeout=1 on every response; idle connections are closed after 1 s, as advertised.' },
-  // --- issue 10 (verdicts) ---------------------------------------------------------
+  // --- outside the base URL -------------------------------------------------------
   'outside-base-plain-404': { description: 'Paths outside the base URL /v1 (such as VER-2\'s /v2/models) answer 404 text/plain "Not Found": the spec asks nothing there, so ERR-1 must not judge it.' },
-  // --- issue 11: what a server does with parameters it does not know (CHAT-8 allows both) ---
+  // --- what a server does with parameters it does not know (CHAT-8 allows both) ---
   'unknown-params-400': { description: 'Top-level request fields that are not OpenAI chat parameters are refused with 400 ("Unrecognized request argument supplied").' },
   'params-ignored': { description: 'Optional parameters are never validated: out-of-range or mistyped n, max_tokens, temperature, top_p are ignored (200).' },
   // --- streams that repeat themselves legally (EV-12 judges snapshots, not repetition) ---

@@ -17,11 +17,11 @@ export interface Config {
   strict: boolean;
   /** HEADERS and HEADERS_FILE: sent on every request of the run (lib/http/extra-headers.ts). */
   extraHeaders: ExtraHeader[];
-  /** The fuzz phase (issue 11, suites/fuzz.test.ts). */
+  /** The fuzz phase (suites/fuzz.test.ts). */
   fuzz: FuzzConfig;
 }
 
-// --- fuzz phase knobs (issue 11) ------------------------------------------------------
+// --- fuzz phase knobs -------------------------------------------------------------
 export interface FuzzConfig {
   /** FUZZ_RUNS: generated requests in the campaign; 0 turns the phase off. */
   runs: number;
