@@ -8,6 +8,9 @@ import suites from '../suites/vitest.config.ts';
 export default mergeConfig(suites, defineConfig({
   test: {
     setupFiles: ['mutation/setup.ts'],
+    // One test at a time: Stryker attributes the code that runs to the test between its
+    // beforeEach and afterEach, which concurrent tests of a file would interleave.
+    sequence: { concurrent: false },
     // MUTATION_ISOLATE=0: suite files share the worker's module cache and one reference
     // server (mutation/setup.ts), so a mutant pays no re-import per file.
     ...(process.env.MUTATION_ISOLATE === '0' ? { isolate: false } : {}),

@@ -66,6 +66,8 @@ const CATALOG = {
   'retry-after-seconds-only': { description: '429 answers advise their wait only as Retry-After delta-seconds (no retry-after-ms, no x-ratelimit-*).' },
   // --- error messages that name the request (Express-style "Cannot GET /path?query"): AUTH-9 judges keys sent as credentials, not the URL we built ---
   'error-echoes-url': { description: '401 and 404 error messages end with the request line as received, query string included ("... (POST /v1/chat/completions?api_key=...)"), so the key-in-query probes see their own key echoed.' },
+  // --- paths: a real route's path with one trailing slash (RFC 3986 leaves /a and /a/ to the server; the spec names no such path) ---
+  'route-trailing-slash': { description: 'One trailing slash after a route\'s path is that route (POST /chat/completions/, GET /models/, POST /brains/{id}/chat/); a further segment is still an unknown path (404).' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;
