@@ -11,9 +11,11 @@ export default mergeConfig(suites, defineConfig({
     // One test at a time: Stryker attributes the code that runs to the test between its
     // beforeEach and afterEach, which concurrent tests of a file would interleave.
     sequence: { concurrent: false },
-    // MUTATION_ISOLATE=0: suite files share the worker's module cache and one reference
-    // server (mutation/setup.ts), so a mutant pays no re-import per file.
-    ...(process.env.MUTATION_ISOLATE === '0' ? { isolate: false } : {}),
+    // Suite files share the worker's module cache and one reference server
+    // (mutation/setup.ts), so a mutant pays one worker start and import, not one per file.
+    // Each run (each mutant) still gets a fresh worker, so module-level (static) mutants
+    // load with the mutant on. MUTATION_ISOLATE=1: a worker per file, as npm test.
+    isolate: process.env.MUTATION_ISOLATE === '1',
     env: {
       CHATGATE_MUTATION: '1',
       // Fixed, so every mutant meets the same generated requests (the fuzz phase is part of the suite).

@@ -8,7 +8,7 @@
 // per-response rules (runner/response-checks.ts) judge them run-wide, except ERR-1 and
 // ERR-2, which the tests here report on them, shrunk and de-duplicated, with the same
 // rules, instead of listing hundreds of raw requests there.
-import { describe } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { THROTTLE_ALLOWANCE_MS } from '../lib/back-off.ts';
 import { clause } from '../harness/clause-test.ts';
 import { brainId, config, fuzzTraffic, http, keys, models, shared } from '../harness/target.ts';
@@ -59,7 +59,8 @@ let waited = 0;
 const requests = Math.ceil((2 * fz.timeMs) / (config.timeoutMs + THROTTLE_ALLOWANCE_MS)) + 2;
 
 describe('FUZZ: generated requests', () => {
-  for (const id of FUZZ_CLAUSES) {
+  // A mutation run (npm run mutation) runs the campaign once, in the test below, not once per clause test.
+  for (const id of process.env.CHATGATE_MUTATION ? [] : FUZZ_CLAUSES) {
     clause(`fuzz/${id.toLowerCase()}`, id, `fuzz: ${WHAT[id]}`, async (t) => {
       if (fz.runs === 0) t.skip('FUZZ_RUNS=0: the fuzz phase is off');
       const { summary, findings } = await campaign();
@@ -83,3 +84,17 @@ describe('FUZZ: generated requests', () => {
     }, { requests });
   }
 });
+
+// Mutation runs only (mutation/vitest.config.ts): there every test makes its own exchanges
+// (harness/target.ts shared()), so the clause tests above would each run a campaign of
+// their own. One test runs it once and fails on any clause's finding: a mutant the fuzz
+// phase reaches costs one campaign, and fails on the same oracles.
+if (process.env.CHATGATE_MUTATION) {
+  describe('FUZZ: generated requests (mutation run)', () => {
+    test('every clause of the fuzz phase', { timeout: (config.timeoutMs + THROTTLE_ALLOWANCE_MS) * requests + 5_000 }, async () => {
+      if (fz.runs === 0) return;
+      const { summary, findings } = await campaign();
+      expect(findings.map((f, i) => `${f.clause}: ${describeFinding(f, i + 1)}`), `fuzz seed ${summary.seed}`).toEqual([]);
+    });
+  });
+}
