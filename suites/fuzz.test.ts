@@ -83,18 +83,15 @@ describe('FUZZ: generated requests', () => {
       );
     }, { requests });
   }
-});
-
-// Mutation runs only (mutation/vitest.config.ts): there every test makes its own exchanges
-// (harness/target.ts shared()), so the clause tests above would each run a campaign of
-// their own. One test runs it once and fails on any clause's finding: a mutant the fuzz
-// phase reaches costs one campaign, and fails on the same oracles.
-if (process.env.CHATGATE_MUTATION) {
-  describe('FUZZ: generated requests (mutation run)', () => {
-    test('every clause of the fuzz phase', { timeout: (config.timeoutMs + THROTTLE_ALLOWANCE_MS) * requests + 5_000 }, async () => {
+  // Mutation runs only (mutation/vitest.config.ts): there every test makes its own exchanges
+  // (harness/target.ts shared()), so the clause tests above would each run a campaign of
+  // their own. One test runs it once and fails on any clause's finding: a mutant the fuzz
+  // phase reaches costs one campaign, and fails on the same oracles.
+  if (process.env.CHATGATE_MUTATION) {
+    test('every clause of the fuzz phase (mutation run)', { timeout: (config.timeoutMs + THROTTLE_ALLOWANCE_MS) * requests + 5_000 }, async () => {
       if (fz.runs === 0) return;
       const { summary, findings } = await campaign();
       expect(findings.map((f, i) => `${f.clause}: ${describeFinding(f, i + 1)}`), `fuzz seed ${summary.seed}`).toEqual([]);
     });
-  });
-}
+  }
+});
