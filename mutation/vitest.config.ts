@@ -3,9 +3,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import suites from '../suites/vitest.config.ts';
 
 // The conformance suite as StrykerJS runs it (npm run mutation, stryker.config.mjs):
-// suites/ unchanged, with the reference server started in each test worker by
-// mutation/setup.ts instead of by the runner. Stryker runs one test at a time in one
-// worker (it overrides the concurrency settings), which its per-test coverage needs.
+// suites/ (their CHATGATE_MUTATION forms: clause tests one at a time, one fuzz campaign),
+// with the reference server started in the test worker by mutation/setup.ts instead of
+// by the runner. Stryker runs one worker (it overrides the concurrency settings).
 // Quick files first: a mutant stops at its first failing test (bail), so the files whose
 // tests wait (the auth matrix, client libraries, the fuzz campaign, the rate-limit probe)
 // run only when the quick ones did not catch it. vitest's own order runs the longest first.
