@@ -110,7 +110,9 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
   // Room for the requests themselves plus the governor's turns and 429 back-off (lib/run/back-off.ts).
   const timeout = (config.timeoutMs + THROTTLE_ALLOWANCE_MS) * (opts.requests ?? 1) + 5_000;
   // The id rides in the task's metadata from collection on, so the runner knows it without running the test.
-  test.concurrent(fullTitle, { timeout, ...(testId ? { meta: { chatgateId: testId } } : {}) }, async (ctx) => {
+  // A mutation run (mutation/setup.ts) runs tests one at a time: Stryker counts the code that
+  // runs between a test's beforeEach and afterEach as that test's, which concurrent tests interleave.
+  (runContext().mode.mutation ? test : test.concurrent)(fullTitle, { timeout, ...(testId ? { meta: { chatgateId: testId } } : {}) }, async (ctx) => {
     const rec: TestRecord = {
       id: testId ?? '', clause: id, level, verdict: 'inconclusive', message: NOT_FINISHED, title: fullTitle,
       requirement: def.requirement, notes: [], ...(opts.matrix ? { matrix: opts.matrix } : {}),

@@ -66,7 +66,8 @@ const summary = {
   compileErrors: n('CompileError'), runtimeErrors: n('RuntimeError'),
   disabled: n('Ignored'), disabledByReason: disabled,
   durationS,
-  secondsPerTestedMutant: valid && durationS !== null ? Math.round((durationS / valid) * 100) / 100 : null,
+  // Not for an incremental run: its reused results cost no time, and the report does not say which they are.
+  secondsPerTestedMutant: valid && durationS !== null && !args.includes('--incremental') ? Math.round((durationS / valid) * 100) / 100 : null,
   machine: { cpus: cpus().length, loadAverageAtStart: loadBefore.map((x) => Math.round(x * 100) / 100), loadAverageAtEnd: loadAfter.map((x) => Math.round(x * 100) / 100) },
   untriaged: survivors,
 };

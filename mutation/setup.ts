@@ -7,13 +7,27 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach, inject } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../reference/server.ts';
 import { bypassProxyFor } from '../lib/http/proxy.ts';
 import { loadConfig } from '../lib/run/config.ts';
 import { EMBEDDED_KEY_VARIABLES, runContextOf, writeRunContext } from '../lib/run/run-context.ts';
 import { runWideChecks } from '../runner/run-wide-checks.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
+
+// Stryker's own set-up file (@stryker-mutator/vitest-runner 9.5, the last for Node 20)
+// hands the coverage and hit counts over in `afterAll(({ meta }) => ...)`, which
+// vitest 4.1 refuses (a hook's first argument is now its fixtures; the file is the
+// second): without this, Stryker gets no per-test coverage and runs every test
+// against every mutant. Registered after Stryker's hook, so it runs before it.
+declare module 'vitest' { interface ProvidedContext { globalNamespace: string; mode: 'dry-run' | 'mutant' } }
+// eslint-disable-next-line no-empty-pattern -- vitest reads the fixtures a hook asks for from this pattern
+afterAll(({}, file) => {
+  const meta = file.meta as { mutantCoverage?: unknown; hitCount?: number };
+  const stryker = (globalThis as unknown as Record<string, { mutantCoverage?: unknown; hitCount?: number } | undefined>)[inject('globalNamespace') ?? '__stryker__'];
+  if (inject('mode') === 'mutant') meta.hitCount = stryker?.hitCount;
+  else meta.mutantCoverage = stryker?.mutantCoverage;
+});
 
 // One server per worker, as the runner starts one per run: with isolate: false
 // (mutation/vitest.config.ts) suite files share the worker and its module cache, so the

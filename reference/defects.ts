@@ -139,6 +139,7 @@ const CATALOG = {
   'images-200': { clauses: ['UNAV-1', 'SVC-6'], description: 'The image endpoints answer 200 with a fake image.' },
   'videos-200': { clauses: ['UNAV-2', 'SVC-6'], description: 'The video endpoints answer 200 with a fake job.' },
   'unknown-path-200': { clauses: ['UNAV-3'], description: 'Unknown paths answer 200 {}.' },
+  'route-unanchored': { clauses: ['UNAV-3'], description: 'Routes match anywhere in the path: POST /brains/{id}/chat/x, /x/v1/brains/{id}/chat and /x/v1/models/{id} are served as the brain and model routes (an unanchored route pattern).' },
   'unknown-path-404-no-body': { clauses: ['UNAV-3', 'ERR-1'], description: 'Unknown (and unavailable) paths answer 404 with an empty body.' },
 
   // --- rate limits ----------------------------------------------------------------

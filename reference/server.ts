@@ -113,7 +113,11 @@ async function handle(ctx: RequestContext): Promise<void> {
   if (ctx.variant('outside-base-plain-404') && ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) {
     return sendBody(ctx, 404, 'text/plain', 'Not Found');
   }
-  const match = matchRoute(ctx.path, ctx.defect('brain-route-missing'));
+  // route-unanchored: a brain or model route's path anywhere in the path is that route.
+  // route-trailing-slash: one trailing slash after a route's path is the route.
+  const path = ctx.defect('route-unanchored') ? (/\/v1\/(?:brains\/[^/]+\/chat|models\/[^/]+)(?=\/|$)/.exec(ctx.path)?.[0] ?? ctx.path)
+    : ctx.variant('route-trailing-slash') && /^\/v1\/.+\/$/.test(ctx.path) ? ctx.path.slice(0, -1) : ctx.path;
+  const match = matchRoute(path, ctx.defect('brain-route-missing'));
 
   // auth-after-validation: the defect checks the request before the caller.
   if (ctx.defect('auth-after-validation') && (await validateBeforeAuth(ctx, match))) return;

@@ -82,6 +82,8 @@ const CATALOG = {
     },
   },
   'capped-empty-reply': { description: 'A request that caps the reply (max_tokens, max_completion_tokens) gets no text: content "" and finish_reason "length" (completion_tokens 0), or as a stream a role chunk, a finish chunk with "length", then [DONE], as reasoning models do when the cap is spent on hidden reasoning. Requests without a cap get the full reply (EV-4 asks for content on them).' },
+  // --- paths: a real route's path with one trailing slash (RFC 3986 leaves /a and /a/ to the server; the spec names no such path) ---
+  'route-trailing-slash': { description: 'One trailing slash after a route\'s path is that route (POST /chat/completions/, GET /models/, POST /brains/{id}/chat/); a further segment is still an unknown path (404).' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;

@@ -8,7 +8,7 @@
 // per-response rules (runner/response-checks.ts) judge them run-wide, except ERR-1 and
 // ERR-2, which the tests here report on them, shrunk and de-duplicated, with the same
 // rules, instead of listing hundreds of raw requests there.
-import { describe } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { THROTTLE_ALLOWANCE_MS } from '../lib/run/back-off.ts';
 import { clause } from '../harness/clause-test.ts';
 import { brainId, config, fuzzTraffic, http, keys, models, shared } from '../harness/target.ts';
@@ -16,6 +16,7 @@ import { runCampaign } from '../fuzz/campaign.ts';
 import { FUZZ_CLAUSES, type FuzzClause } from '../fuzz/oracles.ts';
 import { describeFinding, summaryLines } from '../fuzz/report.ts';
 import { replayPrefix } from '../fuzz/replay.ts';
+import { runContext } from '../lib/run/run-context.ts';
 
 const fz = config.fuzz;
 
@@ -59,7 +60,8 @@ let waited = 0;
 const requests = Math.ceil((2 * fz.timeMs) / (config.timeoutMs + THROTTLE_ALLOWANCE_MS)) + 2;
 
 describe('FUZZ: generated requests', () => {
-  for (const id of FUZZ_CLAUSES) {
+  // A mutation run (npm run mutation) runs the campaign once, in the test below, not once per clause test.
+  for (const id of runContext().mode.mutation ? [] : FUZZ_CLAUSES) {
     clause(`fuzz/${id.toLowerCase()}`, id, `fuzz: ${WHAT[id]}`, async (t) => {
       if (fz.runs === 0) t.skip('FUZZ_RUNS=0: the fuzz phase is off');
       const { summary, findings } = await campaign();
@@ -74,5 +76,16 @@ describe('FUZZ: generated requests', () => {
         mine[0]?.exchange);
       t.note(`${judged} generated responses judged, no failure`);
     }, { requests });
+  }
+  // Mutation runs only (mutation/vitest.config.ts): there every test makes its own exchanges
+  // (harness/target.ts shared()), so the clause tests above would each run a campaign of
+  // their own. One test runs it once and fails on any clause's finding: a mutant the fuzz
+  // phase reaches costs one campaign, and fails on the same oracles.
+  if (runContext().mode.mutation) {
+    test('every clause of the fuzz phase (mutation run)', { timeout: (config.timeoutMs + THROTTLE_ALLOWANCE_MS) * requests + 5_000 }, async () => {
+      if (fz.runs === 0) return;
+      const { summary, findings } = await campaign();
+      expect(findings.map((f, i) => `${f.clause}: ${describeFinding(f, i + 1)}`), `fuzz seed ${summary.seed}`).toEqual([]);
+    });
   }
 });
