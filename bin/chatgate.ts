@@ -387,6 +387,9 @@ async function collectTests(config: Config): Promise<IndexedTest[]> {
     const { testModules } = await vitest.collect([]);
     for (const m of testModules) {
       const file = relative(ROOT, m.moduleId);
+      // A file that does not load would drop its tests from the list without a word.
+      const failed = m.errors()[0];
+      if (failed) throw new Error(`${file} does not load while the tests are collected: ${failed.message}`);
       for (const t of m.children.allTests()) {
         const legacyId = legacyTestId(file, t.name);
         const id = t.meta().chatgateId ?? legacyId;

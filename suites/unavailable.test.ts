@@ -24,11 +24,12 @@ describe('UNAV: endpoints that must not exist', () => {
   }
   // A real route's path with a segment after it, or under an unknown segment, is an
   // unknown path too: a router that matches a route anywhere in the path fails here.
-  const base = new URL(config.targetUrl!).pathname.replace(/\/+$/, '');
+  // Read when a test runs: collecting the tests (--list-tests) has no target.
+  const base = () => new URL(config.targetUrl!).pathname.replace(/\/+$/, '');
   const nested: [string, string, () => string | undefined][] = [
     ['after-brain-route', 'POST /brains/{id}/chat/<unknown segment>', () => brainId && `/brains/${encodeURIComponent(brainId)}/chat/chatgate-no-such-path`],
-    ['before-brain-route', 'POST /<unknown segment>/<base path>/brains/{id}/chat', () => brainId && `/chatgate-no-such-path${base}/brains/${encodeURIComponent(brainId)}/chat`],
-    ['before-model', 'POST /<unknown segment>/<base path>/models/<model>', () => `/chatgate-no-such-path${base}/models/${encodeURIComponent(models[0]!)}`],
+    ['before-brain-route', 'POST /<unknown segment>/<base path>/brains/{id}/chat', () => brainId && `/chatgate-no-such-path${base()}/brains/${encodeURIComponent(brainId)}/chat`],
+    ['before-model', 'POST /<unknown segment>/<base path>/models/<model>', () => `/chatgate-no-such-path${base()}/models/${encodeURIComponent(models[0]!)}`],
   ];
   for (const [label, what, pathOf] of nested) {
     clause(`unavailable/404/${label}`, 'UNAV-3', `${what}, a real route's path with an unknown segment, answers 404 with an error body`, async (t) => {
