@@ -32,7 +32,9 @@ export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
  */
 export const POOLED_IDLE_MS = 1_000;
 /** How long a stream may stay open after [DONE] before it counts as never closing. */
-export const CLOSE_AFTER_DONE_MS = 5_000;
+export /** What a capped body keeps for the report. */
+const HEAD_CHARS = 64 * 1024;
+const CLOSE_AFTER_DONE_MS = 5_000;
 
 export type AuthSpec =
   | { key: string }              // Authorization: Bearer <key>
@@ -350,8 +352,15 @@ export class HttpClient {
         if (textBytes > cap || ex.wireBytes > cap) {
           abort.abort();
           ex.error = { kind: 'body-too-large', message: `body exceeded ${formatBytes(cap)} (cut off after ${formatBytes(Math.max(textBytes, ex.wireBytes))})` };
-          // Keep only the start for the report: memory stays bounded by the cap, not by the body.
-          const head = pieces.join('').slice(0, 64 * 1024);
+          // Keep only the start for the report: memory stays bounded by the cap, not by the
+          // body. Built from the first pieces, not by slicing the joined text: a slice of a
+          // string keeps the whole string alive in V8, so each capped exchange the run keeps
+          // would hold the cap's worth of text.
+          let head = '';
+          for (const p of pieces) {
+            if (head.length >= HEAD_CHARS) break;
+            head += p.slice(0, HEAD_CHARS - head.length);
+          }
           pieces.length = 0;
           pieces.push(head);
           break;
