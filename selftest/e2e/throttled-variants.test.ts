@@ -4,7 +4,8 @@
 // suite, fuzz phase included, must reach the same verdict as the unthrottled run, test
 // for test; the run paces itself (the governor, lib/run/governor.ts) and says so on the
 // console. One run per variant: the machine is small, and each run is a minute or more
-// of mostly waiting. The 10-of-10 repetition is done by hand (docs/RUNNER.md has the figures).
+// of mostly waiting. THROTTLED_REPEAT=10 runs each combination ten times (by hand: about
+// 20 minutes here; docs/RUNNER.md has the figures).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +18,9 @@ import { publishTable } from '../support/table.ts';
 // One seed for every run: the fuzz phase sends the same requests, throttled or not.
 const ENV = { TIMEOUT_MS: '10000', FUZZ_SEED: '424242' };
 
-const THROTTLED = THROTTLED_COMBINATIONS;
+const REPEAT = Math.max(1, Number(process.env.THROTTLED_REPEAT ?? 1) || 1);
+const THROTTLED = THROTTLED_COMBINATIONS.flatMap(([name, variants]) =>
+  Array.from({ length: REPEAT }, (_, i) => [REPEAT > 1 ? `${name} (run ${i + 1} of ${REPEAT})` : name, variants] as [string, string[]]));
 
 const slot = limiter(2);
 const rows: string[][] = [];
