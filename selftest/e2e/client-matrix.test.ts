@@ -24,7 +24,7 @@ const VARIANT_GROUPS: string[][] = [
   ['sse-cr', 'one-chunk', 'no-usage-chunk', 'connection-close', 'slow-stream', 'slow-json', 'tight-rate-limit', 'resolved-model', 'unknown-model-400', 'error-param-absent', 'outside-base-plain-404',
     'retry-after-http-date', 'auth-lenient-bearer', 'brain-route-201', 'unknown-params-400'],
   // The retry-hint styles exclude each other (the reference uses the first it is given): one per group.
-  ['ratelimit-reset-only', 'keep-alive-timeout', 'params-ignored', 'repetitive-deltas', 'stream-refusals-400', 'brain-route-stream-json', 'error-echoes-url', 'capped-empty-reply'],
+  ['ratelimit-reset-only', 'keep-alive-timeout', 'params-ignored', 'repetitive-deltas', 'stream-refusals-400', 'brain-route-stream-json', 'error-echoes-url', 'capped-empty-reply', 'route-trailing-slash'],
 ];
 
 // The tight rate limits are not grouped here: they only make a run wait. Every client meets
