@@ -31,24 +31,33 @@ let direct: Agent | undefined;
  */
 export function makeGuardedFetch(timeoutMs: number, maxBodyBytes = DEFAULT_MAX_BODY_BYTES): typeof fetch {
   return async (url, init) => {
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    // The deadline is a controller a timer holds, not AbortSignal.timeout(): Node keeps only a
+    // weak reference to a timeout signal, and inside AbortSignal.any() one can be collected
+    // before it fires (nodejs/node#57736), leaving a stalled stream read forever. Seen here:
+    // a client's stream cell against a stalled stream outlived its test by minutes.
+    const deadline = new AbortController();
+    // Its reason is created here but reports the target's slowness: marked as the target's doing.
+    const timer = setTimeout(() => deadline.abort(markFromTarget(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))), timeoutMs);
+    timer.unref();
+    const done = () => clearTimeout(timer);
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
     // Through HTTPS_PROXY/HTTP_PROXY when they apply to the URL (lib/http/proxy.ts), as the raw
     // client; else a pool that keeps idle connections no longer than the raw client's.
     const href = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
     const dispatcher = sharedProxyDispatcher(href) ?? (direct ??= new Agent({ keepAliveTimeout: POOLED_IDLE_MS, keepAliveMaxTimeout: POOLED_IDLE_MS }));
     // Only a network failure or a deadline is the target's doing (harness/clients/faults.ts).
     const res = await undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'error', signal, ...(dispatcher ? { dispatcher } : {}) })
-      .catch((err: unknown) => { throw isNetworkFailure(err) ? markFromTarget(err) : err; });
+      .catch((err: unknown) => { done(); throw isNetworkFailure(err) ? markFromTarget(err) : err; });
     const meta = { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers };
-    if (!res.body) return new Response(null, meta);
+    if (!res.body) { done(); return new Response(null, meta); }
     let seen = 0;
     const capped = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         seen += chunk.byteLength;
-        if (seen > maxBodyBytes) controller.error(markFromTarget(new Error(`body exceeded ${formatBytes(maxBodyBytes)}`)));
+        if (seen > maxBodyBytes) { done(); controller.error(markFromTarget(new Error(`body exceeded ${formatBytes(maxBodyBytes)}`))); }
         else controller.enqueue(chunk);
       },
+      flush() { done(); },
     }));
     return new Response(capped, meta);
   };
