@@ -4,8 +4,8 @@
 // suite, fuzz phase included, must reach the same verdict as the unthrottled run, test
 // for test; the run paces itself (the governor, lib/run/governor.ts) and says so on the
 // console. One run per variant: the machine is small, and each run is a minute or more
-// of mostly waiting. THROTTLED_REPEAT=10 runs each combination ten times (by hand: about
-// 20 minutes here; docs/RUNNER.md has the figures).
+// of mostly waiting. THROTTLED_REPEAT=N runs each combination N times against the same
+// unthrottled run (the 10-of-10 repetition, by hand).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
