@@ -31,11 +31,11 @@ export async function startGovernorServer(runDir: string): Promise<GovernorServe
       while ((nl = buffer.indexOf('\n')) !== -1) {
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
-        let msg: { op?: string; id?: number; ref?: number; maxWaitMs?: number; maxMs?: number; status?: number | null; headers?: Record<string, string> };
+        let msg: { op?: string; id?: number; ref?: number; maxWaitMs?: number; retry?: boolean; maxMs?: number; status?: number | null; headers?: Record<string, string> };
         try { msg = JSON.parse(line); } catch { continue; }
         const { op, id, ref } = msg;
         if (op === 'acquire' && typeof id === 'number') {
-          void governor.acquire(Number(msg.maxWaitMs ?? 0)).then((lease) => {
+          void governor.acquire(Number(msg.maxWaitMs ?? 0), msg.retry === true).then((lease) => {
             if (socket.destroyed) { lease.release({ headers: {} }); return; }
             leases.set(id, lease);
             reply({ id, waitedMs: lease.waitedMs, forced: lease.forced });

@@ -66,7 +66,7 @@ export async function with429BackOff<T>(
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   for (;;) {
-    const lease = gate ? await gate.acquire(Math.max(0, budget.maxTotalWaitMs - elapsed())) : undefined;
+    const lease = gate ? await gate.acquire(Math.max(0, budget.maxTotalWaitMs - elapsed()), retries.length > 0) : undefined;
     if (lease) {
       waited += lease.waitedMs;
       if (retries.length) retries[retries.length - 1]!.waitedMs += lease.waitedMs;

@@ -5,7 +5,11 @@
 // answer's status and rate-limit headers afterwards. The governor:
 // - stops all turns until the wait a 429 advises (lib/spec/retry-hints.ts, the one reader);
 // - halves the number of requests in flight on a 429 (once per throttling episode),
-//   and, once one at a time still meets 429s, spaces the starts further apart;
+//   and, once one at a time still meets 429s, spaces the starts further apart (at
+//   least the wait the 429 advised: a token bucket's refill interval);
+// - gives a request that met a 429 its next turn before any request not yet sent: a
+//   retry at the back of the queue can lose the race for the next token again and
+//   again (20 times in a row, seen against a 6-per-second bucket) and be throttled out;
 // - stops turns until x-ratelimit-reset-* when x-ratelimit-remaining-* says the
 //   budget left is used up by the requests already out, and raises the pace again
 //   while answers come back without 429 or the remaining budget says there is room.
@@ -32,7 +36,8 @@ export interface Lease {
 
 /** What the back-off loop (lib/run/back-off.ts) and the clients need of a governor. */
 export interface Gate {
-  acquire(maxWaitMs: number): Promise<Lease>;
+  /** A turn; `retry`: the request already met a 429 and goes ahead of those not yet sent. */
+  acquire(maxWaitMs: number, retry?: boolean): Promise<Lease>;
   /**
    * Holds every new turn until `release()` (or `maxMs`): the rate-limit probe's recovery
    * request must meet the budget the target advertised, not one the rest of the run used up.
@@ -61,7 +66,7 @@ export interface GovernorStats {
 export const MAX_CONCURRENCY = 64;
 const MAX_INTERVAL_MS = 2_000;
 
-interface Waiter { since: number; deadline: number; grant: (forced: boolean) => void; timer?: NodeJS.Timeout }
+interface Waiter { since: number; deadline: number; retry: boolean; grant: (forced: boolean) => void; timer?: NodeJS.Timeout }
 
 /** The pacing policy: one per run, in the process that holds it. */
 export class Governor {
@@ -81,11 +86,11 @@ export class Governor {
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
-  acquire(maxWaitMs: number): Promise<Lease> {
+  acquire(maxWaitMs: number, retry = false): Promise<Lease> {
     return new Promise((resolve) => {
       const since = this.now();
       const w: Waiter = {
-        since, deadline: since + Math.max(0, maxWaitMs),
+        since, deadline: since + Math.max(0, maxWaitMs), retry,
         grant: (forced) => {
           const waitedMs = Math.round(this.now() - since);
           this.stats.waitedMs += waitedMs;
@@ -95,7 +100,10 @@ export class Governor {
         },
       };
       if (this.queue.length === 0) this.heldSince = since;
-      this.queue.push(w);
+      // Retries in the order they met their 429, all before the first request not yet sent.
+      const firstFresh = retry ? this.queue.findIndex((q) => !q.retry) : -1;
+      if (firstFresh === -1) this.queue.push(w);
+      else this.queue.splice(firstFresh, 0, w);
       if (Number.isFinite(w.deadline)) w.timer = setTimeout(() => this.force(w), Math.max(0, maxWaitMs));
       this.pump();
     });
@@ -130,7 +138,8 @@ export class Governor {
     if (now < this.episodeEnds) return;
     this.episodeEnds = this.pausedUntil;
     if (this.limit > 1) this.limit = Math.max(1, Math.floor(Math.min(this.limit, this.inFlight + 1) / 2));
-    else this.intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(100, this.intervalMs * 2));
+    // One at a time still too fast: the starts must be at least the advised wait apart.
+    else this.intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(100, this.intervalMs * 2, advised ?? 0));
     this.stats.lowestConcurrency = Math.min(this.stats.lowestConcurrency, this.limit);
     this.stats.widestIntervalMs = Math.max(this.stats.widestIntervalMs, this.intervalMs);
   }
@@ -156,7 +165,9 @@ export class Governor {
     // Additive increase: one more in flight per `limit` answers without a 429.
     if (++this.streak >= this.limit) {
       this.streak = 0;
-      if (this.intervalMs > 0) this.intervalMs = this.intervalMs < 50 ? 0 : Math.round(this.intervalMs * 0.75);
+      // The spacing shrinks by a tenth per answer without a 429: doubling on a 429 and
+      // shrinking by a quarter settles where 3 answers in 10 are 429s, by a tenth 1 in 10.
+      if (this.intervalMs > 0) this.intervalMs = this.intervalMs < 20 ? 0 : Math.round(this.intervalMs * 0.9);
       else this.limit = Math.min(MAX_CONCURRENCY, this.limit + 1);
     }
   }
@@ -225,7 +236,7 @@ export const GOVERNOR_SOCKET_ENV = 'CHATGATE_GOVERNOR_SOCKET';
 
 /**
  * A worker's line to the runner's governor: newline-delimited JSON over a Unix socket.
- * acquire -> {op: 'acquire', id, maxWaitMs}, answered {id, waitedMs, forced};
+ * acquire -> {op: 'acquire', id, maxWaitMs, retry}, answered {id, waitedMs, forced};
  * release -> {op: 'release', id, status, headers}; hold -> {op: 'hold', id, maxMs},
  * answered {id}; {op: 'unhold', id}. If the line breaks, every waiting request goes
  * at once and later ones use a governor of this process: the run goes on, less paced.
@@ -284,10 +295,10 @@ export class GovernorConnection implements Gate {
     return { id, answer };
   }
 
-  async acquire(maxWaitMs: number): Promise<Lease> {
+  async acquire(maxWaitMs: number, retry = false): Promise<Lease> {
     const started = performance.now();
-    const asked = this.ask({ op: 'acquire', maxWaitMs });
-    if (!asked) return this.local().acquire(maxWaitMs);
+    const asked = this.ask({ op: 'acquire', maxWaitMs, retry });
+    if (!asked) return this.local().acquire(maxWaitMs, retry);
     const { id } = asked;
     const answer = await asked.answer;
     if (this.broken && answer.forced) return this.local().acquire(0);

@@ -56,6 +56,28 @@ describe('Governor', () => {
     expect(g.stats.widestIntervalMs).toBeGreaterThanOrEqual(100);
   });
 
+  it('gives a request that met a 429 its turn before requests not yet sent', async () => {
+    // At the back of the queue a retry can lose the race for a token bucket's next token
+    // again and again, until its budget runs out.
+    const g = new Governor();
+    const release = await g.hold(60_000);
+    const order: string[] = [];
+    const take = (name: string, retry: boolean) => g.acquire(10_000, retry).then((l) => { order.push(name); return l; });
+    const all = [take('fresh 1', false), take('fresh 2', false), take('retry 1', true), take('fresh 3', false), take('retry 2', true)];
+    release();
+    for (const l of await Promise.all(all)) l.release(OK);
+    expect(order).toEqual(['retry 1', 'retry 2', 'fresh 1', 'fresh 2', 'fresh 3']);
+  });
+
+  it('at one in flight, starts are at least the wait a 429 advised apart', async () => {
+    const g = new Governor();
+    for (let i = 0; i < 8 && g.stats.widestIntervalMs === 0; i++) {
+      const l = await g.acquire(10_000);
+      l.release(T429(300));
+    }
+    expect(g.stats.widestIntervalMs).toBeGreaterThanOrEqual(300);
+  });
+
   it('waits for x-ratelimit-reset-* when x-ratelimit-remaining-* is used up by the requests out', async () => {
     const g = new Governor();
     const a = await g.acquire(10_000);
