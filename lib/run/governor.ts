@@ -65,6 +65,12 @@ export interface GovernorStats {
 /** Most requests in flight at once while the target has not pushed back. */
 export const MAX_CONCURRENCY = 64;
 const MAX_INTERVAL_MS = 2_000;
+/**
+ * Answers without a 429 before the pace is raised, at least. Raised after every answer,
+ * one in flight went back to two at once, and the spacing that fits a slow token bucket
+ * was never reached: half the paced requests met a 429.
+ */
+const RAISE_AFTER = 4;
 
 interface Waiter { since: number; deadline: number; retry: boolean; grant: (forced: boolean) => void; timer?: NodeJS.Timeout }
 
@@ -163,7 +169,7 @@ export class Governor {
       }
     }
     // Additive increase: one more in flight per `limit` answers without a 429.
-    if (++this.streak >= this.limit) {
+    if (++this.streak >= Math.max(this.limit, RAISE_AFTER)) {
       this.streak = 0;
       // The spacing shrinks by a tenth per answer without a 429: doubling on a 429 and
       // shrinking by a quarter settles where 3 answers in 10 are 429s, by a tenth 1 in 10.

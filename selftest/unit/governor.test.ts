@@ -69,6 +69,25 @@ describe('Governor', () => {
     expect(order).toEqual(['retry 1', 'retry 2', 'fresh 1', 'fresh 2', 'fresh 3']);
   });
 
+  it('raises the pace again only after several answers without a 429', async () => {
+    // Raised after each answer, one in flight went straight back to two against a slow token
+    // bucket, and half the paced requests met a 429.
+    const g = new Governor();
+    const [a, b] = await Promise.all([g.acquire(10_000), g.acquire(10_000)]);
+    a!.release(T429(1));
+    expect(g.stats.lowestConcurrency).toBe(1);
+    await new Promise((r) => setTimeout(r, 5));
+    b!.release(OK);
+    let granted = 0;
+    const next = [g.acquire(10_000), g.acquire(10_000)];
+    next.forEach((p) => void p.then(() => granted++));
+    const c = await next[0]!;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(granted).toBe(1);
+    c.release(OK);
+    (await next[1]!).release(OK);
+  });
+
   it('at one in flight, starts are at least the wait a 429 advised apart', async () => {
     const g = new Governor();
     for (let i = 0; i < 8 && g.stats.widestIntervalMs === 0; i++) {
