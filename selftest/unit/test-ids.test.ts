@@ -1,7 +1,8 @@
 // Every test of the suite has a stable id (given at the test, harness/clause-test.ts),
 // in the id scheme (TEST_ID: "<suite file>/<slug>...") and unique, so EXPECTATIONS
 // entries and history survive a title edit. The ids come from the runner's own
-// collection (npm test -- --list-tests: imports only, no request).
+// collection (npm test -- --list-tests: imports only, no request); a suite file that
+// does not load there is a crash naming it, never a list without its tests.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +25,16 @@ describe('stable test ids', () => {
     expect(dup).toEqual([]);
     const areas = new Set(rows.map(([id]) => id.split('/')[0]));
     for (const area of ['auth', 'brains', 'chat-requests', 'events', 'limits', 'models', 'resources', 'svc', 'unavailable', 'versioning', 'fuzz', 'clients', 'run-wide']) expect(areas).toContain(area);
+  }, 150_000);
+
+  it('a suite file that does not load while the tests are collected is a crash naming it (exit 3), not a shorter list', () => {
+    // The crashing fixture comes in through the self-test seam (docs/RUNNER.md).
+    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts'), '--list-tests'], {
+      cwd: ROOT, encoding: 'utf8', timeout: 120_000,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, CHATGATE_SELFTEST_SUITES: 'selftest/fixtures/harness-errors' },
+    });
+    expect(run.status, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/the runner crashed .*selftest\/fixtures\/harness-errors\/crashing-file\.suite\.ts does not load while the tests are collected: self-test: this suite file crashes on import/);
   }, 150_000);
 
   it('idPart turns a data label into an id segment', () => {
