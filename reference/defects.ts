@@ -171,6 +171,7 @@ const CATALOG = {
   'auth-key-scheme-accepted': { clauses: ['AUTH-3'], description: 'A valid key under the schemes Key, Api-Key or ApiKey is accepted (Basic and Token are still refused).' },
   'auth-key-prefix-compare': { clauses: ['AUTH-2'], description: 'Keys are compared on their first 32 characters only: the key with its last character changed, or with characters appended, is accepted.' },
   'auth-key-case-insensitive': { clauses: ['AUTH-2'], description: 'Keys are compared without case: the upper-cased key is accepted.' },
+  'auth-scheme-unanchored': { clauses: ['AUTH-3'], description: 'The Bearer pattern is not anchored at the start of the header: a valid key under a scheme that ends in "Bearer" (XBearer <key>) is accepted.' },
   'retry-after-unparseable': { clauses: ['LIM-2'], description: '429 answers carry "Retry-After: soon" (retry-after-ms and x-ratelimit-reset-requests stay valid).' },
   'close-after-stream': { clauses: ['SVC-8'], description: 'After every stream the socket is closed without Connection: close (half-close once the response is sent).' },
   'models-no-list': { clauses: ['SVC-2', 'MOD-1'], description: 'GET /models answers 200 {"object": "list"} with no data array.' },

@@ -56,6 +56,7 @@ describe('AUTH: missing, unknown and malformed keys', () => {
     ['the valid key under scheme Token', `Token ${key}`, 'token'],
     ['the valid key under scheme Key', `Key ${key}`, 'key'],
     ['the valid key under scheme Api-Key', `Api-Key ${key}`, 'api-key'],
+    ['the valid key under scheme XBearer (a scheme that ends in "Bearer")', `XBearer ${key}`, 'xbearer'],
     ['Bearer with an empty key', 'Bearer ', 'empty-bearer'],
     ['the valid key with no scheme', key, 'no-scheme'],
   ];
@@ -178,6 +179,7 @@ describe('AUTH: missing, unknown and malformed keys on the streaming path (strea
     ['AUTH-3', 'the valid key under scheme Token', { header: `Token ${key}` }, {}, 'malformed/token'],
     ['AUTH-3', 'the valid key under scheme Key', { header: `Key ${key}` }, {}, 'malformed/key'],
     ['AUTH-3', 'the valid key under scheme Api-Key', { header: `Api-Key ${key}` }, {}, 'malformed/api-key'],
+    ['AUTH-3', 'the valid key under scheme XBearer (a scheme that ends in "Bearer")', { header: `XBearer ${key}` }, {}, 'malformed/xbearer'],
     ['AUTH-3', 'Bearer with an empty key', { header: 'Bearer ' }, {}, 'malformed/empty-bearer'],
     ['AUTH-3', 'the valid key with no scheme', { header: key }, {}, 'malformed/no-scheme'],
   ];

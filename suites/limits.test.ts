@@ -9,6 +9,7 @@ import { MAX_HONOURED_WAIT_MS, readRetryHints } from '../lib/spec/retry-hints.ts
 import { chat, chatBody, config, keys } from '../harness/target.ts';
 import { CLIENTS, clauseFor, unavailable } from '../harness/clients/registry.ts';
 import { runGovernor } from '../lib/run/governor.ts';
+import { runContext } from '../lib/run/run-context.ts';
 import { rateLimitCell, rateLimitTitle } from '../harness/clients/suite.ts';
 
 const PROBE_MS = 30_000;
@@ -25,8 +26,13 @@ interface Probe {
 }
 
 let probe: Promise<Probe> | undefined;
+// Mutation runs (mutation/setup.ts) judge a mutant by the tests that reach it: each LIM
+// test then runs its own probe, so the limiter code it judges is counted as its own.
 function runProbe(): Promise<Probe> {
-  return (probe ??= (async () => {
+  return runContext().mode.mutation ? probeOnce() : (probe ??= probeOnce());
+}
+function probeOnce(): Promise<Probe> {
+  return (async () => {
     const p: Probe = { sent: 0, elapsedMs: 0, bad: [], statuses: {} };
     const started = Date.now();
     while (!p.first429 && p.sent < config.rateLimitProbeMax && Date.now() - started < PROBE_MS) {
@@ -51,7 +57,7 @@ function runProbe(): Promise<Probe> {
       release?.();
     }
     return p;
-  })());
+  })();
 }
 
 async function recover(p: Probe, first429: Exchange): Promise<void> {
