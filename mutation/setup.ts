@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, inject } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../reference/server.ts';
+import { DEFAULT_RATE_LIMIT_KEY_LIMIT } from '../reference/options.ts';
 import { bypassProxyFor } from '../lib/http/proxy.ts';
 import { loadConfig } from '../lib/run/config.ts';
 import { EMBEDDED_KEY_VARIABLES, runContextOf, writeRunContext } from '../lib/run/run-context.ts';
@@ -34,7 +35,10 @@ afterAll(({}, file) => {
 // harness reads the target once; this file runs again before each of them.
 const shared = globalThis as { chatgateMutationTarget?: { ref: ReferenceServer; runDir: string; judged: number } };
 const target = (shared.chatgateMutationTarget ??= await (async () => {
-  const ref = await startReferenceServer({});
+  // The rate-limit key's window is 3 s here, not 1 s: LIM-3 honours up to two further
+  // advised waits, and a mutant that advertises 1 ms must still be throttled when the
+  // third ends, even on a loaded machine (in 1 s windows it was not: a survivor).
+  const ref = await startReferenceServer({ rateLimit: { rateLimit: { ...DEFAULT_RATE_LIMIT_KEY_LIMIT, windowMs: 3_000 } } });
   bypassProxyFor(new URL(ref.url).hostname);
   const runDir = mkdtempSync(join(tmpdir(), 'chatgate-mutation-'));
   // The same run context the runner writes (lib/run/run-context.ts), knobs from this
