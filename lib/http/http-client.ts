@@ -32,9 +32,9 @@ export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
  */
 export const POOLED_IDLE_MS = 1_000;
 /** How long a stream may stay open after [DONE] before it counts as never closing. */
-export /** What a capped body keeps for the report. */
+export const CLOSE_AFTER_DONE_MS = 5_000;
+/** What a capped body keeps for the report, in characters. */
 const HEAD_CHARS = 64 * 1024;
-const CLOSE_AFTER_DONE_MS = 5_000;
 
 export type AuthSpec =
   | { key: string }              // Authorization: Bearer <key>
