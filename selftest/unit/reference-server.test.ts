@@ -517,6 +517,27 @@ describe('reference server: catalogs', () => {
     await expect(startReferenceServer({ variants: ['sse-crlf', 'nope'] })).rejects.toThrow(/sse-crlf/);
   });
 
+  it('refuses a bad port, rate window, token bucket or reply length before it listens', async () => {
+    for (const [opts, message] of [
+      [{ port: -1 }, /port must be an integer 0-65535 \(got -1\)/],
+      [{ port: 65536 }, /port must be/],
+      [{ port: 1.5 }, /port must be/],
+      [{ rateLimit: { main: { limit: 0, windowMs: 1000 } } }, /rateLimit\.main needs limit >= 1/],
+      [{ rateLimit: { rateLimit: { limit: 5, windowMs: 0 } } }, /rateLimit\.rateLimit needs/],
+      [{ rateLimit: { account: { limit: 0, windowMs: 1000 } } }, /rateLimit\.account needs/],
+      [{ rateLimit: { bucket: { capacity: 0, refillPerSecond: 1 } } }, /rateLimit\.bucket needs capacity >= 1/],
+      [{ rateLimit: { bucket: { capacity: 1, refillPerSecond: 0 } } }, /rateLimit\.bucket needs/],
+      [{ replyWords: 0 }, /replyWords must be a positive integer \(got 0\)/],
+      [{ replyWords: 2.5 }, /replyWords must be/],
+    ] as Array<[ReferenceOptions, RegExp]>) {
+      await expect(startReferenceServer(opts), JSON.stringify(opts)).rejects.toThrow(message);
+    }
+    // The edges themselves are accepted.
+    for (const opts of [{ port: 0 }, { replyWords: 1, rateLimit: { main: { limit: 1, windowMs: 1 }, bucket: { capacity: 1, refillPerSecond: 0.5 } } }] as ReferenceOptions[]) {
+      await (await startReferenceServer(opts)).close();
+    }
+  });
+
   it('reads REFERENCE_DEFECT and REFERENCE_VARIANTS', () => {
     expect(referenceOptionsFromEnv({})).toEqual({});
     expect(referenceOptionsFromEnv({ REFERENCE_DEFECT: 'auth-any-key', REFERENCE_VARIANTS: 'gzip, sse-crlf,' })).toEqual({
