@@ -14,7 +14,11 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'reports/mutation');
 const summaryOnly = process.argv.includes('--summary-only');
-const args = process.argv.slice(2).filter((a) => a !== '--summary-only');
+const userArgs = process.argv.slice(2).filter((a) => a !== '--summary-only');
+const incremental = userArgs.includes('--incremental');
+// The full run tests every mutant (--force) and still writes the incremental file, so it
+// leaves the baseline that later --incremental runs (and CI) start from.
+const args = incremental ? userArgs : [...userArgs, '--incremental', '--force'];
 
 interface Mutant { id: string; mutatorName: string; status: string; statusReason?: string; location: { start: { line: number } } }
 interface Report { files: Record<string, { mutants: Mutant[] }> }
@@ -57,7 +61,7 @@ const valid = detected + n('Survived') + n('NoCoverage');
 const score = valid ? Math.round((detected / valid) * 10000) / 100 : null;
 const summary = {
   date: startedAt.toISOString(),
-  incremental: args.includes('--incremental'),
+  incremental,
   mutate: args.includes('--mutate') ? args[args.indexOf('--mutate') + 1] : 'stryker.config.mjs',
   // Killed and timed out over killed + timed out + survived + no coverage; disabled and invalid mutants are not in it.
   score,
@@ -67,7 +71,7 @@ const summary = {
   disabled: n('Ignored'), disabledByReason: disabled,
   durationS,
   // Not for an incremental run: its reused results cost no time, and the report does not say which they are.
-  secondsPerTestedMutant: valid && durationS !== null && !args.includes('--incremental') ? Math.round((durationS / valid) * 100) / 100 : null,
+  secondsPerTestedMutant: valid && durationS !== null && !incremental ? Math.round((durationS / valid) * 100) / 100 : null,
   machine: { cpus: cpus().length, loadAverageAtStart: loadBefore.map((x) => Math.round(x * 100) / 100), loadAverageAtEnd: loadAfter.map((x) => Math.round(x * 100) / 100) },
   untriaged: survivors,
 };

@@ -43,11 +43,11 @@ export class RequestContext {
     // Stryker disable next-line StringLiteral: not reached, node:http always sets the url of a request it parsed
     const raw = req.url ?? '/';
     const q = raw.indexOf('?');
-    // Stryker disable next-line MethodExpression,ConditionalExpression: legal, what a server does with a query string is not shown (no suite request, nor the OpenAI-style clients' calls the spec names, sends one): the path kept whole (true, or raw for the slice); false (the path's last character cut off) was killed by the first test (run of 2026-11-24) before this line was disabled
+    // Stryker disable next-line MethodExpression,ConditionalExpression: legal, what a server does with a query string is not shown (no suite request, nor the OpenAI-style clients' calls the spec names, sends one): the path kept whole (true, or raw for the slice); false (the path's last character cut off) was killed (run of 2026-11-24) before this line was disabled
     this.path = q === -1 ? raw : raw.slice(0, q);
     this.signal = this.abort.signal;
     // close() aborts every live request; a request leaves the set when its response closes.
-    // Stryker disable all: equivalent in the mutation run, the signal only stops delays and hanging streams, and there every delay is 0, no stream hangs and the server is never shut down (the reference-server self-tests check that a stream stops when its client leaves and that close() returns promptly); shuttingDown taken as true (every request aborted) was killed by the first test (run of 2026-11-24) before this was disabled
+    // Stryker disable all: equivalent in the mutation run, the signal only stops delays and hanging streams, and there every delay is 0, no stream hangs and the server is never shut down (the reference-server self-tests check that a stream stops when its client leaves and that close() returns promptly); shuttingDown taken as true (every request aborted) was killed (run of 2026-11-24) before this was disabled
     const abort = () => this.abort.abort();
     if (state.shuttingDown) abort();
     state.live.add(abort);

