@@ -1,7 +1,8 @@
 // npm run mutation [-- stryker options]: runs StrykerJS (stryker.config.mjs) over the
 // reference server with the conformance suite, then writes reports/mutation/summary.json
 // and prints the score over the mutants that are not disabled with a reason.
-//   npm run mutation                      every mutant (the full run; not for CI)
+//   npm run mutation                      every mutant (the full run; not for CI), writing the
+//                                         incremental baseline too (Stryker --incremental --force)
 //   npm run mutation -- --incremental     only mutants whose code or tests changed since
 //                                         reports/mutation/stryker-incremental.json
 //   npm run mutation -- --summary-only    summary.json from the last report, without running
@@ -40,6 +41,14 @@ if (!existsSync(reportFile)) {
   process.exit(2);
 }
 const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
+// An incremental run (or a summary only) keeps the figures of the last full run, the
+// time that npm run mutation takes; a full run is its own.
+const summaryFile = join(OUT, 'summary.json');
+type FullRun = { date: string; durationS: number; secondsPerTestedMutant: number | null; score: number | null; mutants: number; killed: number; survived: number; timeout: number; noCoverage: number; machine: unknown };
+const previous = existsSync(summaryFile) ? (JSON.parse(readFileSync(summaryFile, 'utf8')) as Partial<FullRun> & { incremental?: boolean; lastFullRun?: FullRun }) : undefined;
+const lastFullRun: FullRun | undefined = previous?.incremental === false && typeof previous.durationS === 'number'
+  ? { date: previous.date!, durationS: previous.durationS, secondsPerTestedMutant: previous.secondsPerTestedMutant ?? null, score: previous.score ?? null, mutants: previous.mutants!, killed: previous.killed!, survived: previous.survived!, timeout: previous.timeout!, noCoverage: previous.noCoverage!, machine: previous.machine }
+  : previous?.lastFullRun;
 const counts: Record<string, number> = {};
 const disabled: Record<string, number> = {};
 const survivors: string[] = [];
@@ -61,7 +70,7 @@ const valid = detected + n('Survived') + n('NoCoverage');
 const score = valid ? Math.round((detected / valid) * 10000) / 100 : null;
 const summary = {
   date: startedAt.toISOString(),
-  incremental,
+  incremental: incremental || summaryOnly,
   mutate: args.includes('--mutate') ? args[args.indexOf('--mutate') + 1] : 'stryker.config.mjs',
   // Killed and timed out over killed + timed out + survived + no coverage; disabled and invalid mutants are not in it.
   score,
@@ -74,8 +83,9 @@ const summary = {
   secondsPerTestedMutant: valid && durationS !== null && !incremental ? Math.round((durationS / valid) * 100) / 100 : null,
   machine: { cpus: cpus().length, loadAverageAtStart: loadBefore.map((x) => Math.round(x * 100) / 100), loadAverageAtEnd: loadAfter.map((x) => Math.round(x * 100) / 100) },
   untriaged: survivors,
+  ...(incremental || summaryOnly ? { lastFullRun: lastFullRun ?? null } : {}),
 };
 mkdirSync(OUT, { recursive: true });
-writeFileSync(join(OUT, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
 console.log(`mutation score ${score ?? 'n/a'} % (${detected} of ${valid} detected; ${n('Survived')} survived, ${n('NoCoverage')} no coverage, ${n('Ignored')} disabled with a reason) in ${durationS ?? '(not measured)'} s, load average ${summary.machine.loadAverageAtStart.join(' ')}`);
 console.log(`reports: ${join(OUT, 'index.html')}, mutation.json, summary.json`);
