@@ -2,7 +2,7 @@
 // style: the spec anchor decides, never our reference's habits). What is specific to
 // generated requests is here: CHAT-2..CHAT-6 for the bodies they made invalid, CHAT-8
 // for parameters, the EV clauses for each generated stream. ERR-1 and ERR-2 are the
-// per-response rules of runner/response-checks.ts, applied here to the generated
+// per-response rules of lib/spec/rules/response-rules.ts, applied here to the generated
 // requests (reported by the fuzz tests, shrunk); the other per-response rules judge the
 // generated requests run-wide from the exchange log. Refusing a parameter with 400 is
 // always legal; so is honouring or ignoring it. A 429 that outlasts the client's retry
@@ -10,9 +10,9 @@
 import type { ClauseId } from '../lib/spec/clauses.ts';
 import type { Exchange } from '../lib/http/http-client.ts';
 import { exchangeErrorBodyProblems as errorBodyProblemsOf, summarise } from '../harness/exchange-log.ts';
-import { checkResponse } from '../runner/response-checks.ts';
+import { checkResponse } from '../lib/spec/rules/response-rules.ts';
 import { validate } from '../lib/spec/schema-validator.ts';
-import { readStream } from '../harness/stream-judge.ts';
+import { readStream } from '../lib/spec/rules/stream-reading.ts';
 import type { CaseKind, FuzzCase } from './generators.ts';
 
 export type FuzzClause =

@@ -1,7 +1,7 @@
 // Reads a captured SSE exchange the way the OpenAI-style clients do: data payloads,
 // the [DONE] terminator, parsed chunks, content and finish_reason per choice.
 // The EV-* tests each judge one aspect of this reading.
-import type { Exchange } from '../lib/http/http-client.ts';
+import type { Exchange } from '../../http/http-client.ts';
 
 export interface Payload { index: number; event?: string; data: string; json?: unknown; parseError?: string; atMs: number }
 

@@ -6,11 +6,11 @@
 // requests, the 429s the raw client waited out, and the preflight. The run-wide records
 // (runner/run-wide-checks.ts) report each rule once, on its clause; the fuzz phase
 // (fuzz/oracles.ts) applies the same functions to its generated requests.
-import type { ClauseId } from '../lib/spec/clauses.ts';
-import { emptyErrorMembers } from '../lib/spec/error-body.ts';
-import { reuseRetryEvidence } from '../lib/http/connection-reuse.ts';
-import { describeSnapshots } from '../lib/spec/cumulative-deltas.ts';
-import type { ExchangeSummary } from '../harness/exchange-log.ts';
+import type { ClauseId } from '../clauses.ts';
+import { emptyErrorMembers } from '../error-body.ts';
+import { reuseRetryEvidence } from './connection-reuse.ts';
+import { describeSnapshots } from '../cumulative-deltas.ts';
+import type { ExchangeSummary } from './exchange-summary.ts';
 
 /** What one exchange shows against its rule's clause. */
 export interface ResponseViolation {
@@ -80,7 +80,7 @@ export const RESPONSE_RULES: readonly ResponseRule[] = [
     check: (e) => (e.keyEchoes.length ? e.keyEchoes.join(', ') : undefined),
   },
   // SVC-8 from the run's own traffic: a request the raw client had to send again because a
-  // connection left open was closed under it (lib/http/connection-reuse.ts). The probe in
+  // connection left open was closed under it (lib/spec/rules/connection-reuse.ts). The probe in
   // suites/svc.test.ts judges the clause; this adds what the run met elsewhere.
   {
     clause: 'SVC-8', title: 'no request of the run met a connection closed silently after a response',
