@@ -16,6 +16,7 @@ import { errorSchemaProblems } from '../lib/spec/schema-validator.ts';
 import { echoedSecretLabels, redact, redactDeep } from '../lib/run/redact.ts';
 import { parseSse } from '../lib/http/sse-reader.ts';
 import { DeltaSnapshotWatch } from '../lib/spec/cumulative-deltas.ts';
+import { contentDeltaCount } from '../lib/spec/rules/stream-rules.ts';
 
 /** The title of the test whose code is running (clause() sets it), for the run-wide checks' messages. */
 export const exchangeContext = new AsyncLocalStorage<string>();
@@ -84,13 +85,7 @@ export function streamEvidence(data: string[]): Pick<ExchangeSummary, 'contentDe
     if (d.trim() === '[DONE]') break;
     let chunk: unknown;
     try { chunk = JSON.parse(d); } catch { continue; } // EV-3 judges payloads that are not JSON
-    const choices = (chunk as { choices?: unknown } | null)?.choices;
-    if (Array.isArray(choices)) {
-      for (const c of choices) {
-        const content = (c as { delta?: { content?: unknown } } | null)?.delta?.content;
-        if (typeof content === 'string' && content !== '') contentDeltas++;
-      }
-    }
+    contentDeltas += contentDeltaCount([chunk]);
     watch.pushChunk(chunk);
   }
   const snapshots = watch.finding();

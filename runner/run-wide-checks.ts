@@ -13,7 +13,6 @@ import { CLAUSES, type ClauseId } from '../lib/spec/clauses.ts';
 import type { TestRecord, Verdict } from '../lib/run/verdicts.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
 import { RESPONSE_RULES, type ResponseRule } from '../lib/spec/rules/response-rules.ts';
-import { JUDGED_BY_FUZZ_TESTS } from '../fuzz/oracles.ts';
 
 export const RUN_WIDE_FILE = 'runner/run-wide-checks.ts';
 
@@ -84,7 +83,7 @@ export function runWideChecks(logged: ExchangeSummary[], baseUrl?: string): Test
 
 /** One rule over the run's exchanges: its record (undefined for a probed rule without a breach). */
 function judgeRule(rule: ResponseRule, all: ExchangeSummary[], n: string): TestRecord | undefined {
-  const fuzzOwn = (JUDGED_BY_FUZZ_TESTS as readonly ClauseId[]).includes(rule.clause);
+  const fuzzOwn = !!rule.fuzzReports;
   const mine = fuzzOwn ? all.filter((e) => e.source !== 'fuzz') : all;
   const judged = mine.filter((e) => rule.judges(e));
   const offenders: Array<{ e: ExchangeSummary; seen: string }> = [];
