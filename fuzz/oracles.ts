@@ -1,8 +1,9 @@
 // The oracles of generated requests. Each says only what its clause says (test262
 // style: the spec anchor decides, never our reference's habits). What is specific to
 // generated requests is here: CHAT-2..CHAT-6 for the bodies they made invalid, CHAT-8
-// for parameters, the EV clauses for each generated stream. ERR-1 and ERR-2 are the
-// per-response rules of runner/response-checks.ts, applied here to the generated
+// for parameters, the EV clauses for each generated stream (the per-stream rules of
+// lib/spec/rules/stream-rules.ts). ERR-1 and ERR-2 are the
+// per-response rules of lib/spec/rules/response-rules.ts, applied here to the generated
 // requests (reported by the fuzz tests, shrunk); the other per-response rules judge the
 // generated requests run-wide from the exchange log. Refusing a parameter with 400 is
 // always legal; so is honouring or ignoring it. A 429 that outlasts the client's retry
@@ -10,17 +11,15 @@
 import type { ClauseId } from '../lib/spec/clauses.ts';
 import type { Exchange } from '../lib/http/http-client.ts';
 import { exchangeErrorBodyProblems as errorBodyProblemsOf, summarise } from '../harness/exchange-log.ts';
-import { checkResponse } from '../runner/response-checks.ts';
+import { checkResponse, JUDGED_BY_FUZZ_TESTS } from '../lib/spec/rules/response-rules.ts';
+import * as ev from '../lib/spec/rules/stream-rules.ts';
 import { validate } from '../lib/spec/schema-validator.ts';
-import { readStream } from '../harness/stream-judge.ts';
+import { readStream } from '../lib/spec/rules/stream-reading.ts';
 import type { CaseKind, FuzzCase } from './generators.ts';
 
 export type FuzzClause =
   | 'ERR-1' | 'ERR-2' | 'CHAT-2' | 'CHAT-3' | 'CHAT-4' | 'CHAT-5' | 'CHAT-6' | 'CHAT-8'
   | 'EV-1' | 'EV-2' | 'EV-3' | 'EV-4' | 'EV-5' | 'EV-6' | 'EV-10';
-
-/** Per-response rules whose breaches on generated requests the fuzz tests report (shrunk), not the run-wide records. */
-export const JUDGED_BY_FUZZ_TESTS = ['ERR-1', 'ERR-2'] as const satisfies readonly ClauseId[];
 
 /** The clauses the fuzz phase judges, in report order (one clause test each). */
 export const FUZZ_CLAUSES: FuzzClause[] = ['ERR-2', 'ERR-1', 'CHAT-2', 'CHAT-3', 'CHAT-4', 'CHAT-5', 'CHAT-6', 'CHAT-8', 'EV-1', 'EV-2', 'EV-3', 'EV-4', 'EV-5', 'EV-6', 'EV-10'];
@@ -183,28 +182,12 @@ function allStreamBreaches(c: FuzzCase, ex: Exchange): Breach[] {
   if (ex.mediaType !== 'text/event-stream') return [{ clause: 'EV-1', expected: 'Content-Type text/event-stream', seen: `Content-Type ${ex.headers['content-type'] ?? '(none)'}` }];
   if (ex.error) found.push({ clause: 'EV-10', expected: 'the stream to finish and close', seen: ex.error.message });
   const r = readStream(ex);
-  const problems = ex.stream?.problems ?? [];
-  if (problems.length || r.payloads.length === 0) {
-    found.push({ clause: 'EV-2', expected: 'well-formed server-sent events with data: fields', seen: problems.length ? problems.slice(0, 2).map((p) => `${p.kind} at byte ${p.offset}: ${p.detail}`).join('; ') : 'no data: payload' });
-  }
-  for (const p of r.payloads) {
-    if (p.data.trim() === '[DONE]') continue;
-    const errors = p.parseError ? [`not JSON (${p.data.slice(0, 60)})`] : validate('chat-completion-chunk', p.json).errors.map((e) => e.message);
-    if (errors.length) { found.push({ clause: 'EV-3', expected: 'every payload a chat.completion.chunk', seen: `event ${p.index}: ${errors.slice(0, 2).join('; ')}` }); break; }
-  }
-  if (r.doneIndex === undefined || r.afterDone.length) {
-    found.push({ clause: 'EV-6', expected: 'a final data: [DONE] and nothing after it', seen: r.doneIndex === undefined ? `no [DONE] in ${r.payloads.length} payloads` : `${r.afterDone.length} events after [DONE]` });
-  }
-  for (const i of new Set([...r.content.keys(), ...r.finishes.keys()])) {
-    const f = r.finishes.get(i) ?? [];
-    // "stop" on a normal completion: with max_tokens/stop/tools the end may be "length" or "tool_calls"; only the count and the order are judged.
-    if (f.length !== 1 || r.contentAfterFinish.has(i)) {
-      found.push({ clause: 'EV-5', expected: `exactly one finish_reason for choice ${i} and no content after it`, seen: r.contentAfterFinish.has(i) ? `content after the finish of choice ${i}` : `${f.length} finish_reasons for choice ${i}` });
-      break;
-    }
-  }
-  if (!mayOmitText(c) && !(r.content.get(0) ?? '').length && r.chunks.length) {
-    found.push({ clause: 'EV-4', expected: 'non-empty delta.content for choice 0', seen: `"" from ${r.chunks.length} chunks` });
-  }
+  const breach = (v: ev.StreamViolation | undefined) => { if (v) found.push({ clause: v.clause, expected: v.expected, seen: v.seen }); };
+  breach(ev.framing(ex.stream?.problems ?? [], r));
+  breach(ev.chunkShapes(r, (json) => validate('chat-completion-chunk', json).errors.map((e) => e.message))[0]);
+  breach(ev.done(r));
+  // "stop" on a normal completion: with max_tokens/stop/tools the end may be "length" or "tool_calls"; only the count and the order are judged.
+  breach(ev.finishes(r)[0]);
+  if (!mayOmitText(c) && r.chunks.length) breach(ev.content(r));
   return found;
 }

@@ -3,58 +3,25 @@
 // the 429s it waited out included: lib/http/http-client.ts's onExchange), the client
 // libraries' (harness/clients/fetch.ts) and the fuzz phase's generated requests. The
 // runner adds the preflight's, then judges the per-response rules
-// (runner/response-checks.ts) over all of them after the tests end
+// (lib/spec/rules/response-rules.ts) over all of them after the tests end
 // (runner/run-wide-checks.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { Exchange, ReuseRetry } from '../lib/http/http-client.ts';
+import type { ExchangeSource, ExchangeSummary } from '../lib/spec/rules/exchange-summary.ts';
 import { errorBodyProblems, errorObjectOf, parseJson } from '../lib/spec/error-body.ts';
 import { errorSchemaProblems } from '../lib/spec/schema-validator.ts';
 import { echoedSecretLabels, redact, redactDeep } from '../lib/run/redact.ts';
 import { parseSse } from '../lib/http/sse-reader.ts';
-import { DeltaSnapshotWatch, type SnapshotFinding } from '../lib/spec/cumulative-deltas.ts';
+import { DeltaSnapshotWatch } from '../lib/spec/cumulative-deltas.ts';
+import { contentDeltaCount } from '../lib/spec/rules/stream-rules.ts';
 
 /** The title of the test whose code is running (clause() sets it), for the run-wide checks' messages. */
 export const exchangeContext = new AsyncLocalStorage<string>();
 
-/** Who sent an exchange: absent, our raw client in a fixed probe. */
-export type ExchangeSource = 'client' | 'fuzz' | 'preflight';
-
-export interface ExchangeSummary {
-  seq: number;
-  /** When it was logged (ms since the epoch): the runner orders the run's exchanges by it, so "the first" offender is the first in time. */
-  at?: number;
-  test?: string;
-  /**
-   * 'client': a client library through the Wire (harness/clients/fetch.ts); 'fuzz': a
-   * generated request of the fuzz phase; 'preflight': the runner's request before the
-   * tests (lib/http/preflight.ts); absent: our raw client in a fixed probe.
-   */
-  source?: ExchangeSource;
-  method: string;
-  url: string;
-  status?: number;
-  transportError?: string;
-  /** For status >= 400: what is wrong with the error body (empty = fine). */
-  errorBodyProblems?: string[];
-  /** For status >= 400: the body is JSON with an `error` object (ERR-3 judges its members whatever ERR-1 says). */
-  hasErrorObject?: boolean;
-  errorType?: unknown;
-  errorCode?: unknown;
-  errorMessage?: unknown;
-  errorHasParam?: boolean;
-  keyEchoes: string[];
-  curl: string;
-  bodyExcerpt?: string;
-  /** Sent again on a new connection after the reused one failed before any response (SVC-8 evidence, lib/http/connection-reuse.ts). */
-  reuseRetry?: ReuseRetry;
-  /** An event stream: how many non-empty content deltas it carried (EV-12's evidence). */
-  contentDeltas?: number;
-  /** The stream's deltas were cumulative snapshots (EV-12, lib/spec/cumulative-deltas.ts). */
-  snapshots?: SnapshotFinding;
-}
+export type { ExchangeSource, ExchangeSummary } from '../lib/spec/rules/exchange-summary.ts';
 
 /** One exchange as either sender saw it: what the summary is made from. */
 export interface ExchangeParts {
@@ -118,13 +85,7 @@ export function streamEvidence(data: string[]): Pick<ExchangeSummary, 'contentDe
     if (d.trim() === '[DONE]') break;
     let chunk: unknown;
     try { chunk = JSON.parse(d); } catch { continue; } // EV-3 judges payloads that are not JSON
-    const choices = (chunk as { choices?: unknown } | null)?.choices;
-    if (Array.isArray(choices)) {
-      for (const c of choices) {
-        const content = (c as { delta?: { content?: unknown } } | null)?.delta?.content;
-        if (typeof content === 'string' && content !== '') contentDeltas++;
-      }
-    }
+    contentDeltas += contentDeltaCount([chunk]);
     watch.pushChunk(chunk);
   }
   const snapshots = watch.finding();

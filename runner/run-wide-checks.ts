@@ -1,7 +1,7 @@
 // Clauses judged over every response the run saw, not by one test: the runner calls
 // this after the suites with the exchanges the workers logged (harness/exchange-log.ts:
 // fixed probes, client libraries, the fuzz phase, retried 429s) and the preflight's.
-// Each per-response rule of the table (runner/response-checks.ts) gives one record on
+// Each per-response rule of the table (lib/spec/rules/response-rules.ts) gives one record on
 // its clause. Only exchanges under TARGET_URL's base path are judged (a probe outside
 // it, such as VER-2's /v2/models, answers for its own INFO clause only). The fuzz
 // phase's requests are judged here too, except by ERR-1 and ERR-2, which the fuzz tests
@@ -12,8 +12,7 @@
 import { CLAUSES, type ClauseId } from '../lib/spec/clauses.ts';
 import type { TestRecord, Verdict } from '../lib/run/verdicts.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
-import { RESPONSE_RULES, type ResponseRule } from './response-checks.ts';
-import { JUDGED_BY_FUZZ_TESTS } from '../fuzz/oracles.ts';
+import { RESPONSE_RULES, type ResponseRule } from '../lib/spec/rules/response-rules.ts';
 
 export const RUN_WIDE_FILE = 'runner/run-wide-checks.ts';
 
@@ -84,7 +83,7 @@ export function runWideChecks(logged: ExchangeSummary[], baseUrl?: string): Test
 
 /** One rule over the run's exchanges: its record (undefined for a probed rule without a breach). */
 function judgeRule(rule: ResponseRule, all: ExchangeSummary[], n: string): TestRecord | undefined {
-  const fuzzOwn = (JUDGED_BY_FUZZ_TESTS as readonly ClauseId[]).includes(rule.clause);
+  const fuzzOwn = !!rule.fuzzReports;
   const mine = fuzzOwn ? all.filter((e) => e.source !== 'fuzz') : all;
   const judged = mine.filter((e) => rule.judges(e));
   const offenders: Array<{ e: ExchangeSummary; seen: string }> = [];

@@ -4,7 +4,7 @@ import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import { validate } from '../lib/spec/schema-validator.ts';
 import type { Exchange } from '../lib/http/http-client.ts';
 import { brainChat, brainId, chat, chatBody, MALFORMED_BRAIN, UNKNOWN_BRAIN } from '../harness/target.ts';
-import { readStream } from '../harness/stream-judge.ts';
+import { readStream } from '../lib/spec/rules/stream-reading.ts';
 import { success } from '../harness/success.ts';
 
 function needBrain(t: ClauseContext): string {

@@ -1,26 +1,22 @@
 // EV: streaming replies as server-sent events (spec: Events 2; the chunk shape and the
 // [DONE] terminator come from the OpenAI-style clients, hence the COMPAT clauses).
 // The EV tests judge one captured stream, each for its own clause (EV-9 and EV-12 also
-// the one asked for with include_usage). EV-12's rule is lib/spec/cumulative-deltas.ts, the
-// one the run-wide table applies to every other stream of the run.
+// the one asked for with include_usage), by the per-stream rules of
+// lib/spec/rules/stream-rules.ts (the fuzz phase and the k6 scripts call the same ones).
+// EV-12's rule is lib/spec/cumulative-deltas.ts, the one the run-wide table applies to
+// every other stream of the run.
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import { chat, chatBody, shared } from '../harness/target.ts';
-import { readStream } from '../harness/stream-judge.ts';
+import { readStream } from '../lib/spec/rules/stream-reading.ts';
 import { validate } from '../lib/spec/schema-validator.ts';
 import type { Exchange } from '../lib/http/http-client.ts';
 import { DeltaSnapshotWatch, describeSnapshots } from '../lib/spec/cumulative-deltas.ts';
+import * as ev from '../lib/spec/rules/stream-rules.ts';
 
-/** Non-empty `delta.content` strings in the chunks, all choices. */
-function contentDeltas(chunks: Array<Record<string, unknown>>): number {
-  let n = 0;
-  for (const c of chunks) {
-    for (const ch of Array.isArray(c.choices) ? c.choices : []) {
-      const content = (ch as { delta?: { content?: unknown } } | null)?.delta?.content;
-      if (typeof content === 'string' && content !== '') n++;
-    }
-  }
-  return n;
+/** A rule's violation (if any) as this test's failure. */
+function judge(t: ClauseContext, ex: Exchange, v: ev.StreamViolation | undefined): void {
+  if (v) t.fail(v.expected, v.seen, ex);
 }
 
 const stream = shared(() => chat(chatBody({ stream: true })));
@@ -43,10 +39,8 @@ describe('EV: the response is an event stream', () => {
 
   clause('events/framing', 'EV-2', 'events end with a blank line and payloads come in data: fields', async (t) => {
     const { ex, r } = await reading(t);
-    const problems = ex.stream?.problems ?? [];
-    t.check(problems.length === 0, 'well-formed server-sent events',
-      () => problems.slice(0, 3).map((p) => `${p.kind} at byte ${p.offset}: ${p.detail}`).join('; '), ex);
-    t.check(r.payloads.length > 0, 'at least one event with a data: field', `none in ${ex.stream?.stats.bytes ?? 0} bytes: ${(ex.text ?? '').slice(0, 120)}`, ex);
+    const v = ev.framing(ex.stream?.problems ?? [], r);
+    judge(t, ex, v && r.payloads.length === 0 && !ex.stream?.problems.length ? { ...v, seen: `none in ${ex.stream?.stats.bytes ?? 0} bytes: ${(ex.text ?? '').slice(0, 120)}` } : v);
   });
 
   clause('events/finishes', 'EV-10', 'the stream finishes within the time limit and the connection is released', async (t) => {
@@ -67,18 +61,13 @@ describe('EV: chunks', () => {
   clause('events/chunk-objects', 'EV-3', 'every payload but [DONE] is a chat.completion.chunk', async (t) => {
     const { ex, r } = await reading(t);
     // No payload but the terminator: nothing for EV-3 to judge (the missing reply is EV-2's or EV-4's).
-    const payloads = r.payloads.filter((p) => p.data.trim() !== '[DONE]');
-    if (payloads.length === 0) t.inconclusive(`no data payload other than [DONE] to judge (${r.payloads.length} payloads; see EV-2, EV-4)`);
-    for (const p of payloads) {
-      if (p.parseError) t.fail('a JSON chunk', `event ${p.index}: not JSON (${p.data.slice(0, 80)})`, ex);
-      const errors = validate('chat-completion-chunk', p.json).errors;
-      t.check(errors.length === 0, 'a chat.completion.chunk', () => `event ${p.index}: ${errors.map((e) => e.message).join('; ')}`, ex);
-    }
+    if (ev.chunkPayloads(r).length === 0) t.inconclusive(`no data payload other than [DONE] to judge (${r.payloads.length} payloads; see EV-2, EV-4)`);
+    judge(t, ex, ev.chunkShapes(r, (json) => validate('chat-completion-chunk', json).errors.map((e) => e.message))[0]);
   });
 
   clause('events/content', 'EV-4', 'the concatenated delta.content of choice 0 is non-empty', async (t) => {
     const { ex, r } = await reading(t);
-    t.check((r.content.get(0) ?? '').length > 0, 'non-empty content', `"" from ${r.chunks.length} chunks`, ex);
+    judge(t, ex, ev.content(r));
   });
 
   clause('events/snapshot-deltas', 'EV-12', 'each delta.content is new text only, not the reply so far again', async (t) => {
@@ -90,7 +79,7 @@ describe('EV: chunks', () => {
     for (const s of judged) {
       const watch = new DeltaSnapshotWatch();
       for (const c of s.r.chunks) watch.pushChunk(c);
-      const n = contentDeltas(s.r.chunks);
+      const n = ev.contentDeltaCount(s.r.chunks);
       if (n === 0) continue;
       deltas += n;
       const found = watch.finding();
@@ -103,20 +92,14 @@ describe('EV: chunks', () => {
   clause('events/finish-reason', 'EV-5', 'exactly one chunk per choice finishes, with "stop", and no content follows', async (t) => {
     const { ex, r } = await reading(t);
     if (r.chunks.length === 0) t.inconclusive('no JSON chunk to judge (see EV-2, EV-3)');
-    const indices = new Set([...r.content.keys(), ...r.finishes.keys()]);
-    t.check(indices.size > 0, 'a choice in the chunks', 'none', ex);
-    for (const i of indices) {
-      const f = r.finishes.get(i) ?? [];
-      t.check(f.length === 1, `one finish_reason for choice ${i}`, `${f.length} (${f.map((x) => JSON.stringify(x.reason)).join(', ')})`, ex);
-      t.check(f[0]!.reason === 'stop', `finish_reason "stop" for choice ${i}`, JSON.stringify(f[0]!.reason), ex);
-      t.check(!r.contentAfterFinish.has(i), `no content after choice ${i} finished`, `content in chunk ${r.contentAfterFinish.get(i)}`, ex);
-    }
+    t.check(r.content.size + r.finishes.size > 0, 'a choice in the chunks', 'none', ex);
+    judge(t, ex, ev.finishes(r, { stop: true })[0]);
   });
 
   clause('events/done', 'EV-6', 'the stream ends with [DONE] and nothing but the close follows', async (t) => {
     const { ex, r } = await reading(t);
-    t.check(r.doneIndex !== undefined, 'a data: [DONE] payload', `no [DONE] in ${r.payloads.length} payloads${ex.error ? ` (${ex.error.message})` : ''}`, ex);
-    t.check(r.afterDone.length === 0, 'nothing after [DONE]', () => `${r.afterDone.length} more events, first: ${r.afterDone[0]!.data.slice(0, 80)}`, ex);
+    const v = ev.done(r);
+    judge(t, ex, v && ex.error ? { ...v, seen: `${v.seen} (${ex.error.message})` } : v);
     t.check(ex.error?.kind !== 'never-closed', 'the response to close after [DONE]', ex.error?.message ?? '', ex);
   });
 

@@ -5,7 +5,7 @@
 // own clause, each once, with its replay command and curl line.
 //
 // Generated exchanges go to the exchange log like every other (marked 'fuzz'): the
-// per-response rules (runner/response-checks.ts) judge them run-wide, except ERR-1 and
+// per-response rules (lib/spec/rules/response-rules.ts) judge them run-wide, except ERR-1 and
 // ERR-2, which the tests here report on them, shrunk and de-duplicated, with the same
 // rules, instead of listing hundreds of raw requests there.
 import { describe, expect, test } from 'vitest';

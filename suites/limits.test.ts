@@ -2,6 +2,7 @@
 // concurrent bursts (at most RATE_LIMIT_PROBE_MAX requests and 30 s), then waits the
 // advertised time and tries again; each LIM test judges one aspect of what it saw.
 // No 429 within the bounds is "inconclusive", never a pass.
+import { isDroppedOrServerError } from '../lib/spec/rules/status.ts';
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import type { Exchange } from '../lib/http/http-client.ts';
@@ -42,7 +43,7 @@ function probeOnce(): Promise<Probe> {
       for (const ex of burst) {
         const key = ex.status === undefined ? `no response (${ex.error?.kind})` : String(ex.status);
         p.statuses[key] = (p.statuses[key] ?? 0) + 1;
-        if (ex.status === undefined || (ex.status >= 500 && ex.status !== 503)) p.bad.push(ex);
+        if (isDroppedOrServerError(ex.status)) p.bad.push(ex);
         if (ex.status === 429 && !p.first429) p.first429 = ex;
       }
     }

@@ -62,7 +62,7 @@ describe('SVC: what the service does', () => {
   // connection the server leaves open (no Connection: close) must carry the next one;
   // closing it silently makes pooling clients fail or retry their next call. Requests
   // elsewhere in the run that met such a close are re-sent once by the raw client and
-  // recorded as SVC-8 evidence on the exchange (reuseRetryEvidence, lib/http/connection-reuse.ts).
+  // recorded as SVC-8 evidence on the exchange (reuseRetryEvidence, lib/spec/rules/connection-reuse.ts).
   clause('svc/connection-reuse', 'SVC-8', 'one connection carries a stream, then a plain request, then GET /models', async (t) => {
     // Through a forward proxy the one connection we could count is the tunnel, opened by
     // the proxy's agent: not the probe this clause needs.

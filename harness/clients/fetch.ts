@@ -106,7 +106,7 @@ export interface WireOptions {
 /**
  * One client call's view of the wire: a fetch to hand to the client, and what it sent.
  * Every exchange also goes to the run's exchange log (harness/exchange-log.ts), each 429
- * it waits out included, so the per-response rules (runner/response-checks.ts) judge
+ * it waits out included, so the per-response rules (lib/spec/rules/response-rules.ts) judge
  * client-library traffic like our own.
  */
 export class Wire {

@@ -21,6 +21,7 @@
 // An exception our own code threw on the way (the Wire, the guarded fetch, the driver)
 // is an `error` too, whatever the library made of it (harness/clients/faults.ts): only
 // the library's own outcomes judge the cell.
+import { isServerError } from '../../lib/spec/rules/status.ts';
 import { describe } from 'vitest';
 import { clause, HarnessError, type ClauseContext } from '../clause-test.ts';
 import { brainId, config, keys, models } from '../target.ts';
@@ -55,8 +56,6 @@ async function driverFor(t: ClauseContext, entry: ClientEntry): Promise<Driver> 
 /** The wire clause a server breaks when an error cell's request gets another answer. */
 const WIRE_CLAUSE: Record<ErrorStatus, string> = { 400: 'CHAT-2', 401: 'AUTH-2', 403: 'AUTH-6', 429: 'LIM-1' };
 
-const serverError = (status: number) => status >= 500 && status !== 503;
-
 /**
  * Why the server's answer on the wire is itself nonconformant, so that the cell cannot
  * judge the client (undefined: the answers were conformant). `status`: the status the
@@ -69,10 +68,10 @@ function wireBreach(w: Wire, status?: ErrorStatus, bodies = true): string | unde
     if (r.status === undefined || (r.status === 429 && status !== 429)) continue;
     if (status === undefined) {
       if (r.status === 503) return 'the server answered 503 (overloaded): no verdict on the client';
-      if (serverError(r.status)) return `the server answered ${r.status}: see ERR-2`;
+      if (isServerError(r.status)) return `the server answered ${r.status}: see ERR-2`;
       continue;
     }
-    if (r.status !== status) return `the server answered ${r.status}, not ${status}: see ${WIRE_CLAUSE[status]}${serverError(r.status) ? ' and ERR-2' : ''}`;
+    if (r.status !== status) return `the server answered ${r.status}, not ${status}: see ${WIRE_CLAUSE[status]}${isServerError(r.status) ? ' and ERR-2' : ''}`;
     if (bodies && r.errorBodyProblems?.length) return `the server's ${status} carries no proper error body (${r.errorBodyProblems[0]}): see ${status === 429 ? 'LIM-1 and ' : ''}ERR-1`;
   }
   return undefined;

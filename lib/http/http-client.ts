@@ -108,7 +108,7 @@ export interface Exchange {
   /**
    * The first attempt went out on a reused connection and failed before any byte of
    * response (the server had closed it): this exchange is the one re-send, on a new
-   * connection. Evidence for SVC-8 (lib/http/connection-reuse.ts); the clause under test is judged on this answer.
+   * connection. Evidence for SVC-8 (lib/spec/rules/connection-reuse.ts); the clause under test is judged on this answer.
    */
   reuseRetry?: ReuseRetry;
 }

@@ -1,6 +1,7 @@
 // Reads the run's configuration from the environment and rejects a bad one with a
 // single line naming the variable and the fix, before any request is sent.
 // These variable names are a contract: the load tools and k6 scripts read the same ones.
+import { checkTargetUrl, type UrlParts } from '../spec/target-url.ts';
 import { readFileSync } from 'node:fs';
 import { mergeHeaderSources, parseHeaderLines, type ExtraHeader } from '../http/header-lines.ts';
 
@@ -84,28 +85,19 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return n;
 }
 
-/** Normalises and checks TARGET_URL (clause VER-1: the base must end with /v1). */
+/** Normalises and checks TARGET_URL by the rules of lib/spec/target-url.ts (parsed with Node's URL class). */
 export function parseTargetUrl(raw: string): string {
-  let url: URL;
+  let parts: UrlParts | undefined;
   try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('TARGET_URL', `"${raw}" is not a URL; set it to the API base, e.g. https://staging.example/v1`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError('TARGET_URL', `scheme ${url.protocol} is not supported; use http:// or https://`);
-  }
-  if (url.username || url.password) {
-    throw new ConfigError('TARGET_URL', 'credentials in the URL are not allowed; pass the key in API_KEY');
-  }
-  if (url.search || url.hash) {
-    throw new ConfigError('TARGET_URL', 'a query or fragment is not allowed; give only the base, e.g. https://staging.example/v1');
-  }
-  const path = url.pathname.replace(/\/+$/, '');
-  if (!path.endsWith('/v1')) {
-    throw new ConfigError('TARGET_URL', `path "${url.pathname}" does not end with /v1 (VER-1); use the base address including /v1, e.g. ${url.origin}/v1`);
-  }
-  return `${url.origin}${path}`;
+    const url = new URL(raw);
+    parts = {
+      scheme: url.protocol.replace(/:$/, ''), origin: url.origin, pathname: url.pathname,
+      hasCredentials: !!(url.username || url.password), hasQueryOrFragment: !!(url.search || url.hash),
+    };
+  } catch { /* not a URL: the rule says so */ }
+  const r = checkTargetUrl(raw, parts);
+  if ('problem' in r) throw new ConfigError('TARGET_URL', r.problem);
+  return r.base;
 }
 
 /** HEADERS (lines of "Name: value") and HEADERS_FILE (a file of them), checked by lib/http/header-lines.ts. */

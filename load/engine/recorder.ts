@@ -2,6 +2,7 @@
 // status and failure kind, HDR histograms (TTFT, inter-token, E2E, or plain latency),
 // per-route figures, a per-second timeline, and the checks of error answers. Nothing
 // per request is kept, so memory does not grow with the run.
+import { errorBodyClause, isServerError } from '../../lib/spec/rules/status.ts';
 import { LatencyHistogram, round3, type LatencySummary } from './histogram.ts';
 import { FAILURE_KINDS, type FailureKind, type Outcome } from './lean-client.ts';
 import { ROUTE_KINDS, type RouteKind } from './request-bodies.ts';
@@ -218,12 +219,12 @@ export class Recorder {
   checkErrorAnswer(status: number, headers: Record<string, string>, body: string): void {
     this.errorAnswersChecked++;
     const example = `HTTP ${status} ${headers['content-type'] ?? '(no Content-Type)'} ${JSON.stringify(body.slice(0, 200))}`;
-    if (status >= 500 && status !== 503) this.findings.add('ERR-2', `answered ${status} (a 5xx other than 503) under load`, example);
+    if (isServerError(status)) this.findings.add('ERR-2', `answered ${status} (a 5xx other than 503) under load`, example);
     if (status < 400) return;
     const problems = errorBodyProblems(headers['content-type'], body, errorSchemaProblems);
     if (problems.length > 0) {
       this.errorAnswersImproper++;
-      const clause = status === 429 ? 'LIM-1' : status === 503 ? 'ERR-4' : 'ERR-1';
+      const clause = errorBodyClause(status);
       this.findings.add(clause, `${status} without a proper error body: ${problems[0]}`, example);
     }
     if (status === 429) {
@@ -258,7 +259,7 @@ export class Recorder {
   shares(): { error_share: number; share_429: number; share_503: number; share_5xx_other: number; share_transport_errors: number; body_invalid_share: number } {
     const n = Math.max(1, this.attempted);
     let other5xx = 0;
-    for (const [s, c] of this.status) if (s >= 500 && s !== 503) other5xx += c;
+    for (const [s, c] of this.status) if (isServerError(s)) other5xx += c;
     const transport = countOf(this.failures, 'timeout', 'dropped', 'reset', 'refused', 'other');
     return {
       error_share: round6(Math.max(0, this.attempted - this.ok) / n),

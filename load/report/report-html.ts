@@ -8,6 +8,8 @@ import { dirname, join } from 'node:path';
 import { redact, redactDeep } from '../../lib/run/redact.ts';
 import type { LoadSummary } from './summary.ts';
 import { METRICS, isMetricName } from './metric-names.ts';
+// The page's timeline runs the registry's own status rule (its source, inlined).
+import { isServerError } from '../../lib/spec/rules/status.ts';
 
 const require = createRequire(import.meta.url);
 const UPLOT_DIR = join(dirname(require.resolve('uplot/package.json')), 'dist');
@@ -63,7 +65,8 @@ ${kvTable(s.driver as unknown as Record<string, unknown>)}
 ${kvTable(s.options)}
 <script>${uplotJs}</script>
 <script type="application/json" id="data">${data}</script>
-<script>${CHART_CODE}</script>
+<script>var isServerError = ${isServerError.toString()};
+${CHART_CODE}</script>
 </body></html>
 `;
 }
@@ -219,7 +222,7 @@ const CHART_CODE = String.raw`
       { label: 'ok/s', values: T.map(function (p) { return p.ok; }), color: '#2ca02c' },
       { label: '429/s', values: byStatus(function (s) { return s === 429; }), color: '#ff7f0e' },
       { label: '503/s', values: byStatus(function (s) { return s === 503; }), color: '#9467bd' },
-      { label: 'other 5xx/s', values: byStatus(function (s) { return s >= 500 && s !== 503; }), color: '#d62728' },
+      { label: 'other 5xx/s', values: byStatus(isServerError), color: '#d62728' },
       { label: 'other 4xx/s', values: byStatus(function (s) { return s >= 400 && s < 500 && s !== 429; }), color: '#8c564b' },
       { label: 'failures/s', values: T.map(function (p) { return p.failures; }), color: '#e377c2' }
     ];

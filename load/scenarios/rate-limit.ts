@@ -5,6 +5,7 @@
 // its retry. A second key sends a trickle throughout: is it hurt by the first one's
 // throttling? Every 429/503 body and every 429's retry headers are checked
 // (LIM-1..4, ERR-1/2/4).
+import { isServerError } from '../../lib/spec/rules/status.ts';
 import { Recorder } from '../engine/recorder.ts';
 import { Findings } from '../report/findings.ts';
 import { rampSteps } from '../setup/safety.ts';
@@ -216,7 +217,7 @@ export async function runRateLimit(ctx: ScenarioContext): Promise<ScenarioResult
 
 function rampRow(phase: string, rate: number, r: Recorder, windowMs: number): RampRow {
   let other5xx = 0;
-  for (const [s, c] of r.status) if (s >= 500 && s !== 503) other5xx += c;
+  for (const [s, c] of r.status) if (isServerError(s)) other5xx += c;
   let transport = 0;
   for (const k of ['timeout', 'dropped', 'reset', 'refused', 'other'] as const) transport += r.failures.get(k) ?? 0;
   return {

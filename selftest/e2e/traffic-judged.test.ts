@@ -1,4 +1,4 @@
-// Every kind of traffic reaches the per-response rules (runner/response-checks.ts) in a
+// Every kind of traffic reaches the per-response rules (lib/spec/rules/response-rules.ts) in a
 // real run, not only our fixed probes' (client libraries: selftest/e2e/client-traffic.test.ts):
 // - the fuzz phase's generated requests: with only the fuzz file selected, a stream
 //   defect no fuzz oracle owns (cumulative-deltas, EV-12) fails the run-wide EV-12

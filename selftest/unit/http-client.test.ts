@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, retryDelayMs } from '../../lib/http/http-client.ts';
 import { addSecret } from '../../lib/run/redact.ts';
-import { reuseRetryEvidence } from '../../lib/http/connection-reuse.ts';
+import { reuseRetryEvidence } from '../../lib/spec/rules/connection-reuse.ts';
 
 const KEY = 'sk-unit-http-0123456789abcdef';
 addSecret(KEY, 'API_KEY');

@@ -1,4 +1,4 @@
-// The per-response rules (runner/response-checks.ts): each rule breaks on its own kind of
+// The per-response rules (lib/spec/rules/response-rules.ts): each rule breaks on its own kind of
 // exchange and on nothing else; every kind of traffic reaches them (raw client attempts
 // including each 429 waited out, client-library streams read from the wire text, the
 // fuzz phase, the preflight); the run-wide records report each once, with the first
@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { checkResponse, RESPONSE_RULES } from '../../runner/response-checks.ts';
+import { checkResponse, RESPONSE_RULES } from '../../lib/spec/rules/response-rules.ts';
 import { foldIntoProbes, runWideChecks, runWideTestIds, runWideTests } from '../../runner/run-wide-checks.ts';
 import { summarise, summariseParts, type ExchangeSummary } from '../../harness/exchange-log.ts';
 import { addSecret, echoedSecretLabels } from '../../lib/run/redact.ts';

@@ -8,6 +8,7 @@
 // Deliberately no K6_ prefix: k6 itself reads K6_* variables as options
 // (K6_DURATION, K6_VUS) and they would override the scenarios built here.
 import { headerRecord, parseHeaderLines, type ExtraHeader } from '../../../lib/http/header-lines.ts';
+import { checkTargetUrl, type UrlParts } from '../../../lib/spec/target-url.ts';
 
 /**
  * Deliberately not an Error: k6 prints an uncaught Error with its JS stack trace, a
@@ -72,20 +73,16 @@ export function durationMs(d: string): number {
   return ms;
 }
 
-/** Same rules as parseTargetUrl in lib/run/config.ts (clause VER-1: the base ends with /v1). */
+/** TARGET_URL by the rules of lib/spec/target-url.ts, parsed with a pattern (no URL class in k6). */
 export function parseTargetUrl(raw: string): string {
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/.exec(raw);
-  if (!m || m[2] === '') throw new ConfigError('TARGET_URL', `"${raw}" is not a URL; set it to the API base, e.g. https://staging.example/v1`);
-  const scheme = m[1]!.toLowerCase();
-  if (scheme !== 'http' && scheme !== 'https') throw new ConfigError('TARGET_URL', `scheme ${scheme}: is not supported; use http:// or https://`);
-  if (m[2]!.includes('@')) throw new ConfigError('TARGET_URL', 'credentials in the URL are not allowed; pass the key in API_KEY');
-  if (m[4] !== undefined || m[5] !== undefined) throw new ConfigError('TARGET_URL', 'a query or fragment is not allowed; give only the base, e.g. https://staging.example/v1');
-  const path = (m[3] ?? '').replace(/\/+$/, '');
-  const origin = `${scheme}://${m[2]!.toLowerCase()}`;
-  if (!path.endsWith('/v1')) {
-    throw new ConfigError('TARGET_URL', `path "${m[3] || '/'}" does not end with /v1 (VER-1); use the base address including /v1, e.g. ${origin}/v1`);
-  }
-  return `${origin}${path}`;
+  const parts: UrlParts | undefined = !m || m[2] === '' ? undefined : {
+    scheme: m[1]!.toLowerCase(), origin: `${m[1]!.toLowerCase()}://${m[2]!.toLowerCase()}`, pathname: m[3] ?? '',
+    hasCredentials: m[2]!.includes('@'), hasQueryOrFragment: m[4] !== undefined || m[5] !== undefined,
+  };
+  const r = checkTargetUrl(raw, parts);
+  if ('problem' in r) throw new ConfigError('TARGET_URL', r.problem);
+  return r.base;
 }
 
 function key(name: string): string | undefined {

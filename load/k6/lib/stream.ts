@@ -14,6 +14,8 @@ import { checkShape, parseJson } from './shape.ts';
 import { bodyText, CHECK, header, judgeErrorBody, logProblem, type Tags } from './chat.ts';
 import { parseSse } from './sse.ts';
 import { DeltaSnapshotWatch, describeSnapshots, type SnapshotFinding } from '../../../lib/spec/cumulative-deltas.ts';
+import { emptyReading, pushEvent } from '../../../lib/spec/rules/stream-reading.ts';
+import * as ev from '../../../lib/spec/rules/stream-rules.ts';
 
 export const STREAM_CHECK = {
   eventStream: 'stream: Content-Type is text/event-stream',
@@ -57,9 +59,12 @@ export class StreamJudge {
   lastContentAt: number | undefined;
   readonly gaps: number[] = [];
   private readonly deltas = new DeltaSnapshotWatch();
+  /** The stream as the EV rules read it (lib/spec/rules/stream-rules.ts: the suite's and the fuzz phase's rules). */
+  private readonly reading = emptyReading();
 
   onData(data: string, at: number): void {
     this.events++;
+    pushEvent(this.reading, { data, atMs: at });
     if (this.firstEventAt === undefined) this.firstEventAt = at;
     if (this.done) {
       this.afterDone = true;
@@ -99,7 +104,8 @@ export class StreamJudge {
 
   /** Every stream check held: what the timing figures are recorded for (the Node driver times successful streams only). */
   ok(): boolean {
-    return this.firstBroken === undefined && this.done && !this.afterDone && this.content.length > 0 && this.finishes === 1;
+    const r = this.reading;
+    return this.firstBroken === undefined && !ev.done(r) && !ev.content(r) && ev.finishes(r).length === 0;
   }
 
   /** The checks, the chunk-shape and EV-12 counters, chunks and usage tokens of a 2xx stream. */
@@ -114,9 +120,10 @@ export class StreamJudge {
     if (snapshots) logProblem(`stream deltas are cumulative snapshots (EV-12): ${describeSnapshots(snapshots)}`);
     if (!this.done) logProblem(`stream without a terminated data: [DONE] event (${this.events} events${extra.unterminated ? ', last event unterminated' : ''})`);
     check(shapeOk, { [STREAM_CHECK.chunkShape]: (v) => v }, tags);
-    check(this.done && !this.afterDone, { [STREAM_CHECK.done]: (v) => v }, tags);
-    check(this.content, { [STREAM_CHECK.content]: (v) => v.length > 0 }, tags);
-    check(this.finishes, { [STREAM_CHECK.finish]: (v) => v === 1 }, tags);
+    const r = this.reading;
+    check(ev.done(r), { [STREAM_CHECK.done]: (v) => v === undefined }, tags);
+    check(ev.content(r), { [STREAM_CHECK.content]: (v) => v === undefined }, tags);
+    check(ev.finishes(r), { [STREAM_CHECK.finish]: (v) => v.length === 0 }, tags);
   }
 }
 

@@ -7,6 +7,7 @@
 //   LIM-2  Retry-After / retry-after-ms / x-ratelimit-reset-* on a 429 (SHOULD: counted, no threshold)
 //   LIM-3  served again after the advertised wait, 60 s at most (chatgate_recovered)
 //   k6 run --no-usage-report load/k6/dist/ratelimit-probe.js
+import { isDroppedOrServerError } from '../../../lib/spec/rules/status.ts';
 import { sleep } from 'k6';
 import { expectedStatuses, setResponseCallback, type Response } from 'k6/http';
 import { Counter, Rate } from 'k6/metrics';
@@ -79,7 +80,7 @@ export function burst(): void {
   const res = send('burst');
   const tags = { name: 'POST /chat/completions', kind: 'burst' };
   judgeCompletion(res, tags);
-  const bad = res.status === 0 || (res.status >= 500 && res.status !== 503);
+  const bad = isDroppedOrServerError(res.status);
   unexpectedStatus.add(bad ? 1 : 0, tags);
   if (bad) logProblem(`probe got ${res.status === 0 ? `no response (${res.error})` : `HTTP ${res.status}`} instead of 429 or 503`);
   if (res.status === 429) noRetryHint.add(advertisedWaitS(res) === undefined ? 1 : 0, tags);

@@ -5,7 +5,7 @@
 // Only a failure "at once" counts: a connection idle longer than the Keep-Alive timeout
 // its previous response advertised, or idle for a second or more, may be closed by the
 // server (RFC 9112 §9.3), and a request racing that close is nobody's fault.
-import type { ReuseRetry } from './http-client.ts';
+import type { ReuseRetry } from '../../http/http-client.ts';
 
 /** How long after a response a request still counts as sent "at once" on its connection. */
 export const AT_ONCE_MS = 1000;

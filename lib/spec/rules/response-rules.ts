@@ -1,16 +1,18 @@
 // The per-response rules: each a small named function of one exchange (as the exchange
-// log summarises it, harness/exchange-log.ts) that returns nothing, or what its clause
+// log summarises it, ./exchange-summary.ts) that returns nothing, or what its clause
 // expected and what this exchange showed (Schemathesis-style checks). One table lists
 // them with their clause. Every exchange of the run passes through it once, whoever sent
 // it: the fixed probes, the client libraries (on the wire), the fuzz phase's generated
 // requests, the 429s the raw client waited out, and the preflight. The run-wide records
 // (runner/run-wide-checks.ts) report each rule once, on its clause; the fuzz phase
-// (fuzz/oracles.ts) applies the same functions to its generated requests.
-import type { ClauseId } from '../lib/spec/clauses.ts';
-import { emptyErrorMembers } from '../lib/spec/error-body.ts';
-import { reuseRetryEvidence } from '../lib/http/connection-reuse.ts';
-import { describeSnapshots } from '../lib/spec/cumulative-deltas.ts';
-import type { ExchangeSummary } from '../harness/exchange-log.ts';
+// (fuzz/oracles.ts) applies the same functions to its generated requests. Which rule
+// judges which traffic is data here (`fuzzReports`), not an import between those two.
+import type { ClauseId } from '../clauses.ts';
+import { emptyErrorMembers } from '../error-body.ts';
+import { reuseRetryEvidence } from './connection-reuse.ts';
+import { describeSnapshots } from '../cumulative-deltas.ts';
+import { isServerError } from './status.ts';
+import type { ExchangeSummary } from './exchange-summary.ts';
 
 /** What one exchange shows against its rule's clause. */
 export interface ResponseViolation {
@@ -39,6 +41,8 @@ export interface ResponseRule {
    * verdict), and folds into the probe's record when the probe failed too.
    */
   probed?: true;
+  /** The fuzz phase's own clause tests report this rule's breaches on generated requests (shrunk); the run-wide record judges the rest. */
+  fuzzReports?: true;
 }
 
 const answered = (e: ExchangeSummary) => e.status !== undefined;
@@ -52,12 +56,14 @@ export const RESPONSE_RULES: readonly ResponseRule[] = [
     expected: 'an error body on every status >= 400', evidence: 'no response with status >= 400', judgedNoun: 'failing responses',
     judges: (e) => answered(e) && e.status! >= 400,
     check: bodyProblems,
+    fuzzReports: true,
   },
   {
     clause: 'ERR-2', title: 'no request gets a 5xx other than 503',
     expected: 'no 5xx other than 503', evidence: 'no response at all', judgedNoun: 'responses',
     judges: answered,
-    check: (e) => (e.status! >= 500 && e.status !== 503 ? (e.bodyExcerpt?.slice(0, 80) ?? '') || `HTTP ${e.status}` : undefined),
+    check: (e) => (isServerError(e.status!) ? (e.bodyExcerpt?.slice(0, 80) ?? '') || `HTTP ${e.status}` : undefined),
+    fuzzReports: true,
   },
   // Every error object the run saw, whether or not its body passed ERR-1 (a null or
   // missing code breaks both clauses, and each says so).
@@ -80,7 +86,7 @@ export const RESPONSE_RULES: readonly ResponseRule[] = [
     check: (e) => (e.keyEchoes.length ? e.keyEchoes.join(', ') : undefined),
   },
   // SVC-8 from the run's own traffic: a request the raw client had to send again because a
-  // connection left open was closed under it (lib/http/connection-reuse.ts). The probe in
+  // connection left open was closed under it (lib/spec/rules/connection-reuse.ts). The probe in
   // suites/svc.test.ts judges the clause; this adds what the run met elsewhere.
   {
     clause: 'SVC-8', title: 'no request of the run met a connection closed silently after a response',
@@ -100,7 +106,8 @@ export const RESPONSE_RULES: readonly ResponseRule[] = [
   },
 ];
 
-export const RULE_BY_CLAUSE: ReadonlyMap<ClauseId, ResponseRule> = new Map(RESPONSE_RULES.map((r) => [r.clause, r]));
+/** The rules whose breaches on generated requests the fuzz phase reports itself. */
+export const JUDGED_BY_FUZZ_TESTS: readonly ClauseId[] = RESPONSE_RULES.filter((r) => r.fuzzReports).map((r) => r.clause);
 
 /** The violations of one exchange, by the rules of `clauses` (default: every rule). */
 export function checkResponse(e: ExchangeSummary, clauses?: readonly ClauseId[]): ResponseViolation[] {
