@@ -20,21 +20,21 @@ export interface ReplyPlan {
   includeUsage: boolean;
 }
 
-// Stryker disable next-line StringLiteral: legal, the id's suffix is not shown (RES-CC-1 asks chatcmpl- and a non-empty suffix; an empty alphabet gives "undefined" characters)
+// Stryker disable next-line StringLiteral: [id-suffix] RES-CC-1
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export function randomSuffix(length = 24): string {
   const bytes = randomBytes(length);
-  // Stryker disable next-line StringLiteral: legal, the id's suffix is not shown (RES-CC-1 asks only that it is non-empty)
+  // Stryker disable next-line StringLiteral: [id-suffix] RES-CC-1
   let s = '';
-  // Stryker disable next-line ArithmeticOperator: legal, the id's suffix is not shown (an index past the alphabet gives "undefined" characters, still a non-empty suffix)
+  // Stryker disable next-line ArithmeticOperator: [id-suffix] RES-CC-1
   for (const b of bytes) s += ID_ALPHABET[b % ID_ALPHABET.length];
   return s;
 }
 
 /** Finish reasons as the server means them; ch-finish-nonstandard renames "length". */
 function finishReasonFor(ctx: RequestContext, truncated: boolean): string {
-  // Stryker disable next-line ConditionalExpression: legal, what max_tokens does is not shown (CHAT-8), and finish_reason "stop" for a capped reply is not judged (RES-CH-3 asks for it only when no limit was requested); false was killed by EV-5 (run of 2026-11-24) before this line was disabled
+  // Stryker disable next-line ConditionalExpression: [chat-8] max_tokens; killed: EV-5
   if (!truncated) return 'stop';
   return ctx.defect('ch-finish-nonstandard') ? 'max_tokens' : 'length';
 }
