@@ -42,7 +42,8 @@ function finishReasonFor(ctx: RequestContext, truncated: boolean): string {
 export function planReply(ctx: RequestContext, req: ChatRequest, model: string): ReplyPlan {
   const choices: PlannedChoice[] = [];
   let completion = 0;
-  for (let i = 0; i < req.n; i++) {
+  const n = ctx.variant('n-ignored') ? 1 : req.n;
+  for (let i = 0; i < n; i++) {
     const full = generateReply(req.messages, ctx.state.opts.replyWords, i);
     // capped-empty-reply: a capped request spends its budget before any visible text.
     const { text, truncated } = ctx.variant('capped-empty-reply') && req.maxTokens !== undefined ? { text: '', truncated: true } : truncateWords(full, req.maxTokens);
@@ -116,6 +117,7 @@ export function completionBody(ctx: RequestContext, plan: ReplyPlan): Record<str
     let index: unknown = c.index;
     if (ctx.defect('ch-index-string')) index = String(c.index);
     if (ctx.defect('ch-index-from-1')) index = c.index + 1;
+    if (ctx.defect('ch-index-repeated')) index = 0;
     const choice: Record<string, unknown> = { index, message, logprobs: null, finish_reason: finish };
     if (ctx.defect('ch-message-missing')) delete choice.message;
     if (extra) choice.x_reference_score = 1;
