@@ -7,16 +7,16 @@ import { ApiError, forbidden, notFound, unauthorized } from './errors.ts';
 
 export type AuthResult = { ok: true; key: KeyRecord } | { ok: false; error: ApiError };
 
-// Stryker disable next-line Regex: without $ the key is read up to the first blank (Bearer <key> <more> accepted): how a header with more after the key is read is not shown (AUTH-3 names other schemes, an empty key and no scheme). Without ^ a scheme that ends in Bearer passes (the auth-scheme-unanchored defect): that mutant was killed by AUTH-3's XBearer probes (auth/malformed/xbearer/*; run of 2026-11-24, --mutate reference/auth.ts:10-10) before this line was disabled; the 3 other mutants refuse the valid key and were killed by BRAIN-1
+// Stryker disable next-line Regex: [not-shown] Bearer key more; killed: AUTH-3
 const BEARER = /^bearer ([^\s]+)$/i;
 // auth-lenient-bearer (legal): RFC 9110 §11.4 allows 1*SP between scheme and credentials.
-// Stryker disable next-line Regex: equivalent in the mutation run, only the auth-lenient-bearer variant reads it (its self-test runs it, AUTH-3 must pass there)
+// Stryker disable next-line Regex: [gate] auth-lenient-bearer AUTH-3
 const BEARER_LENIENT = /^bearer +([^\s]+)$/i;
-// Stryker disable next-line Regex: equivalent, a header this pattern misses is refused 401 as malformed below: only the message's wording differs (ERR-3 asks only that it is non-empty)
+// Stryker disable next-line Regex: [msg-free] ERR-3
 const EMPTY_BEARER = /^bearer\s*$/i;
 
 /** @param streaming the request asked for a stream (read only when a streaming-path defect is on). */
-// Stryker disable next-line BooleanLiteral: equivalent, the one caller (server.ts) passes the flag, and only the streaming-path defects read it
+// Stryker disable next-line BooleanLiteral: [gate] stream flag
 export function authenticate(ctx: RequestContext, streaming = false): AuthResult {
   const { keys } = ctx.state;
   const header = ctx.req.headers.authorization;
@@ -28,11 +28,11 @@ export function authenticate(ctx: RequestContext, streaming = false): AuthResult
     return { ok: false, error };
   };
 
-  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, an empty header goes on to be refused 401 as malformed: only the message's wording differs (ERR-3 asks only that it is non-empty)
+  // Stryker disable next-line ConditionalExpression,StringLiteral: [msg-free] ERR-3
   if (header === undefined || header === '') {
     if (ctx.defect('auth-none-required')) return pass(keys.main);
     const elsewhere = keyOfferedElsewhere(ctx);
-    // Stryker disable next-line BlockStatement: not reached, only the auth-key-in-header-accepted and auth-key-in-query-accepted defects offer a key elsewhere (their self-tests fail AUTH-1)
+    // Stryker disable next-line BlockStatement: [gate] auth-key-in-header-accepted auth-key-in-query-accepted AUTH-1
     if (elsewhere) {
       const key = keys.byValue.get(elsewhere);
       if (key) return pass(key);
@@ -49,7 +49,7 @@ export function authenticate(ctx: RequestContext, streaming = false): AuthResult
     return fail(`Incorrect API key provided: ${maskKey(m[1]!)}.`);
   }
 
-  // Stryker disable next-line ConditionalExpression,BlockStatement: equivalent, "Bearer " without a key goes on to be refused 401 as malformed: only the message's wording differs (ERR-3 asks only that it is non-empty)
+  // Stryker disable next-line ConditionalExpression,BlockStatement: [msg-free] ERR-3
   if (EMPTY_BEARER.test(header)) {
     if (ctx.defect('auth-empty-bearer-accepted')) return pass(keys.main);
     return fail('The Authorization header holds no API key. Send it as "Bearer <API_KEY>".');
@@ -83,12 +83,12 @@ function keyOfferedElsewhere(ctx: RequestContext): string | undefined {
 /** auth-key-prefix-compare / auth-key-case-insensitive: the classic comparison bugs AUTH-2's near misses find. */
 function nearMissLookup(ctx: RequestContext, presented: string, byValue: Map<string, KeyRecord>, streaming: boolean): KeyRecord | undefined {
   // stream-auth-near-miss-accepted: the streaming path's own key comparison, without case.
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent in the mutation run, only the auth-key-case-insensitive and stream-auth-near-miss-accepted defects make it true (their self-tests fail AUTH-2)
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: [gate] auth-key-case-insensitive stream-auth-near-miss-accepted AUTH-2
   const caseless = ctx.defect('auth-key-case-insensitive') || (streaming && ctx.defect('stream-auth-near-miss-accepted'));
-  // Stryker disable next-line BlockStatement: equivalent in the mutation run, the loop returns a key only under the auth-key-prefix-compare, auth-key-case-insensitive and stream-auth-near-miss-accepted defects (their self-tests fail AUTH-2)
+  // Stryker disable next-line BlockStatement: [gate] auth-key-prefix-compare auth-key-case-insensitive +1 AUTH-2
   for (const [value, rec] of byValue) {
     if (ctx.defect('auth-key-prefix-compare') && presented.slice(0, 32) === value.slice(0, 32)) return rec;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,MethodExpression: equivalent in the mutation run, only the auth-key-case-insensitive and stream-auth-near-miss-accepted defects compare without case (their self-tests fail AUTH-2)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,MethodExpression: [gate] auth-key-case-insensitive stream-auth-near-miss-accepted AUTH-2
     if (caseless && presented.toLowerCase() === value.toLowerCase()) return rec;
   }
   return undefined;
@@ -96,18 +96,18 @@ function nearMissLookup(ctx: RequestContext, presented: string, byValue: Map<str
 
 /** auth-wrong-scheme-accepted: finds a known key after any scheme, bare, or inside Basic credentials. */
 function lenientLookup(header: string, byValue: Map<string, KeyRecord>): KeyRecord | undefined {
-  // Stryker disable next-line MethodExpression,Regex: not reached, only the auth-wrong-scheme-accepted defect calls lenientLookup (its self-test fails AUTH-3)
+  // Stryker disable next-line MethodExpression,Regex: [gate] auth-wrong-scheme-accepted AUTH-3
   const tokens = header.trim().split(/\s+/);
-  // Stryker disable next-line BlockStatement: not reached, only the auth-wrong-scheme-accepted defect calls lenientLookup (its self-test fails AUTH-3)
+  // Stryker disable next-line BlockStatement: [gate] auth-wrong-scheme-accepted AUTH-3
   for (const t of tokens) {
     const direct = byValue.get(t);
-    // Stryker disable next-line ConditionalExpression: not reached, only the auth-wrong-scheme-accepted defect calls lenientLookup (its self-test fails AUTH-3)
+    // Stryker disable next-line ConditionalExpression: [gate] auth-wrong-scheme-accepted AUTH-3
     if (direct) return direct;
     const decoded = Buffer.from(t, 'base64').toString('utf8');
-    // Stryker disable next-line StringLiteral,BlockStatement: not reached, only the auth-wrong-scheme-accepted defect calls lenientLookup (its self-test fails AUTH-3)
+    // Stryker disable next-line StringLiteral,BlockStatement: [gate] auth-wrong-scheme-accepted AUTH-3
     for (const part of decoded.split(':')) {
       const k = byValue.get(part);
-      // Stryker disable next-line ConditionalExpression: not reached, only the auth-wrong-scheme-accepted defect calls lenientLookup (its self-test fails AUTH-3)
+      // Stryker disable next-line ConditionalExpression: [gate] auth-wrong-scheme-accepted AUTH-3
       if (k) return k;
     }
   }
@@ -120,7 +120,7 @@ function lenientLookup(header: string, byValue: Map<string, KeyRecord>): KeyReco
  */
 export function checkBrainScope(ctx: RequestContext, via: 'model' | 'route', streaming: boolean): ApiError | undefined {
   const key = ctx.key;
-  // Stryker disable next-line StringLiteral: not reached, the server authenticates before any scope check, so the request always has its key here
+  // Stryker disable next-line StringLiteral: [unreached] key always set
   if (!key) return unauthorized('Authentication required.');
   if (via === 'model' && ctx.defect('scope-unchecked-model-form')) return undefined;
   if (via === 'route' && ctx.defect('scope-unchecked-brain-route')) return undefined;

@@ -6,11 +6,11 @@ import { badRequest, notFound, serverError } from './errors.ts';
 import type { Brain } from './state.ts';
 
 export const BRAIN_MODEL_PREFIX = 'brain:';
-// Stryker disable next-line Regex: a looser pattern is legal (BRAIN-4 allows 400 or 404: an id it lets through is refused 404 as an unknown brain); the 10 stricter mutants refuse the real brain and were killed by BRAIN-1 (run of 2026-11-24) before this line was disabled
+// Stryker disable next-line Regex: [brain-id] BRAIN-4; killed: BRAIN-1
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createBrain(): Brain {
-  // Stryker disable next-line StringLiteral: equivalent, the brain's name is never sent
+  // Stryker disable next-line StringLiteral: [equiv] never sent
   return { id: randomUUID(), name: 'reference-brain' };
 }
 
@@ -18,10 +18,10 @@ export function createBrain(): Brain {
  * Checks a brain id (scope already checked by the caller) and returns the brain.
  * `param` names where the id came from, for the error body.
  */
-// Stryker disable next-line BooleanLiteral: equivalent, both callers (chat.ts) pass the flag
+// Stryker disable next-line BooleanLiteral: [equiv] caller passes it
 export function resolveBrain(ctx: RequestContext, id: string, param: string | null, streaming = false): Brain {
   const brain = ctx.state.brain;
-  // Stryker disable next-line ConditionalExpression,BlockStatement: legal, BRAIN-4 allows 400 or 404: a malformed id that skips this check is refused 404 as an unknown brain below
+  // Stryker disable next-line ConditionalExpression,BlockStatement: [brain-id] BRAIN-4
   if (!UUID_RE.test(id)) {
     if (ctx.defect('brain-malformed-accepted')) return brain;
     if (ctx.defect('brain-malformed-id-500')) throw serverError('Internal error while loading the brain.');
@@ -36,6 +36,6 @@ export function resolveBrain(ctx: RequestContext, id: string, param: string | nu
 }
 
 function truncate(s: string): string {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral,MethodExpression: the message's wording and length are free (ERR-3 asks only that it is non-empty)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral,MethodExpression: [msg-free] ERR-3
   return s.length > 80 ? `${s.slice(0, 80)}…` : s;
 }

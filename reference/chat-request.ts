@@ -22,7 +22,7 @@ export interface ChatRequest {
 export const MAX_CHOICES = 8;
 
 /** Top-level fields an OpenAI-style client may send; only unknown-param-500 cares. */
-// Stryker disable StringLiteral,ArrayDeclaration: equivalent in the mutation run, only the unknown-param-500, fuzz-deep-unknown-500 defects and the unknown-params-400 variant read the list (their self-tests run it)
+// Stryker disable StringLiteral,ArrayDeclaration: [gate] unknown-param-500 fuzz-deep-unknown-500 +1
 const KNOWN_PARAMS = new Set([
   'model', 'messages', 'stream', 'stream_options', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens',
   'n', 'user', 'stop', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'seed',
@@ -31,26 +31,26 @@ const KNOWN_PARAMS = new Set([
 ]);
 // Stryker restore StringLiteral,ArrayDeclaration
 
-// Stryker disable next-line StringLiteral: legal, which roles a server accepts beyond system, user and assistant is not shown (the spec leaves the other roles open; CHAT-4 asks only that a message has a role, CHAT-9 that system, user and assistant are accepted)
+// Stryker disable next-line StringLiteral: [roles] CHAT-4 CHAT-9
 const KNOWN_ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
 /** What bad-json-200 serves instead of an unparsable body. */
-// Stryker disable next-line StringLiteral,ObjectLiteral,ArrayDeclaration: equivalent in the mutation run, only the bad-json-200 defect reads it (its self-test fails CHAT-6)
+// Stryker disable next-line StringLiteral,ObjectLiteral,ArrayDeclaration: [gate] bad-json-200 CHAT-6
 const DEFAULT_REQUEST = { model: 'svc-auto', messages: [{ role: 'user', content: '' }] };
 
-// Stryker disable all: not reached, the suite sends every chat request as application/json: what a server does with another Content-Type, or none, is not shown (CHAT-1 asks only that application/json succeeds)
+// Stryker disable all: [not-sent] Content-Type
 function isJsonMediaType(value: string | undefined): boolean {
   if (!value) return false;
   // Stryker restore all
-  // Stryker disable next-line MethodExpression: equivalent for the suite, which sends application/json exactly (no parameters, blanks or capitals); how other forms are read is not shown; toUpperCase was killed by BRAIN-1 (run of 2026-11-24) before this line was disabled
+  // Stryker disable next-line MethodExpression: [not-sent] Content-Type; killed: BRAIN-1
   const mime = value.split(';')[0]!.trim().toLowerCase();
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,MethodExpression,StringLiteral: not reached, the suite sends no other media type (application/*+json or others): what a server does with one is not shown
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,MethodExpression,StringLiteral: [not-sent] Content-Type
   return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
 }
 
 /** Content-Type check and JSON parse (with the bad-JSON defects). */
 export async function readJsonBody(ctx: RequestContext): Promise<unknown> {
-  // Stryker disable all: not reached, the suite sends every chat request as application/json: what a server does with another Content-Type is not shown
+  // Stryker disable all: [not-sent] Content-Type
   if (!isJsonMediaType(ctx.req.headers['content-type'])) {
     // Read (and drop) the body anyway so an oversized one still gets its 413.
     await ctx.body();
@@ -60,7 +60,7 @@ export async function readJsonBody(ctx: RequestContext): Promise<unknown> {
   const raw = (await ctx.body()).toString('utf8');
   try {
     // The catch's block: a directive must lead a node, and '} catch {' leads none, so this region opens after the try block and closes inside the catch.
-    // Stryker disable BlockStatement: equivalent, an unparsable body then fails the request checks below (parseChatRequest: not a JSON object), still 400 with an error body (CHAT-6); only the message differs (ERR-3 asks only that it is non-empty)
+    // Stryker disable BlockStatement: [msg-free] ERR-3
     return JSON.parse(raw);
   } catch {
     // Stryker restore BlockStatement
@@ -75,7 +75,7 @@ export async function readJsonBody(ctx: RequestContext): Promise<unknown> {
 }
 
 /** "/messages/0/role" -> "messages[0].role", the form OpenAI uses in `param`. */
-// Stryker disable all: legal, only the error's param and the message's wording read it (ERR-5 only reports param; ERR-3 asks only for a non-empty message)
+// Stryker disable all: [msg-free] ERR-3
 export function paramFromPointer(pointer: string): string | null {
   if (pointer === '') return null;
   let out = '';
@@ -110,11 +110,11 @@ function violationError(v: SchemaViolation) {
   const param = paramFromPointer(v.pointer);
   let message: string;
   let code: string;
-  // Stryker disable next-line ConditionalExpression,StringLiteral: legal, which message and code a 400 carries is not shown (ERR-3 asks only that they are non-empty, ERR-5 reports the values)
+  // Stryker disable next-line ConditionalExpression,StringLiteral: [msg-free] ERR-3
   if (v.keyword === 'required') {
     message = `Missing required parameter: '${param}'.`;
     // The else-if's test: '} else if' leads no node, so a region (opened here, closed in its block).
-    // Stryker disable ConditionalExpression,EqualityOperator: legal, which message and code a 400 carries is not shown (ERR-3 asks only that they are non-empty, ERR-5 reports the values)
+    // Stryker disable ConditionalExpression,EqualityOperator: [msg-free] ERR-3
     code = 'missing_required_parameter';
   } else if (param === null) {
     // Stryker restore ConditionalExpression,EqualityOperator
@@ -122,23 +122,23 @@ function violationError(v: SchemaViolation) {
     code = 'invalid_type';
   } else {
     // The validator's message starts with the pointer; name the field instead.
-    // Stryker disable next-line MethodExpression: legal, which message and code a 400 carries is not shown (ERR-3 asks only that they are non-empty, ERR-5 reports the values)
+    // Stryker disable next-line MethodExpression: [msg-free] ERR-3
     const detail = v.message.startsWith(v.pointer) ? v.message.slice(v.pointer.length).trim() : v.message;
     message = `Invalid value for '${param}': ${detail}.`;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: legal, which message and code a 400 carries is not shown (ERR-3 asks only that they are non-empty, ERR-5 reports the values)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: [msg-free] ERR-3
     code = v.keyword === 'type' || v.keyword === 'anyOf' ? 'invalid_type' : 'invalid_value';
   }
   return badRequest(message, code, param);
 }
 
-// Stryker disable all: not reached, only the accepts-missing-messages and accepts-messages-object defects let messages that are not an array through (their self-tests fail CHAT-3)
+// Stryker disable all: [gate] accepts-missing-messages accepts-messages-object CHAT-3
 /** What those defects make of messages that are not an array: one message, or none. */
 function messagesNotAnArray(m: unknown): unknown[] {
   return m && typeof m === 'object' ? [m] : [];
 }
 // Stryker restore all
 
-// Stryker disable all: not reached, only the params-ignored variant reads the parameters this way (its self-test runs it)
+// Stryker disable all: [gate] params-ignored
 function ignoredNumber(raw: Record<string, unknown>, name: string, check: (n: number) => boolean): number | undefined {
   const v = raw[name];
   return typeof v === 'number' && check(v) ? v : undefined;
@@ -152,7 +152,7 @@ function checkedNumber(
   expected: string,
 ): number | undefined {
   const v = raw[name];
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: legal, an optional parameter sent as null may be refused with 400 (CHAT-8: honoured, ignored or refused with 400)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: [chat-8] params
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !check(v)) {
     throw badRequest(`Invalid value for '${name}': expected ${expected}.`, 'invalid_value', name);
@@ -162,7 +162,7 @@ function checkedNumber(
 
 /** Validates a parsed body; throws the 400 for the first problem. */
 export function parseChatRequest(ctx: RequestContext, body: unknown): ChatRequest {
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: equivalent in the mutation run, the block holds only the unknown-param-500 and params-500 defects
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: [equiv] unknown-param-500 params-500
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const raw = body as Record<string, unknown>;
     if (ctx.defect('unknown-param-500') && Object.keys(raw).some((k) => !KNOWN_PARAMS.has(k))) {
@@ -181,17 +181,17 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
   const raw = body as Record<string, unknown>;
 
   // Normalise what the accepts-* defects let through.
-  // Stryker disable next-line StringLiteral: not reached, only the accepts-missing-model and accepts-model-number defects let a model that is not a string through (their self-tests fail CHAT-2)
+  // Stryker disable next-line StringLiteral: [gate] accepts-missing-model accepts-model-number CHAT-2
   const model = typeof raw.model === 'string' ? raw.model : 'svc-auto';
   const messages = Array.isArray(raw.messages) ? raw.messages : messagesNotAnArray(raw.messages);
 
-  // Stryker disable next-line BlockStatement: legal, which roles a server accepts beyond system, user and assistant is not shown (the spec leaves the other roles open; CHAT-4 asks only that a message has a role, CHAT-9 that system, user and assistant are accepted)
+  // Stryker disable next-line BlockStatement: [roles] CHAT-4 CHAT-9
   messages.forEach((m, i) => {
     const role = (m as { role?: unknown } | null)?.role;
     if (typeof role !== 'string') return; // only reachable through accepts-message-without-role
-    // Stryker disable next-line BlockStatement: legal, which roles a server accepts beyond system, user and assistant is not shown (CHAT-4 asks only that a message has a role, CHAT-9 that system, user and assistant are accepted)
+    // Stryker disable next-line BlockStatement: [roles] CHAT-4 CHAT-9
     if (!KNOWN_ROLES.has(role)) {
-      // Stryker disable next-line MethodExpression,StringLiteral: legal, which message and param a 400 carries is not shown (ERR-3 asks only that they are non-empty, ERR-5 reports the values); an empty message and an empty code were killed by the fuzz phase's ERR-3 (run of 2026-11-24) before this line was disabled
+      // Stryker disable next-line MethodExpression,StringLiteral: [msg-free] ERR-3; killed: fuzz ERR-3
       throw badRequest(`Invalid value for 'messages[${i}].role': "${role.slice(0, 40)}" is not a known role.`, 'invalid_value', `messages[${i}].role`);
     }
     if (ctx.defect('multi-turn-rejected') && role !== 'user') {
@@ -201,9 +201,9 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
 
   // params-ignored: a server that reads none of the optional parameters (all ignored, never refused).
   const optionalNumber = ctx.variant('params-ignored') ? ignoredNumber : checkedNumber;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: legal, CHAT-8: the usual OpenAI parameters are honoured, ignored or refused with 400 (which values are refused, and the message, are not shown)
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: [chat-8] params
   const n = optionalNumber(raw, 'n', (v) => Number.isInteger(v) && v >= 1 && v <= MAX_CHOICES, `an integer from 1 to ${MAX_CHOICES}`) ?? 1;
-  // Stryker disable ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: legal, CHAT-8: the usual OpenAI parameters are honoured, ignored or refused with 400 (which values are refused, and the message, are not shown)
+  // Stryker disable ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: [chat-8] params
   const maxTokens =
     optionalNumber(raw, 'max_tokens', (v) => Number.isInteger(v) && v >= 1, 'a positive integer') ??
     optionalNumber(raw, 'max_completion_tokens', (v) => Number.isInteger(v) && v >= 1, 'a positive integer');
@@ -212,7 +212,7 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
   // Stryker restore ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral
 
   const streamOptions = raw.stream_options;
-  // Stryker disable ConditionalExpression,LogicalOperator,BooleanLiteral,EqualityOperator: legal, whether a usage chunk arrives (asked for or not) is EV-9's (INFO); true and the last && as || (include_usage read from a missing stream_options: a 500) were killed by BRAIN-1 (run of 2026-11-24) before this was disabled
+  // Stryker disable ConditionalExpression,LogicalOperator,BooleanLiteral,EqualityOperator: [usage] EV-9; killed: BRAIN-1
   const includeUsage =
     !!streamOptions && typeof streamOptions === 'object' && (streamOptions as { include_usage?: unknown }).include_usage === true;
   // Stryker restore ConditionalExpression,LogicalOperator,BooleanLiteral,EqualityOperator
@@ -221,7 +221,7 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
     model,
     messages,
     stream: raw.stream === true,
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: equivalent in the mutation run, only the stream-false-sse defect reads it (its self-test fails CHAT-1)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: [gate] stream-false-sse CHAT-1
     streamExplicitFalse: raw.stream === false,
     includeUsage,
     maxTokens,
@@ -231,13 +231,13 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
 }
 
 // --- fuzz-only defects: only generated requests meet them ------------------------------
-// Stryker disable all: equivalent or not reached in the mutation run: from here on, only the fuzz-only defects and the unknown-params-400 variant act (off there; the defect catalogue and legal-variant self-tests run them)
+// Stryker disable all: [gate] fuzz-only unknown-params-400
 // Crashes on what fixed probes never send (a parameter's type, value or size, a role, a
 // kind of character, many messages, deep unknown fields), each switched on alone.
 
-// Stryker disable next-line Regex: equivalent in the mutation run, only the fuzz-rtl-stream-no-done defect reads it (its self-test fails EV-6)
+// Stryker disable next-line Regex: [gate] fuzz-rtl-stream-no-done EV-6
 const RTL = /[\u0590-\u08ff\u200f\u202b\u202e\u2067]/;
-// Stryker disable next-line Regex: equivalent in the mutation run, only the fuzz-lone-surrogate-500 defect reads it (its self-test fails ERR-2)
+// Stryker disable next-line Regex: [gate] fuzz-lone-surrogate-500 ERR-2
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Every text of the request's messages: string contents and the text of parts. */

@@ -22,11 +22,11 @@ interface Target {
 }
 
 /** The overload defects misbehave on every 5th authenticated chat request. */
-// Stryker disable next-line BlockStatement: equivalent in the mutation run, only the overload-503-no-body and overload-500 defects read the count (their self-tests fail ERR-4, ERR-2)
+// Stryker disable next-line BlockStatement: [overload] overload count
 function countChatRequest(ctx: RequestContext): void {
-  // Stryker disable next-line UpdateOperator: equivalent in the mutation run, only the overload defects read the count
+  // Stryker disable next-line UpdateOperator: [overload] overload count
   const n = ++ctx.state.counters.chatRequests;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: equivalent in the mutation run, only the overload defects act on every 5th request
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: [overload] ERR-4
   if (n % 5 !== 0) return;
   if (ctx.defect('overload-503-no-body')) throw overloaded().withForm('empty');
   if (ctx.defect('overload-500')) throw serverError('Internal error: the service is overloaded.');
@@ -39,39 +39,39 @@ function serviceModels(ctx: RequestContext): string[] {
 function resolveModel(ctx: RequestContext, req: ChatRequest, mode: ChatMode): Target {
   const model = req.model;
   if (model.startsWith(BRAIN_MODEL_PREFIX) && !ctx.defect('brain-model-form-missing')) {
-    // Stryker disable next-line ConditionalExpression: equivalent in the mutation run, mode is always 'serve' there (only the auth-after-validation and stream-validated-before-auth defects prevalidate; their self-tests fail AUTH-4); false was killed by AUTH-6 (run of 2026-11-24) before this line was disabled
+    // Stryker disable next-line ConditionalExpression: [gate] auth-after-validation stream-validated-before-auth AUTH-4; killed: AUTH-6
     if (mode === 'serve') {
       const denied = checkBrainScope(ctx, 'model', req.stream);
       if (denied) throw denied;
     }
-    // Stryker disable next-line StringLiteral: legal, the error's param is not shown (ERR-5 only reports it)
+    // Stryker disable next-line StringLiteral: [msg-free] ERR-3
     resolveBrain(ctx, model.slice(BRAIN_MODEL_PREFIX.length), 'model', req.stream);
-    // Stryker disable next-line BooleanLiteral: equivalent in the mutation run, only the brain-stream-ignored, scope-overrestrictive and stream-scope-on-plain-model defects and the brain-route-201 variant read it
+    // Stryker disable next-line BooleanLiteral: [gate] brain-stream-ignored scope-overrestrictive +2
     return { replyModel: ctx.variant('resolved-model') ? 'svc' : model, brain: true };
   }
   if (serviceModels(ctx).includes(model)) {
     const replyModel = ctx.variant('resolved-model') && model === 'svc-auto' ? RESOLVED_SVC_AUTO : model;
-    // Stryker disable next-line BooleanLiteral: equivalent in the mutation run, only the brain-stream-ignored, scope-overrestrictive and stream-scope-on-plain-model defects and the brain-route-201 variant read it
+    // Stryker disable next-line BooleanLiteral: [gate] brain-stream-ignored scope-overrestrictive +2
     return { replyModel, brain: false };
   }
   if (ctx.defect('unknown-model-200')) return { replyModel: model, brain: false };
   // stream-unknown-model-accepted: the streaming handler looks no model up.
   if (req.stream && ctx.defect('stream-unknown-model-accepted')) return { replyModel: model, brain: false };
   if (ctx.defect('unknown-model-500')) throw serverError('Internal error while loading the model.');
-  // Stryker disable next-line MethodExpression: the message's wording and length are free (ERR-3 asks only that it is non-empty)
+  // Stryker disable next-line MethodExpression: [msg-free] ERR-3
   const message = `The model '${model.slice(0, 80)}' does not exist or you do not have access to it.`;
   if (ctx.variant('unknown-model-400') || (req.stream && ctx.variant('stream-refusals-400'))) throw badRequest(message, 'model_not_found', 'model');
-  // Stryker disable next-line StringLiteral: legal, the error's param ('model') is not shown (ERR-5 only reports it); an empty code ('model_not_found') was killed by ERR-3 (CHAT-7's test, run of 2026-11-24) before this line was disabled
+  // Stryker disable next-line StringLiteral: [msg-free] ERR-3; killed: ERR-3
   throw notFound(message, 'model_not_found', 'model');
 }
 
 export async function handleChatCompletions(ctx: RequestContext, mode: ChatMode = 'serve'): Promise<void> {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent in the mutation run, only the overload defects read the count
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: [overload] overload count
   if (mode === 'serve') countChatRequest(ctx);
   const body = await readJsonBody(ctx);
   const req = parseChatRequest(ctx, body);
   const target = resolveModel(ctx, req, mode);
-  // Stryker disable next-line ConditionalExpression: equivalent in the mutation run, mode is always 'serve' there (only the auth-after-validation and stream-validated-before-auth defects prevalidate; their self-tests fail AUTH-4); true was killed by BRAIN-1 and BRAIN-2 (run of 2026-11-24) before this line was disabled
+  // Stryker disable next-line ConditionalExpression: [gate] auth-after-validation stream-validated-before-auth AUTH-4; killed: BRAIN-1+BRAIN-2
   if (mode === 'prevalidate') return;
   // scope-overrestrictive: the scope gate wrongly covers plain models too (stream-scope-on-plain-model: on the streaming path only).
   const overrestrictive = ctx.defect('scope-overrestrictive') || (req.stream && ctx.defect('stream-scope-on-plain-model'));
@@ -82,16 +82,16 @@ export async function handleChatCompletions(ctx: RequestContext, mode: ChatMode 
 }
 
 export async function handleBrainChat(ctx: RequestContext, brainId: string, mode: ChatMode = 'serve'): Promise<void> {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent in the mutation run, only the overload defects read the count
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: [overload] overload count
   if (mode === 'serve') countChatRequest(ctx);
   const body = await readJsonBody(ctx);
-  // Stryker disable next-line LogicalOperator,ConditionalExpression: equivalent, a body that is not an object is refused 400 by the request checks below (parseChatRequest): only the message differs (ERR-3 asks only that it is non-empty)
+  // Stryker disable next-line LogicalOperator,ConditionalExpression: [msg-free] ERR-3
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw badRequest('The request body must be a JSON object with messages.', 'invalid_type');
   }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: equivalent in the mutation run, only the streaming-path defects read the flag (checkBrainScope, resolveBrain)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: [gate] stream flag
   const streaming = (body as { stream?: unknown }).stream === true;
-  // Stryker disable next-line ConditionalExpression: equivalent in the mutation run, mode is always 'serve' there (only the auth-after-validation and stream-validated-before-auth defects prevalidate; their self-tests fail AUTH-4); false was killed by AUTH-6 (run of 2026-11-24) before this line was disabled
+  // Stryker disable next-line ConditionalExpression: [gate] auth-after-validation stream-validated-before-auth AUTH-4; killed: AUTH-6
   if (mode === 'serve') {
     const denied = checkBrainScope(ctx, 'route', streaming);
     if (denied) throw denied;
@@ -101,7 +101,7 @@ export async function handleBrainChat(ctx: RequestContext, brainId: string, mode
   // brain-route-stream-json (legal): the route answers stream: true with plain JSON.
   const req = ctx.variant('brain-route-stream-json') ? { ...parsed, stream: false } : parsed;
   resolveBrain(ctx, brainId, null, streaming);
-  // Stryker disable next-line ConditionalExpression: equivalent in the mutation run, mode is always 'serve' there (only the auth-after-validation and stream-validated-before-auth defects prevalidate; their self-tests fail AUTH-4); true was killed by BRAIN-1 and BRAIN-2 (run of 2026-11-24) before this line was disabled
+  // Stryker disable next-line ConditionalExpression: [gate] auth-after-validation stream-validated-before-auth AUTH-4; killed: BRAIN-1+BRAIN-2
   if (mode === 'prevalidate') return;
   const replyModel = ctx.variant('resolved-model') ? 'svc' : `${BRAIN_MODEL_PREFIX}${brainId}`;
   if (ctx.defect('brain-route-different-shape')) {
@@ -109,7 +109,7 @@ export async function handleBrainChat(ctx: RequestContext, brainId: string, mode
     await sendJson(ctx, 200, { reply: plan.choices[0]?.text ?? '' });
     return;
   }
-  // Stryker disable next-line BooleanLiteral: equivalent in the mutation run, only the brain-stream-ignored defect and the brain-route-201 variant read it
+  // Stryker disable next-line BooleanLiteral: [gate] brain-stream-ignored brain-route-201
   await reply(ctx, req, { replyModel, brain: true });
 }
 
@@ -122,13 +122,13 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
   const plan = planReply(ctx, req, target.replyModel);
   const latency = ctx.state.opts.latency;
   if (streaming) {
-    // Stryker disable next-line UpdateOperator: equivalent in the mutation run, the count only picks the streams that stall, and no stream stalls there (stallEvery 0)
+    // Stryker disable next-line UpdateOperator: [delay-0] delays
     const n = ++ctx.state.counters.streams;
-    // Stryker disable next-line all: equivalent in the mutation run, stallMs is 0 there, so a stall is 0 ms either way (the reference-server self-test runs stallEvery and stallMs)
+    // Stryker disable next-line all: [delay-0] delays
     const stalls = latency.stallEvery > 0 && n % latency.stallEvery === 0;
     let steps = planStream(ctx, plan);
     // Fuzz-only defect: right-to-left text in the request loses the [DONE].
-    // Stryker disable next-line all: not reached, only the fuzz-rtl-stream-no-done defect drops the [DONE] (its self-test fails EV-6); true was killed by BRAIN-5 (run of 2026-11-24) before this line was disabled
+    // Stryker disable next-line all: [gate] fuzz-rtl-stream-no-done EV-6; killed: BRAIN-5
     if (rtlStreamDefect(ctx, req)) steps = steps.filter((s) => !(s.kind === 'data' && s.payload === DONE));
     await new SseWriter(ctx).play(steps, {
       ttftMs: latency.ttftMs,
@@ -138,7 +138,7 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
     return;
   }
   await sleep(latency.jsonMs, ctx.signal);
-  // Stryker disable next-line ConditionalExpression: equivalent, a response whose client is gone is not on the wire (sendBody skips a destroyed response); true was killed by BRAIN-1 (run of 2026-11-24) before this line was disabled
+  // Stryker disable next-line ConditionalExpression: [equiv] client gone; killed: BRAIN-1
   if (ctx.aborted) return;
   const body = completionBody(ctx, plan);
   if (ctx.defect('cc-json-as-text')) {

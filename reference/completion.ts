@@ -20,21 +20,21 @@ export interface ReplyPlan {
   includeUsage: boolean;
 }
 
-// Stryker disable next-line StringLiteral: legal, the id's suffix is not shown (RES-CC-1 asks chatcmpl- and a non-empty suffix; an empty alphabet gives "undefined" characters)
+// Stryker disable next-line StringLiteral: [id-suffix] RES-CC-1
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export function randomSuffix(length = 24): string {
   const bytes = randomBytes(length);
-  // Stryker disable next-line StringLiteral: legal, the id's suffix is not shown (RES-CC-1 asks only that it is non-empty)
+  // Stryker disable next-line StringLiteral: [id-suffix] RES-CC-1
   let s = '';
-  // Stryker disable next-line ArithmeticOperator: legal, the id's suffix is not shown (an index past the alphabet gives "undefined" characters, still a non-empty suffix)
+  // Stryker disable next-line ArithmeticOperator: [id-suffix] RES-CC-1
   for (const b of bytes) s += ID_ALPHABET[b % ID_ALPHABET.length];
   return s;
 }
 
 /** Finish reasons as the server means them; ch-finish-nonstandard renames "length". */
 function finishReasonFor(ctx: RequestContext, truncated: boolean): string {
-  // Stryker disable next-line ConditionalExpression: legal, what max_tokens does is not shown (CHAT-8), and finish_reason "stop" for a capped reply is not judged (RES-CH-3 asks for it only when no limit was requested); false was killed by EV-5 (run of 2026-11-24) before this line was disabled
+  // Stryker disable next-line ConditionalExpression: [chat-8] max_tokens; killed: EV-5
   if (!truncated) return 'stop';
   return ctx.defect('ch-finish-nonstandard') ? 'max_tokens' : 'length';
 }
@@ -42,7 +42,8 @@ function finishReasonFor(ctx: RequestContext, truncated: boolean): string {
 export function planReply(ctx: RequestContext, req: ChatRequest, model: string): ReplyPlan {
   const choices: PlannedChoice[] = [];
   let completion = 0;
-  for (let i = 0; i < req.n; i++) {
+  const n = ctx.variant('n-ignored') ? 1 : req.n;
+  for (let i = 0; i < n; i++) {
     const full = generateReply(req.messages, ctx.state.opts.replyWords, i);
     // capped-empty-reply: a capped request spends its budget before any visible text.
     const { text, truncated } = ctx.variant('capped-empty-reply') && req.maxTokens !== undefined ? { text: '', truncated: true } : truncateWords(full, req.maxTokens);
@@ -116,6 +117,7 @@ export function completionBody(ctx: RequestContext, plan: ReplyPlan): Record<str
     let index: unknown = c.index;
     if (ctx.defect('ch-index-string')) index = String(c.index);
     if (ctx.defect('ch-index-from-1')) index = c.index + 1;
+    if (ctx.defect('ch-index-repeated')) index = 0;
     const choice: Record<string, unknown> = { index, message, logprobs: null, finish_reason: finish };
     if (ctx.defect('ch-message-missing')) delete choice.message;
     if (extra) choice.x_reference_score = 1;

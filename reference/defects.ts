@@ -59,6 +59,7 @@ const CATALOG = {
   'cc-json-as-text': { clauses: ['CHAT-1'], description: 'Non-stream chat completions are served as text/plain.' },
   'ch-index-string': { clauses: ['RES-CH-1'], description: 'choices[i].index is the string "0".' },
   'ch-index-from-1': { clauses: ['RES-CH-1'], description: 'choices[i].index starts at 1.' },
+  'ch-index-repeated': { clauses: ['RES-CH-1'], description: 'Every choice has index 0, so a request with n: 2 gets two choices both numbered 0.' },
   'ch-role-user': { clauses: ['RES-CH-2'], description: 'The reply message has role "user".' },
   'ch-message-missing': { clauses: ['RES-CH-2'], description: 'Choices have no message.' },
   'ch-finish-null': { clauses: ['RES-CH-3'], description: 'finish_reason is null on a normal completion.' },

@@ -5,17 +5,17 @@ import { baseHeaders, contentType, sendBody, sendEmpty, sendJson, type RequestCo
 
 export { ApiError } from './api-error.ts';
 
-// Stryker disable next-line StringLiteral: equivalent, every caller passes a code
+// Stryker disable next-line StringLiteral: [equiv] caller passes it
 export const badRequest = (message: string, code = 'invalid_request_error', param: string | null = null) =>
   new ApiError(400, 'invalid_request_error', code, message, param);
 export const unauthorized = (message: string) => new ApiError(401, 'invalid_request_error', 'invalid_api_key', message);
 export const forbidden = (message: string) => new ApiError(403, 'permission_error', 'insufficient_scope', message);
 export const notFound = (message: string, code: string, param: string | null = null) =>
   new ApiError(404, 'not_found_error', code, message, param);
-// Stryker disable next-line StringLiteral: not reached, only defects (and a bug in the reference) answer 500; ERR-2 fails any 500 whatever its body
+// Stryker disable next-line StringLiteral: [no-500] ERR-2
 export const serverError = (message: string) => new ApiError(500, 'server_error', 'internal_error', message);
 export const overloaded = () =>
-  // Stryker disable next-line StringLiteral,ObjectLiteral: not reached, the conformance run never has more than 512 requests in flight (DEFAULT_OVERLOAD_IN_FLIGHT); ERR-4 and ERR-3 judge a 503 whenever a run meets one, and the overload-503-no-body defect's self-test fails ERR-4
+  // Stryker disable next-line StringLiteral,ObjectLiteral: [overload] ERR-4
   new ApiError(503, 'server_error', 'overloaded', 'The service is overloaded; retry shortly.', null, { 'Retry-After': '1' });
 
 export function errorBody(ctx: RequestContext, err: ApiError): Record<string, unknown> {
@@ -41,15 +41,15 @@ export function errorBody(ctx: RequestContext, err: ApiError): Record<string, un
 }
 
 function escapeHtml(s: string): string {
-  // Stryker disable next-line Regex,ObjectLiteral,StringLiteral: not reached, only the error-html defect sends HTML (its self-test fails ERR-1)
+  // Stryker disable next-line Regex,ObjectLiteral,StringLiteral: [gate] error-html ERR-1
   return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 }
 
 export async function writeError(ctx: RequestContext, err: ApiError): Promise<void> {
   const { res } = ctx;
-  // Stryker disable next-line ConditionalExpression: equivalent, nothing written to a destroyed response reaches the wire
+  // Stryker disable next-line ConditionalExpression: [equiv] client gone
   if (res.destroyed) return;
-  // Stryker disable next-line ConditionalExpression,BlockStatement: not reached, nothing in the conformance run throws after a response's headers are sent (only stream defects break a stream mid-way; their self-tests judge them)
+  // Stryker disable next-line ConditionalExpression,BlockStatement: [unreached] mid-stream throw
   if (res.headersSent) {
     // Too late for a status: the stream already started; just end it.
     res.end();
@@ -60,31 +60,31 @@ export async function writeError(ctx: RequestContext, err: ApiError): Promise<vo
   if (err.status === 401 && ctx.defect('auth-401-plain-text')) form = 'text';
   const headers = err.headers;
   switch (form) {
-    // Stryker disable next-line ConditionalExpression: not reached, forms other than 'json' are set only by defects (ErrorForm), whose self-tests judge them
+    // Stryker disable next-line ConditionalExpression: [gate] error forms
     case 'empty':
       return sendEmpty(ctx, err.status, headers);
-    // Stryker disable next-line ConditionalExpression: not reached, forms other than 'json' are set only by defects (ErrorForm), whose self-tests judge them
+    // Stryker disable next-line ConditionalExpression: [gate] error forms
     case 'text':
-      // Stryker disable next-line StringLiteral,ConditionalExpression,EqualityOperator: not reached, forms other than 'json' are set only by defects (ErrorForm), whose self-tests judge them
+      // Stryker disable next-line StringLiteral,ConditionalExpression,EqualityOperator: [gate] error forms
       return sendBody(ctx, err.status, 'text/plain', err.status === 401 ? 'Unauthorized' : err.message, headers);
-    // Stryker disable next-line ConditionalExpression,BlockStatement: not reached, forms other than 'json' are set only by defects (ErrorForm), whose self-tests judge them
+    // Stryker disable next-line ConditionalExpression,BlockStatement: [gate] error forms
     case 'sse': {
       // auth-401-as-event-stream: an error event in a stream the client never should have got.
-      // Stryker disable next-line StringLiteral: not reached, forms other than 'json' are set only by defects (ErrorForm), whose self-tests judge them
+      // Stryker disable next-line StringLiteral: [gate] error forms
       const payload = `event: error\ndata: ${JSON.stringify(errorBody(ctx, err))}\n\n`;
-      // Stryker disable next-line ObjectLiteral: not reached, forms other than 'json' are set only by defects (ErrorForm), whose self-tests judge them
+      // Stryker disable next-line ObjectLiteral: [gate] error forms
       res.writeHead(err.status, {
         ...baseHeaders(ctx),
         ...headers,
-        // Stryker disable next-line StringLiteral: not reached, forms other than 'json' are set only by defects (ErrorForm), whose self-tests judge them
+        // Stryker disable next-line StringLiteral: [gate] error forms
         'Content-Type': contentType(ctx, 'text/event-stream'),
-        // Stryker disable next-line StringLiteral: not reached, forms other than 'json' are set only by defects (ErrorForm), whose self-tests judge them
+        // Stryker disable next-line StringLiteral: [gate] error forms
         'Cache-Control': 'no-cache',
       });
       res.end(payload);
       return;
     }
-    // Stryker disable next-line ConditionalExpression: equivalent, the last case's break (an emptied case falls out of the switch the same way)
+    // Stryker disable next-line ConditionalExpression: [equiv] switch break
     case 'json':
       break;
   }

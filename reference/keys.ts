@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 
 export type KeyName = 'main' | 'limited' | 'rateLimit';
 
-// Stryker disable next-line StringLiteral: equivalent, the scope's name is never sent (keys and checks share this constant)
+// Stryker disable next-line StringLiteral: [equiv] never sent
 export const SCOPE_BRAINS_INVOKE = 'brains:invoke';
 
 export interface KeyRecord {
@@ -23,7 +23,7 @@ export interface KeyRing {
 }
 
 export function newKeyValue(): string {
-  // Stryker disable next-line StringLiteral: an empty key stops the run before any test (the harness refuses an empty API_KEY, exit 2), which Stryker counts as survived; the key's form is otherwise not shown
+  // Stryker disable next-line StringLiteral: [key-form] empty key: exit 2
   return `sk-ref-${randomBytes(16).toString('hex')}`;
 }
 
@@ -36,9 +36,9 @@ export function createKeyRing(limits: { main: { limit: number; windowMs: number 
   });
   const main = make('main', [SCOPE_BRAINS_INVOKE], limits.main);
   // The limited key shares the main key's generous limit: it exists to test scopes, not throttling.
-  // Stryker disable next-line ArrayDeclaration: equivalent, a scope no check reads
+  // Stryker disable next-line ArrayDeclaration: [equiv] never read
   const limited = make('limited', [], limits.main);
-  // Stryker disable next-line ArrayDeclaration: legal, the rate-limit key's scopes are not judged (the suite sends it on plain models only)
+  // Stryker disable next-line ArrayDeclaration: [key-form] scopes
   const rateLimit = make('rateLimit', [SCOPE_BRAINS_INVOKE], limits.rateLimit);
   const byValue = new Map([main, limited, rateLimit].map((k) => [k.value, k]));
   return { main, limited, rateLimit, byValue };
@@ -46,10 +46,10 @@ export function createKeyRing(limits: { main: { limit: number; windowMs: number 
 
 /** OpenAI-style masked form: enough to recognise a key, never enough to use it (AUTH-9). */
 export function maskKey(value: string): string {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: legal, what a 401 shows of a key the server did not issue is free (AUTH-9 forbids echoing a full issued key; ERR-3 asks only for a non-empty message)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: [key-form] AUTH-9
   if (value.length < 12) return '***';
-  // Stryker disable next-line MethodExpression,StringLiteral: legal, what a 401 shows of a key the server did not issue is free (AUTH-9 forbids echoing a full issued key)
+  // Stryker disable next-line MethodExpression,StringLiteral: [key-form] AUTH-9
   const prefix = value.startsWith('sk-ref-') ? 'sk-ref-' : value.slice(0, 3);
-  // Stryker disable next-line StringLiteral,UnaryOperator: legal, what a 401 shows of a key the server did not issue is free (AUTH-9 forbids echoing a full issued key)
+  // Stryker disable next-line StringLiteral,UnaryOperator: [key-form] AUTH-9
   return `${prefix}...${value.slice(-4)}`;
 }

@@ -4,7 +4,7 @@ import { notFound } from './errors.ts';
 
 export const SERVICE_MODELS = ['svc-auto', 'svc'] as const;
 /** resolved-model: what the svc-auto alias resolves to. */
-// Stryker disable next-line StringLiteral: equivalent here, only the resolved-model variant reads it (its self-test runs it)
+// Stryker disable next-line StringLiteral: [gate] resolved-model
 export const RESOLVED_SVC_AUTO = 'svc-2026-11-01';
 
 /** A fixed creation time: model records are static, and tests may compare runs. */
@@ -16,7 +16,7 @@ function entry(ctx: RequestContext, id: string): Record<string, unknown> {
     id,
     object: ctx.defect('models-entry-object-wrong') ? 'engine' : 'model',
     created: MODELS_CREATED,
-    // Stryker disable next-line StringLiteral: owned_by is not shown (MOD-1 asks only for a string id and object "model")
+    // Stryker disable next-line StringLiteral: [not-shown] owned_by
     owned_by: 'chatgate-reference',
   };
   if (ctx.variant('extra-fields')) e.x_reference_context_window = 8192;
@@ -46,11 +46,11 @@ export async function handleListModels(ctx: RequestContext): Promise<void> {
 
 // GET /models/{id} is not in the spec (not shown): whether it exists and what it answers
 // is the server's choice, so its mutants are legal servers.
-// Stryker disable next-line BlockStatement: GET /models/{id} is not shown in the spec
+// Stryker disable next-line BlockStatement: [not-sent] GET /models/{id}
 export async function handleRetrieveModel(ctx: RequestContext, id: string): Promise<void> {
-  // Stryker disable next-line BooleanLiteral,ConditionalExpression,BlockStatement: GET /models/{id} is not shown in the spec
+  // Stryker disable next-line BooleanLiteral,ConditionalExpression,BlockStatement: [not-sent] GET /models/{id}
   if (!listedModels(ctx).includes(id)) {
-    // Stryker disable next-line StringLiteral,MethodExpression: the error's param is not shown (ERR-5 only reports it); message wording is free (ERR-3: non-empty)
+    // Stryker disable next-line StringLiteral,MethodExpression: [msg-free] ERR-3
     throw notFound(`The model '${id.slice(0, 80)}' does not exist or you do not have access to it.`, 'model_not_found', 'model');
   }
   return sendJson(ctx, 200, entry(ctx, id));

@@ -61,7 +61,7 @@ export const DEFAULT_REPLY_WORDS = 12;
 
 export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
   let defect: DefectName | undefined;
-  // Stryker disable all: not the API, the reference's option checks run once before it listens (the mutation run passes valid options; selftest/unit/reference-server.test.ts checks them)
+  // Stryker disable all: [not-api] option checks
   if (opts.defect !== undefined && opts.defect !== '') {
     if (!isDefectName(opts.defect)) {
       throw new Error(`unknown reference defect "${opts.defect}"; valid names: ${Object.keys(DEFECTS).join(', ')}`);
@@ -77,18 +77,18 @@ export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
   }
   // Stryker restore all
   const port = opts.port ?? 0;
-  // Stryker disable next-line all: not the API, the reference's option checks run once before it listens (the mutation run passes valid options; selftest/unit/reference-server.test.ts checks them)
+  // Stryker disable next-line all: [not-api] option checks
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be an integer 0-65535 (got ${port})`);
 
   const main = opts.rateLimit?.main ?? (variants.has('tight-rate-limit') ? TIGHT_MAIN_LIMIT
     : variants.has('limit-per-key-2s') ? PER_KEY_2S_LIMIT : DEFAULT_MAIN_LIMIT);
   const rateLimit = opts.rateLimit?.rateLimit ?? DEFAULT_RATE_LIMIT_KEY_LIMIT;
-  // Stryker disable next-line LogicalOperator: equivalent in the mutation run, which gives no account window and asks for no variant (undefined either way)
+  // Stryker disable next-line LogicalOperator: [gate] account/burst
   const account = opts.rateLimit?.account ?? (variants.has('limit-account-2s') ? ACCOUNT_2S_LIMIT
     : variants.has('limit-account-5s') ? ACCOUNT_5S_LIMIT : undefined);
-  // Stryker disable next-line LogicalOperator: equivalent in the mutation run, which gives no token bucket and asks for no variant (undefined either way)
+  // Stryker disable next-line LogicalOperator: [gate] account/burst
   const bucket = opts.rateLimit?.bucket ?? (variants.has('limit-burst') ? BURST_BUCKET : undefined);
-  // Stryker disable all: not the API, the reference's option checks run once before it listens (the mutation run passes valid options; selftest/unit/reference-server.test.ts checks them)
+  // Stryker disable all: [not-api] option checks
   for (const [name, w] of [['main', main], ['rateLimit', rateLimit], ['account', account]] as const) {
     if (w && (!(w.limit >= 1) || !(w.windowMs >= 1))) throw new Error(`rateLimit.${name} needs limit >= 1 and windowMs >= 1`);
   }
@@ -106,14 +106,14 @@ export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
   };
 
   const replyWords = opts.replyWords ?? DEFAULT_REPLY_WORDS;
-  // Stryker disable next-line all: not the API, the reference's option checks run once before it listens (the mutation run passes valid options; selftest/unit/reference-server.test.ts checks them)
+  // Stryker disable next-line all: [not-api] option checks
   if (!Number.isInteger(replyWords) || replyWords < 1) throw new Error(`replyWords must be a positive integer (got ${replyWords})`);
 
   return {
     port,
     defect,
     variants,
-    // Stryker disable next-line ObjectLiteral: equivalent in the mutation run, which has no account window and no token bucket
+    // Stryker disable next-line ObjectLiteral: [gate] account/burst
     rateLimit: { main, rateLimit, ...(account ? { account } : {}), ...(bucket ? { bucket } : {}) },
     overloadInFlight: opts.overloadInFlight ?? DEFAULT_OVERLOAD_IN_FLIGHT,
     latency,
@@ -122,7 +122,7 @@ export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
 }
 
 /** REFERENCE_DEFECT=<name>, REFERENCE_VARIANTS=<a,b>: how the embedded default target is chosen. */
-// Stryker disable all: not reached, how the runner reads REFERENCE_DEFECT and REFERENCE_VARIANTS (the mutation run sets neither; selftest/unit/reference-server.test.ts checks it)
+// Stryker disable all: [not-api] env
 export function referenceOptionsFromEnv(env: NodeJS.ProcessEnv): ReferenceOptions {
   const out: ReferenceOptions = {};
   const defect = env.REFERENCE_DEFECT?.trim();

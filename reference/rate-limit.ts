@@ -34,33 +34,33 @@ export class FixedWindowLimiter implements Limiter {
   private readonly stuck = new Set<string>();
 
   /** @param neverRecover ratelimit-never-recovers: a key throttled once stays throttled. */
-  // Stryker disable next-line BooleanLiteral: equivalent, the one caller (createLimiter) passes the flag
+  // Stryker disable next-line BooleanLiteral: [equiv] caller passes it
   constructor(private readonly neverRecover = false, private readonly account?: { limit: number; windowMs: number }) {}
 
   take(key: KeyRecord, now = Date.now()): RateDecision {
     const { limit, windowMs } = this.account ?? key.limit;
-    // Stryker disable next-line StringLiteral: not reached, only an account-wide budget (the limit-account-2s/5s variants) names it; the name is never sent
+    // Stryker disable next-line StringLiteral: [unreached] limit-account-2s
     const name = this.account ? 'account' : key.name;
     let w = this.windows.get(name);
-    // Stryker disable next-line EqualityOperator,ArithmeticOperator,ConditionalExpression: legal, a server that never throttles within the bounded probe is the no-rate-limit variant (LIM-1 inconclusive, never a pass) (a window restarted at every request); > for >= is one millisecond later, equivalent; true is that too (a window restarted at every request); false (a window never restarted) was killed by LIM-3 (run of 2026-11-24, a probe per LIM test) before this line was disabled
+    // Stryker disable next-line EqualityOperator,ArithmeticOperator,ConditionalExpression: [no-throttle] LIM-1; killed: LIM-3
     if (!w || now - w.start >= windowMs) {
       w = { start: now, count: 0 };
       this.windows.set(name, w);
     }
     const resetMs = Math.max(1, w.start + windowMs - now);
     const scope = this.account ? 'account' as const : 'key' as const;
-    // Stryker disable next-line ConditionalExpression,BooleanLiteral: equivalent in the mutation run, only the ratelimit-never-recovers defect fills stuck (its self-test fails LIM-3)
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral: [gate] ratelimit-never-recovers LIM-3
     if (this.stuck.has(name)) return { allowed: false, limit, remaining: 0, resetMs, scope };
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: legal, a server that never throttles within the bounded probe is the no-rate-limit variant (LIM-1 inconclusive, never a pass); one request more per window is legal (the limit is not shown); < for >= throttles the first request and timed out (detected) before this line was disabled
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: [no-throttle] LIM-1, limit
     if (w.count >= limit) {
-      // Stryker disable next-line ConditionalExpression: false is equivalent in the mutation run (no defect sets neverRecover); true (a key throttled once stays throttled) was killed by LIM-3 (run of 2026-11-24, a probe per LIM test) before this line was disabled
+      // Stryker disable next-line ConditionalExpression: [gate] neverRecover; killed: LIM-3
       if (this.neverRecover) this.stuck.add(name);
-      // Stryker disable next-line BooleanLiteral: legal, a server that never throttles within the bounded probe is the no-rate-limit variant (LIM-1 inconclusive, never a pass)
+      // Stryker disable next-line BooleanLiteral: [no-throttle] LIM-1
       return { allowed: false, limit, remaining: 0, resetMs, scope };
     }
-    // Stryker disable next-line UpdateOperator: legal, a server that never throttles within the bounded probe is the no-rate-limit variant (LIM-1 inconclusive, never a pass)
+    // Stryker disable next-line UpdateOperator: [no-throttle] LIM-1
     w.count++;
-    // Stryker disable next-line ArithmeticOperator: legal, x-ratelimit-remaining-requests is not shown (LIM-2 reads only the reset and retry hints)
+    // Stryker disable next-line ArithmeticOperator: [retry-hint] LIM-2
     return { allowed: true, limit, remaining: limit - w.count, resetMs, scope };
   }
 }
@@ -75,31 +75,31 @@ export class TokenBucketLimiter implements Limiter {
   constructor(private readonly shape: { capacity: number; refillPerSecond: number }, private readonly fallback: Limiter) {}
 
   take(key: KeyRecord, now = Date.now()): RateDecision {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: not reached, only the limit-burst variant (and a load option) draw on a token bucket; its self-test (throttled variants) runs it
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: [gate] limit-burst
     if (key.name === 'rateLimit') return this.fallback.take(key, now);
     const { capacity, refillPerSecond } = this.shape;
     const b = this.buckets.get(key.name) ?? { tokens: capacity, at: now };
-    // Stryker disable next-line MethodExpression,ArithmeticOperator: not reached, only the limit-burst variant (and a load option) draw on a token bucket; its self-test (throttled variants) runs it
+    // Stryker disable next-line MethodExpression,ArithmeticOperator: [gate] limit-burst
     b.tokens = Math.min(capacity, b.tokens + ((now - b.at) / 1000) * refillPerSecond);
     b.at = now;
     this.buckets.set(key.name, b);
-    // Stryker disable next-line MethodExpression,ArithmeticOperator: not reached, only the limit-burst variant (and a load option) draw on a token bucket; its self-test (throttled variants) runs it
+    // Stryker disable next-line MethodExpression,ArithmeticOperator: [gate] limit-burst
     const untilFull = () => Math.max(1, Math.ceil(((capacity - b.tokens) / refillPerSecond) * 1000));
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: not reached, only the limit-burst variant (and a load option) draw on a token bucket; its self-test (throttled variants) runs it
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: [gate] limit-burst
     if (b.tokens < 1) {
-      // Stryker disable next-line BooleanLiteral,MethodExpression,ArithmeticOperator: not reached, only the limit-burst variant (and a load option) draw on a token bucket; its self-test (throttled variants) runs it
+      // Stryker disable next-line BooleanLiteral,MethodExpression,ArithmeticOperator: [gate] limit-burst
       return { allowed: false, limit: capacity, remaining: 0, resetMs: untilFull(), retryMs: Math.max(1, Math.ceil(((1 - b.tokens) / refillPerSecond) * 1000)), scope: 'key' };
     }
-    // Stryker disable next-line AssignmentOperator: not reached, only the limit-burst variant (and a load option) draw on a token bucket; its self-test (throttled variants) runs it
+    // Stryker disable next-line AssignmentOperator: [gate] limit-burst
     b.tokens -= 1;
-    // Stryker disable next-line BooleanLiteral: not reached, only the limit-burst variant (and a load option) draw on a token bucket; its self-test (throttled variants) runs it
+    // Stryker disable next-line BooleanLiteral: [gate] limit-burst
     return { allowed: true, limit: capacity, remaining: Math.floor(b.tokens), resetMs: untilFull(), scope: 'key' };
   }
 }
 
 /** The limiter a server's options ask for. */
 export function createLimiter(shape: LimiterShape): Limiter {
-  // Stryker disable next-line LogicalOperator,BooleanLiteral: equivalent in the mutation run, only the ratelimit-never-recovers defect sets neverRecover (its self-test fails LIM-3)
+  // Stryker disable next-line LogicalOperator,BooleanLiteral: [gate] ratelimit-never-recovers LIM-3
   const windows = new FixedWindowLimiter(shape.neverRecover ?? false, shape.account);
   return shape.bucket ? new TokenBucketLimiter(shape.bucket, windows) : windows;
 }
@@ -124,38 +124,38 @@ export function hintStyle(ctx: Switches): HintStyle {
 
 /** Go's time.Duration text, as OpenAI writes x-ratelimit-reset-*: "850ms", "1.5s", "1m0.5s", "1h0m0s". */
 export function goDuration(ms: number): string {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: not reached, only the ratelimit-reset-only variant writes Go durations; its self-test runs them
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: [gate] ratelimit-reset-only
   if (ms < 1000) return `${Math.round(ms)}ms`;
-  // Stryker disable next-line ArithmeticOperator: not reached, only the ratelimit-reset-only variant writes Go durations; its self-test runs them
+  // Stryker disable next-line ArithmeticOperator: [gate] ratelimit-reset-only
   const h = Math.floor(ms / 3_600_000);
-  // Stryker disable next-line ArithmeticOperator: not reached, only the ratelimit-reset-only variant writes Go durations; its self-test runs them
+  // Stryker disable next-line ArithmeticOperator: [gate] ratelimit-reset-only
   const m = Math.floor((ms % 3_600_000) / 60_000);
-  // Stryker disable next-line ArithmeticOperator: not reached, only the ratelimit-reset-only variant writes Go durations; its self-test runs them
+  // Stryker disable next-line ArithmeticOperator: [gate] ratelimit-reset-only
   const sec = Math.round(ms % 60_000) / 1000;
-  // Stryker disable next-line StringLiteral,ConditionalExpression,LogicalOperator: not reached, only the ratelimit-reset-only variant writes Go durations; its self-test runs them
+  // Stryker disable next-line StringLiteral,ConditionalExpression,LogicalOperator: [gate] ratelimit-reset-only
   return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${sec}s`;
 }
 
 export function rateLimitHeaders(d: RateDecision, style: HintStyle = 'all', now = Date.now()): Record<string, string> {
   const h: Record<string, string> = {};
-  // Stryker disable next-line ConditionalExpression,BlockStatement: legal, LIM-2 asks for one of Retry-After, retry-after-ms and x-ratelimit-reset-* (both others stay), and x-ratelimit-* on a 2xx is not shown; true is equivalent here (the style is always all)
+  // Stryker disable next-line ConditionalExpression,BlockStatement: [retry-hint] LIM-2
   if (style === 'all' || style === 'unparseable' || style === 'reset-only') {
     h['x-ratelimit-limit-requests'] = String(d.limit);
     h['x-ratelimit-remaining-requests'] = String(d.remaining);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: legal, a Go duration (1s, 850ms) is a reset form LIM-2 reads (the ratelimit-reset-only variant); false is equivalent here
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: [retry-hint] LIM-2
     h['x-ratelimit-reset-requests'] = style === 'reset-only' ? goDuration(d.resetMs) : `${d.resetMs}ms`;
   }
-  // Stryker disable next-line BooleanLiteral,ConditionalExpression,BlockStatement: legal, a 429 that advises its wait by x-ratelimit-reset-requests alone is the ratelimit-reset-only variant (LIM-2, LIM-3 read it), and retry hints on a 2xx are not shown
+  // Stryker disable next-line BooleanLiteral,ConditionalExpression,BlockStatement: [retry-hint] LIM-2
   if (!d.allowed) {
     const wait = d.retryMs ?? d.resetMs;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,MethodExpression,ArithmeticOperator: legal, a 429 without Retry-After keeps retry-after-ms and x-ratelimit-reset-requests (LIM-2 asks for one); true is equivalent here (the style is always all), seconds-only is a variant's; Math.min is equivalent with the mutation run's 1 s windows (the advised seconds round up to 1 either way); an overstated Retry-After (wait * 1000 seconds) still leaves the key served after it (LIM-3), and LIM-2 asks only that it parses
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,MethodExpression,ArithmeticOperator: [retry-hint] LIM-2
     if (style === 'all' || style === 'seconds-only') h['Retry-After'] = String(Math.max(1, Math.ceil(wait / 1000)));
-    // Stryker disable next-line StringLiteral,ConditionalExpression: the header's name and value are not reached, only the retry-after-unparseable defect writes them (its self-test fails LIM-2); false is equivalent here (the style is always all); true (Retry-After: soon on every 429) was killed by LIM-2 (run of 2026-11-24, a probe per LIM test) before this line was disabled
+    // Stryker disable next-line StringLiteral,ConditionalExpression: [retry-hint] LIM-2; killed: LIM-2
     if (style === 'unparseable') h['Retry-After'] = 'soon';
     // An HTTP-date has whole seconds: the next second boundary after the wait ends.
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral,ArithmeticOperator: legal, an HTTP-date Retry-After is the retry-after-http-date variant's (LIM-2, LIM-3 read it); false is equivalent here
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral,ArithmeticOperator: [retry-hint] LIM-2
     if (style === 'http-date') h['Retry-After'] = new Date(Math.ceil((now + wait) / 1000) * 1000).toUTCString();
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: legal, a 429 without retry-after-ms keeps Retry-After and x-ratelimit-reset-requests (LIM-2 asks for one); true is equivalent here (the style is always all)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: [retry-hint] LIM-2
     if (style === 'all' || style === 'unparseable' || style === 'ms-only') h['retry-after-ms'] = String(wait);
   }
   return h;

@@ -17,7 +17,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Thrown when the client disconnects mid-body; the request is dropped silently. */
 export class ClientGone extends Error {
   constructor() {
-    // Stryker disable next-line StringLiteral: equivalent, the error is dropped silently (nothing is sent to a client that left)
+    // Stryker disable next-line StringLiteral: [equiv] client gone
     super('client disconnected');
   }
 }
@@ -38,16 +38,16 @@ export class RequestContext {
     readonly res: ServerResponse,
     readonly state: ServerState,
   ) {
-    // Stryker disable next-line StringLiteral: not reached, node:http always sets the method of a request it parsed
+    // Stryker disable next-line StringLiteral: [unreached] node:http
     this.method = (req.method ?? 'GET').toUpperCase();
-    // Stryker disable next-line StringLiteral: not reached, node:http always sets the url of a request it parsed
+    // Stryker disable next-line StringLiteral: [unreached] node:http
     const raw = req.url ?? '/';
     const q = raw.indexOf('?');
-    // Stryker disable next-line MethodExpression,ConditionalExpression: legal, what a server does with a query string is not shown (no suite request, nor the OpenAI-style clients' calls the spec names, sends one): the path kept whole (true, or raw for the slice); false (the path's last character cut off) was killed (run of 2026-11-24) before this line was disabled
+    // Stryker disable next-line MethodExpression,ConditionalExpression: [not-sent] query; killed: suite
     this.path = q === -1 ? raw : raw.slice(0, q);
     this.signal = this.abort.signal;
     // close() aborts every live request; a request leaves the set when its response closes.
-    // Stryker disable all: equivalent in the mutation run, the signal only stops delays and hanging streams, and there every delay is 0, no stream hangs and the server is never shut down (the reference-server self-tests check that a stream stops when its client leaves and that close() returns promptly); shuttingDown taken as true (every request aborted) was killed (run of 2026-11-24) before this was disabled
+    // Stryker disable all: [delay-0] delays; killed: suite
     const abort = () => this.abort.abort();
     if (state.shuttingDown) abort();
     state.live.add(abort);
@@ -75,7 +75,7 @@ export class RequestContext {
    * headers openai-node and LangChain send, or their user agents): for the defects that
    * misbehave toward client libraries only (client-libraries-500, key-echoed-to-clients).
    */
-  // Stryker disable all: not reached, only the client-libraries-500 and key-echoed-to-clients defects ask (their self-tests fail SVC-4, AUTH-9)
+  // Stryker disable all: [gate] client-libraries-500 key-echoed-to-clients SVC-4
   fromClientLibrary(): boolean {
     const h = this.req.headers;
     return Object.keys(h).some((k) => k.startsWith('x-stainless-')) || /OpenAI\/JS|ai-sdk|langchain/i.test(String(h['user-agent'] ?? ''));
@@ -84,7 +84,7 @@ export class RequestContext {
   // Stryker restore all
 
   /** The credential exactly as presented after the scheme (for the key-echo defects only). */
-  // Stryker disable all: not reached, only the key-echoed-in-header and key-echoed-to-clients defects ask (their self-tests fail AUTH-9)
+  // Stryker disable all: [gate] key-echoed-in-header key-echoed-to-clients AUTH-9
   presentedCredential(): string | undefined {
     const h = this.req.headers.authorization;
     if (!h) return undefined;
@@ -94,7 +94,7 @@ export class RequestContext {
 
   // Stryker restore all
 
-  // Stryker disable all: not reached, only the gzip variant asks (its self-test runs it, the reference-server self-test checks Accept-Encoding)
+  // Stryker disable all: [gate] gzip
   acceptsGzip(): boolean {
     const ae = this.req.headers['accept-encoding'];
     if (!ae) return false;
@@ -117,9 +117,9 @@ export class RequestContext {
       let size = 0;
       let done = false;
       const onData = (chunk: Buffer) => {
-        // Stryker disable next-line AssignmentOperator: legal, no suite request exceeds 1 MiB and a body limit is not shown (the reference-server self-test checks the 413)
+        // Stryker disable next-line AssignmentOperator: [not-sent] 1 MiB
         size += chunk.length;
-        // Stryker disable all: not reached, no suite request exceeds 1 MiB (a body limit is not shown; the reference-server self-test checks the 413)
+        // Stryker disable all: [not-sent] 1 MiB
         if (size > MAX_BODY_BYTES) {
           done = true;
           this.req.off('data', onData);
@@ -134,13 +134,13 @@ export class RequestContext {
       };
       this.req.on('data', onData);
       this.req.once('end', () => {
-        // Stryker disable next-line ConditionalExpression: equivalent, a promise settles once, so resolving after the 413's reject changes nothing
+        // Stryker disable next-line ConditionalExpression: [equiv] settles once
         if (done) return;
-        // Stryker disable next-line BooleanLiteral: equivalent, nothing reads done after the body ended (a promise settles once)
+        // Stryker disable next-line BooleanLiteral: [equiv] settles once
         done = true;
         resolve(Buffer.concat(chunks));
       });
-      // Stryker disable all: not reached, no suite client leaves in the middle of sending a body
+      // Stryker disable all: [not-sent] client left
       this.req.once('error', () => {
         if (done) return;
         done = true;
@@ -159,7 +159,7 @@ export class RequestContext {
 
 /** Headers every response of this request carries, streams included. */
 export function baseHeaders(ctx: RequestContext): Record<string, string> {
-  // Stryker disable next-line ObjectLiteral: legal, rate-limit headers on a 2xx are not shown (LIM-2 judges the 429's own headers, which do not come from here)
+  // Stryker disable next-line ObjectLiteral: [retry-hint] LIM-2
   const h: Record<string, string> = { ...ctx.extraHeaders };
   if (ctx.variant('connection-close')) h['Connection'] = 'close';
   if (ctx.defect('key-echoed-in-header') || (ctx.defect('key-echoed-to-clients') && ctx.fromClientLibrary())) {
@@ -175,9 +175,9 @@ export function contentType(ctx: RequestContext, mime: string): string {
 /** Resolves once the response is fully handed to the socket (or the socket is gone). */
 function finished(ctx: RequestContext): Promise<void> {
   const { res } = ctx;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent on the wire, the response is already handed to the socket; only when the handler's promise settles differs
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: [equiv] on the wire
   if (res.writableFinished || res.destroyed) return Promise.resolve();
-  // Stryker disable all: not reached, a response the size of the suite's is handed to the socket at once (writableFinished), and what follows is on the wire either way
+  // Stryker disable all: [not-sent] socket buffer
   return new Promise((resolve) => {
     res.once('finish', () => resolve());
     res.once('close', () => resolve());
@@ -193,11 +193,11 @@ export async function sendBody(
   headers: Record<string, string> = {},
 ): Promise<void> {
   const { res } = ctx;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent in the mutation run, no handler answers twice, and nothing written to a destroyed response reaches the wire
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: [equiv] client gone
   if (res.headersSent || res.destroyed) return;
   let payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const h: Record<string, string> = { ...baseHeaders(ctx), 'Content-Type': contentType(ctx, mime), ...headers };
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: equivalent in the mutation run, only the gzip and chunked variants read it
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: [gate] gzip
   const isJson = mime === 'application/json';
   if (isJson && ctx.variant('gzip') && ctx.acceptsGzip()) {
     payload = gzipSync(payload);
@@ -226,7 +226,7 @@ export function sendJson(ctx: RequestContext, status: number, value: unknown, he
 }
 
 /** A response with no body at all (204, or the empty-body defects). */
-// Stryker disable all: not reached, only an authenticated OPTIONS (204, which no suite request sends: SVC-7's preflight has no key) and the empty-body defects (their self-tests fail ERR-1) answer without a body
+// Stryker disable all: [unreached] empty-body SVC-7
 export function sendEmpty(ctx: RequestContext, status: number, headers: Record<string, string> = {}): Promise<void> {
   const { res } = ctx;
   if (res.headersSent || res.destroyed) return Promise.resolve();

@@ -16,7 +16,7 @@ export interface RouteMatch {
 }
 
 const BRAIN_CHAT = /^\/v1\/brains\/([^/]+)\/chat$/;
-// Stryker disable next-line Regex: GET /models/{id} is not shown in the spec (which paths it answers, ids with '/' too, is the server's choice)
+// Stryker disable next-line Regex: [not-sent] GET /models/{id}
 const MODEL = /^\/v1\/models\/([^/]+)$/;
 
 function decode(segment: string): string {
@@ -28,20 +28,20 @@ function decode(segment: string): string {
 }
 
 /** @param brainRouteMissing brain-route-missing: the brain route is not there at all. */
-// Stryker disable next-line BooleanLiteral: equivalent, the one caller (server.ts) always passes the flag
+// Stryker disable next-line BooleanLiteral: [equiv] caller passes it
 export function matchRoute(path: string, brainRouteMissing = false): RouteMatch {
   if (path === '/v1/models') return { route: { kind: 'models' }, methods: ['GET'] };
   if (path === '/v1/chat/completions') return { route: { kind: 'chat' }, methods: ['POST'] };
   const brain = BRAIN_CHAT.exec(path);
   if (brain && !brainRouteMissing) return { route: { kind: 'brain-chat', id: decode(brain[1]!) }, methods: ['POST'] };
   const model = MODEL.exec(path);
-  // Stryker disable next-line ArrayDeclaration,StringLiteral: GET /models/{id} is not shown in the spec (a 405 there is legal)
+  // Stryker disable next-line ArrayDeclaration,StringLiteral: [not-sent] GET /models/{id}
   if (model) return { route: { kind: 'model', id: decode(model[1]!) }, methods: ['GET'] };
   // Image and video generation do not exist (spec: Unavailable endpoints); named so the intent is explicit.
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral,MethodExpression,ArrayDeclaration: only the 404's message wording depends on it (not shown; ERR-3 asks only that it is non-empty); methods are never read for these routes
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral,MethodExpression,ArrayDeclaration: [msg-free] ERR-3
   if (path === '/v1/images' || path.startsWith('/v1/images/')) return { route: { kind: 'unavailable', what: 'images' }, methods: [] };
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral,MethodExpression,ArrayDeclaration: only the 404's message wording depends on it (not shown; ERR-3 asks only that it is non-empty); methods are never read for these routes
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral,MethodExpression,ArrayDeclaration: [msg-free] ERR-3
   if (path === '/v1/videos' || path.startsWith('/v1/videos/')) return { route: { kind: 'unavailable', what: 'videos' }, methods: [] };
-  // Stryker disable next-line ArrayDeclaration: equivalent, unknown and unavailable paths are answered 404 before their methods are read (server.ts dispatch, validateBeforeAuth)
+  // Stryker disable next-line ArrayDeclaration: [equiv] never read
   return { route: { kind: 'unknown' }, methods: [] };
 }

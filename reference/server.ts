@@ -37,7 +37,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
     opts: resolved,
     keys: createKeyRing(resolved.rateLimit),
     brain: createBrain(),
-    // Stryker disable next-line ObjectLiteral,ConditionalExpression,EqualityOperator,StringLiteral: equivalent in the mutation run, which has no account window, no token bucket and no ratelimit-never-recovers defect; true and !== (a limiter that never recovers) were killed (run of 2026-11-24) before this line was disabled
+    // Stryker disable next-line ObjectLiteral,ConditionalExpression,EqualityOperator,StringLiteral: [gate] ratelimit-never-recovers; killed: suite
     limiter: createLimiter({ neverRecover: resolved.defect === 'ratelimit-never-recovers', account: resolved.rateLimit.account, bucket: resolved.rateLimit.bucket }),
     counters: { requests: 0, inFlight: 0, chatRequests: 0, jsonCompletions: 0, streams: 0 },
     live: new Set(),
@@ -47,22 +47,22 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
   const sockets = new Set<Socket>();
   const record = opts.onRequest;
   const server = http.createServer((req, res) => {
-    // Stryker disable next-line all: equivalent in the mutation run, onRequest is the self-tests' hook (no conformance run sets it, so nothing after ?. runs)
+    // Stryker disable next-line all: [not-api] onRequest
     record?.({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } });
     onRequest(state, req, res);
   });
   // keep-alive-timeout (legal): node advertises "Keep-Alive: timeout=1" and closes idle connections after it.
   if (resolved.variants.has('keep-alive-timeout')) server.keepAliveTimeout = 1000;
-  // Stryker disable next-line BlockStatement,StringLiteral: equivalent on the wire, the sockets are tracked only for close(), which the conformance run never calls (the self-tests' close() checks run it), and Nagle's algorithm only delays small writes
+  // Stryker disable next-line BlockStatement,StringLiteral: [not-api] close()
   server.on('connection', (socket) => {
     // Small SSE writes must leave at once (split-writes, latency measurements).
-    // Stryker disable next-line BooleanLiteral: equivalent on the wire, Nagle's algorithm only delays small writes (the spec asks for no timing)
+    // Stryker disable next-line BooleanLiteral: [not-api] Nagle
     socket.setNoDelay(true);
     sockets.add(socket);
-    // Stryker disable next-line StringLiteral,ArrowFunction: equivalent in the mutation run, the sockets are tracked only for close(), which it never calls
+    // Stryker disable next-line StringLiteral,ArrowFunction: [not-api] close()
     socket.once('close', () => sockets.delete(socket));
   });
-  // Stryker disable all: not reached, no suite request is malformed HTTP (the spec asks nothing of one)
+  // Stryker disable all: [not-sent] bad HTTP
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     else socket.destroy();
@@ -70,11 +70,11 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
   // Stryker restore all
 
   await new Promise<void>((resolve, reject) => {
-    // Stryker disable next-line StringLiteral: not reached, listening on 127.0.0.1 with port 0 does not fail there
+    // Stryker disable next-line StringLiteral: [not-api] listen
     server.once('error', reject);
-    // Stryker disable next-line ObjectLiteral,StringLiteral: equivalent for the suite, which connects on 127.0.0.1 either way (listening on loopback only is the house rule for servers the tests start, not a clause)
+    // Stryker disable next-line ObjectLiteral,StringLiteral: [not-api] listen
     server.listen({ port: resolved.port, host: '127.0.0.1', backlog: 2048 }, () => {
-      // Stryker disable next-line StringLiteral: not reached, listening on 127.0.0.1 with port 0 does not fail there (the listener left on is never called)
+      // Stryker disable next-line StringLiteral: [not-api] listen
       server.off('error', reject);
       resolve();
     });
@@ -82,7 +82,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
   const { port } = server.address() as AddressInfo;
 
   let closing: Promise<void> | undefined;
-  // Stryker disable all: not the API, how the embedded server shuts down: the mutation run never closes it (the worker ends with the run); the reference-server self-tests check that close() ends hanging streams and returns promptly
+  // Stryker disable all: [not-api] close()
   const close = (): Promise<void> =>
     (closing ??= new Promise<void>((resolve) => {
       // Ends every delay and hanging stream, then kills the sockets: never waits on a client.
@@ -98,7 +98,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
     url: `http://127.0.0.1:${port}/v1`,
     keys: { main: state.keys.main.value, limited: state.keys.limited.value, rateLimit: state.keys.rateLimit.value },
     brainId: state.brain.id,
-    // Stryker disable next-line ArrayDeclaration: equivalent on the wire, only npm run reference prints it (GET /models answers from SERVICE_MODELS)
+    // Stryker disable next-line ArrayDeclaration: [not-api] banner
     models: [...SERVICE_MODELS],
     close,
     stats: () => ({ requests: state.counters.requests, inFlight: state.counters.inFlight }),
@@ -106,24 +106,24 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
 }
 
 function onRequest(state: ServerState, req: http.IncomingMessage, res: http.ServerResponse): void {
-  // Stryker disable next-line UpdateOperator: equivalent on the wire, only stats() reads the request count (the self-tests)
+  // Stryker disable next-line UpdateOperator: [not-api] stats
   state.counters.requests++;
-  // Stryker disable next-line UpdateOperator: not reached, the in-flight count matters only past 512 requests in flight (DEFAULT_OVERLOAD_IN_FLIGHT), and a mutant's few tests make far fewer requests than a count that never falls needs to get there (a whole npm test run would meet 503s and fail SVC-1)
+  // Stryker disable next-line UpdateOperator: [overload] overload count
   state.counters.inFlight++;
-  // Stryker disable next-line StringLiteral,ArrowFunction,UpdateOperator: not reached, the in-flight count matters only past 512 requests in flight, and a mutant's few tests make far fewer requests than a count that never falls needs to get there (a whole npm test run would meet 503s and fail SVC-1)
+  // Stryker disable next-line StringLiteral,ArrowFunction,UpdateOperator: [overload] overload count
   res.once('close', () => state.counters.inFlight--);
   const ctx = new RequestContext(req, res, state);
-  // Stryker disable next-line ArrowFunction: not reached, writing an error body does not fail in the conformance run
+  // Stryker disable next-line ArrowFunction: [unreached] write error
   const destroy = () => res.destroy();
   handle(ctx)
     .catch((err: unknown) => {
-      // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, nothing written for a client that is gone reaches the wire
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: [equiv] client gone
       if (err instanceof ClientGone || ctx.aborted) return;
       if (err instanceof ApiError) return writeError(ctx, err);
       // A bug in the reference itself: still an error body, and loud on stderr.
-      // Stryker disable next-line StringLiteral: equivalent, stderr is not the wire
+      // Stryker disable next-line StringLiteral: [not-api] stderr
       console.error('[reference] internal error:', err);
-      // Stryker disable next-line StringLiteral: not reached, only a bug in the reference gets here (ERR-2 fails any 500 whatever its message)
+      // Stryker disable next-line StringLiteral: [no-500] ERR-2
       return writeError(ctx, serverError('Internal error in the reference server.'));
     })
     .catch(destroy);
@@ -157,7 +157,7 @@ async function handle(ctx: RequestContext): Promise<void> {
   if (ctx.defect('client-libraries-500') && ctx.fromClientLibrary()) throw serverError('Internal error.');
 
   const { state } = ctx;
-  // Stryker disable next-line BlockStatement,ConditionalExpression,EqualityOperator: not reached, the conformance run never has 512 requests in flight (DEFAULT_OVERLOAD_IN_FLIGHT), so false and >= are equivalent there; ERR-4 judges a 503 whenever a run meets one; <= (503 whenever a request is in flight) was killed (run of 2026-11-24) before this line was disabled
+  // Stryker disable next-line BlockStatement,ConditionalExpression,EqualityOperator: [overload] ERR-4; killed: suite
   if (state.counters.inFlight > state.opts.overloadInFlight) {
     if (ctx.defect('overload-500')) throw serverError('Internal error: too many requests in flight.');
     throw ctx.defect('overload-503-no-body') ? overloaded().withForm('empty') : overloaded();
@@ -167,7 +167,7 @@ async function handle(ctx: RequestContext): Promise<void> {
   if (ctx.variant('no-rate-limit')) { await dispatch(ctx, match); return; }
   const decision = state.limiter.take(auth.key);
   const noHeaders = ctx.defect('ratelimit-no-retry-after');
-  // Stryker disable next-line BlockStatement: legal, a server that never throttles within the bounded probe is the no-rate-limit variant (LIM-1 inconclusive, never a pass)
+  // Stryker disable next-line BlockStatement: [no-throttle] LIM-1
   if (!decision.allowed) {
     if (ctx.defect('ratelimit-drops-connection')) {
       ctx.req.socket.destroy();
@@ -178,7 +178,7 @@ async function handle(ctx: RequestContext): Promise<void> {
       429,
       'rate_limit_error',
       'rate_limit_exceeded',
-      // Stryker disable all: the message's wording is free (ERR-3 asks only that it is non-empty); the account and token-bucket forms are reached only by the limit-account-* and limit-burst variants
+      // Stryker disable all: [msg-free] ERR-3
       decision.scope === 'account'
         ? `Rate limit reached for this account (all its keys): ${decision.limit} requests per ${state.opts.rateLimit.account?.windowMs} ms. Retry after the advertised wait.`
         : state.opts.rateLimit.bucket && auth.key.name !== 'rateLimit'
@@ -201,9 +201,9 @@ async function dispatch(ctx: RequestContext, { route, methods }: RouteMatch): Pr
   if (route.kind === 'unknown' || route.kind === 'unavailable') {
     return handleUnavailable(ctx, route.kind === 'unknown' ? 'unknown' : route.what);
   }
-  // Stryker disable next-line BlockStatement,ConditionalExpression: not reached, no suite request sends another method to a known route (what a server answers then is not shown): false lets such a request through to the route's handler
+  // Stryker disable next-line BlockStatement,ConditionalExpression: [not-sent] method
   if (!methods.includes(ctx.method)) {
-    // Stryker disable all: not reached, no suite request sends another method to a known route (what a server answers then is not shown)
+    // Stryker disable all: [not-sent] method
     const allow = [...methods, 'OPTIONS'].join(', ');
     // An authenticated OPTIONS just learns the methods; browsers' preflights never get here (no key).
     if (ctx.method === 'OPTIONS') return sendEmpty(ctx, 204, { Allow: allow });
@@ -213,7 +213,7 @@ async function dispatch(ctx: RequestContext, { route, methods }: RouteMatch): Pr
   switch (route.kind) {
     case 'models':
       return handleListModels(ctx);
-    // Stryker disable next-line ConditionalExpression: GET /models/{id} is not shown in the spec (no suite request asks for it)
+    // Stryker disable next-line ConditionalExpression: [not-sent] GET /models/{id}
     case 'model':
       return handleRetrieveModel(ctx, route.id);
     case 'chat':
@@ -224,7 +224,7 @@ async function dispatch(ctx: RequestContext, { route, methods }: RouteMatch): Pr
 }
 
 /** auth-after-validation: answers 404s and request errors before looking at the key. */
-// Stryker disable all: not reached, only the auth-after-validation, stream-validated-before-auth, stream-auth-near-miss-accepted and auth-401-as-event-stream defects call these two (their self-tests fail AUTH-4, AUTH-2, AUTH-5)
+// Stryker disable all: [gate] auth-after-validation stream-validated-before-auth +2 AUTH-4
 async function validateBeforeAuth(ctx: RequestContext, { route, methods }: RouteMatch): Promise<boolean> {
   if (route.kind === 'unknown' || route.kind === 'unavailable') {
     await handleUnavailable(ctx, route.kind === 'unknown' ? 'unknown' : route.what);

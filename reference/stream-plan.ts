@@ -15,7 +15,7 @@ export const DONE = '[DONE]';
 export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   const d = (name: Parameters<RequestContext['defect']>[0]) => ctx.defect(name);
   const extra = ctx.variant('extra-fields');
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: legal, whether a usage chunk arrives (asked for or not) is EV-9's (INFO); a chunk with empty choices is a legal chunk (EV-3)
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: [usage] EV-9
   const withUsage = plan.includeUsage && !ctx.variant('no-usage-chunk');
   let seq = 0;
 
@@ -47,13 +47,13 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
       choices,
     };
     // OpenAI: with include_usage every chunk carries usage (null until the last one).
-    // Stryker disable next-line ConditionalExpression: legal, a chunk's usage field is not shown (EV-3 names the fields it judges; EV-9 only reports usage)
+    // Stryker disable next-line ConditionalExpression: [usage] EV-9
     if (withUsage) c.usage = usage;
     if (extra) {
       c.system_fingerprint = 'fp_reference';
       c.x_reference_seq = seq;
     }
-    // Stryker disable next-line UpdateOperator: equivalent in the mutation run, only the extra-fields variant sends seq
+    // Stryker disable next-line UpdateOperator: [gate] extra-fields
     seq++;
     return { kind: 'data', payload: JSON.stringify(c) };
   };
@@ -66,7 +66,7 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
 
   const steps: StreamStep[] = [];
   const roleDelta = (): Record<string, unknown> => {
-    // Stryker disable next-line StringLiteral: legal, the reply's text is not shown (a first delta with content is a legal chunk, EV-3; EV-4 asks a non-empty reply); an empty role was killed by EV-8 (run of 2026-11-24) before this line was disabled
+    // Stryker disable next-line StringLiteral: [reply] RES-MSG-1 EV-4; killed: EV-8
     const delta: Record<string, unknown> = { role: 'assistant', content: ctx.variant('role-chunk-null-content') ? null : '' };
     if (d('stream-no-role')) delete delta.role;
     if (ctx.variant('repetitive-deltas')) delete delta.content; // a role-only first delta
@@ -76,7 +76,7 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   const sent = new Map<number, string>();
   const contentOf = (index: number, piece: string): string => {
     if (!d('cumulative-deltas')) return piece;
-    // Stryker disable next-line LogicalOperator,StringLiteral: not reached, only the cumulative-deltas defect gets past the line above (its self-test fails EV-12)
+    // Stryker disable next-line LogicalOperator,StringLiteral: [gate] cumulative-deltas EV-12
     const so = (sent.get(index) ?? '') + piece;
     sent.set(index, so);
     return so;
@@ -92,11 +92,11 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
     for (const c of plan.choices) steps.push(chunk([choice(c.index, roleDelta(), null)]));
     const pieces = plan.choices.map((c) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(c.text, false)] : splitContent(c.text, ctx.variant('char-per-chunk'))));
     const longest = Math.max(0, ...pieces.map((p) => p.length));
-    // Stryker disable next-line EqualityOperator: equivalent, a k past the longest reply finds no piece and sends nothing; k >= longest was killed by BRAIN-5 (run of 2026-11-24) before this line was disabled
+    // Stryker disable next-line EqualityOperator: [equiv] past reply; killed: BRAIN-5
     for (let k = 0; k < longest; k++) {
       plan.choices.forEach((c, i) => {
         const piece = pieces[i]![k];
-        // Stryker disable next-line ConditionalExpression: legal, a choice that has run out sends an empty delta ({}: content is optional, EV-3); true was killed by BRAIN-5 (run of 2026-11-24) before this line was disabled
+        // Stryker disable next-line ConditionalExpression: [not-shown] empty delta; killed: BRAIN-5
         if (piece === undefined) return;
         steps.push(chunk([choice(c.index, { content: d('stream-empty-content') ? '' : contentOf(c.index, piece) }, null)]));
       });
@@ -107,7 +107,7 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
       if (d('stream-content-after-finish')) steps.push(chunk([choice(c.index, { content: ' Postscript.' }, null)]));
     }
   }
-  // Stryker disable next-line ConditionalExpression: legal, whether a final usage chunk arrives is EV-9's (INFO)
+  // Stryker disable next-line ConditionalExpression: [usage] EV-9
   if (withUsage) steps.push(chunk([], usageBody(ctx, plan)));
   if (d('stream-chunk-not-json')) steps.splice(Math.min(2, steps.length), 0, { kind: 'data', payload: 'hello' });
   if (!d('stream-no-done')) steps.push({ kind: 'data', payload: DONE });
@@ -125,15 +125,15 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
  * ("ha", "ha", "ha"), an empty delta, then one-character deltas of a repetitive run
  * ("a", "a", "a"), then the words; legal streams a snapshot rule must not mistake.
  */
-// Stryker disable next-line StringLiteral,ArrayDeclaration: equivalent in the mutation run, only the repetitive-deltas variant sends it (its self-test runs it)
+// Stryker disable next-line StringLiteral,ArrayDeclaration: [gate] repetitive-deltas
 const REPETITIVE_OPENING = ['ha', 'ha', 'ha', '', ' ', 'a', 'a', 'a', '', ' '];
 
 /** Content pieces whose concatenation is the text: words (with their leading space) or characters. */
 export function splitContent(text: string, perChar: boolean): string[] {
-  // Stryker disable next-line ConditionalExpression,StringLiteral,ArrayDeclaration: equivalent in the mutation run, only the capped-empty-reply variant plans an empty reply; true was killed by BRAIN-5 (run of 2026-11-24) before this line was disabled
+  // Stryker disable next-line ConditionalExpression,StringLiteral,ArrayDeclaration: [gate] capped-empty-reply; killed: BRAIN-5
   if (text === '') return [];
-  // Stryker disable next-line ConditionalExpression: legal, one character per chunk is the char-per-chunk variant (true); false is equivalent in the mutation run, where only that variant asks for it
+  // Stryker disable next-line ConditionalExpression: [gate] char-per-chunk
   if (perChar) return Array.from(text);
-  // Stryker disable next-line StringLiteral,ConditionalExpression,EqualityOperator: legal, how the reply is cut into deltas and its text are not shown (EV-4 asks a non-empty reply, EV-12 new text in each delta)
+  // Stryker disable next-line StringLiteral,ConditionalExpression,EqualityOperator: [reply] RES-MSG-1 EV-4
   return text.split(' ').map((w, i) => (i === 0 ? w : ` ${w}`));
 }

@@ -55,6 +55,7 @@ const CATALOG = {
   'outside-base-plain-404': { description: 'Paths outside the base URL /v1 (such as VER-2\'s /v2/models) answer 404 text/plain "Not Found": the spec asks nothing there, so ERR-1 must not judge it.' },
   // --- what a server does with parameters it does not know (CHAT-8 allows both) ---
   'unknown-params-400': { description: 'Top-level request fields that are not OpenAI chat parameters are refused with 400 ("Unrecognized request argument supplied").' },
+  'n-ignored': { description: 'n is ignored: every completion has one choice, whatever n asks (n is not in the spec; CHAT-8 lets a server ignore a field it does not know).' },
   'params-ignored': { description: 'Optional parameters are never validated: out-of-range or mistyped n, max_tokens, temperature, top_p are ignored (200).' },
   // --- streams that repeat themselves legally (EV-12 judges snapshots, not repetition) ---
   'repetitive-deltas': { description: 'Streams open with a role-only delta ({"role":"assistant"}, no content), then a word repeated on purpose one delta each ("ha", "ha", "ha"), empty deltas, one-character deltas of a repetitive run ("a", "a", "a"), then the reply word by word. Single-chunk replies are one-chunk\'s; the usage-only last chunk comes with include_usage.' },

@@ -63,6 +63,18 @@ describe('RES: choice and message', () => {
     (Array.isArray(doc.choices) ? doc.choices : []).forEach((c: any, i: number) =>
       t.check(c?.index === i, `/choices/${i}/index to be ${i}`, JSON.stringify(c?.index), ex));
   });
+  clause('resources/choice-index/n-2', 'RES-CH-1', 'with n: 2, choice indices are 0, 1 in array order', async (t) => {
+    // n is not in the spec: a server may honour it, ignore it (one choice) or refuse it with 400 (CHAT-8).
+    const ex = await chat(chatBody({ n: 2 }));
+    t.responded(ex);
+    if (ex.status === 400) t.inconclusive('n: 2 was refused with 400 (legal, CHAT-8): no second choice to judge');
+    if (ex.status !== 200) t.inconclusive(`no completion to judge: HTTP ${ex.status} (see SVC-1, CHAT-8)`);
+    const doc = t.json(ex) as any;
+    if (!Array.isArray(doc?.choices) || doc.choices.length === 0) t.inconclusive('the completion has no choice to judge (see RES-CC-4)');
+    t.observe(`n: 2 gave ${doc.choices.length} choice${doc.choices.length === 1 ? '' : 's'}`);
+    doc.choices.forEach((c: any, i: number) =>
+      t.check(c?.index === i, `/choices/${i}/index to be ${i}`, JSON.stringify(c?.index), ex));
+  });
   clause('resources/choice-role', 'RES-CH-2', 'each choice holds a message with role "assistant"', async (t) => {
     const { ex, doc } = await withChoice(t);
     t.schema('chat-completion', doc, ex);
