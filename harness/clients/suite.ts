@@ -11,12 +11,13 @@
 // Attribution: a cell judges the client, so it fails only where the client misbehaves
 // on an answer that is itself conformant. When the server's wire answer is itself a
 // breach (the "400" cell's invalid request answered 404, the "401" cell's unknown key
-// answered 200, a 5xx, an error body that is not one, a stream of cumulative snapshots
-// that any client assembles garbled, a stream without a content delta, a model list
-// without the configured models), the wire clause fails in its own test and the cell
-// is `inconclusive`, naming that clause. A breach of an error body alone explains only a
-// client that failed: a client that still raised its error with the server's message
-// passes, with a note naming the clause it tolerated. A client library that does
+// answered 200, a 5xx, a stream of cumulative snapshots that any client assembles
+// garbled, a stream without a content delta, a model list without the configured
+// models), the wire clause fails in its own test and the cell is `inconclusive`, naming
+// that clause. A breach of an error body alone (text/plain, a string "error", a numeric
+// code: ERR-1, judged on every response) explains only a client that failed: a client
+// that raised its typed error for the status (with the server's error.message where the
+// body had one) and did not retry passes, with a note naming the breach it tolerated. A client library that does
 // not load is an `error` (the environment), unless it cannot run on this Node (`skip`).
 // An exception our own code threw on the way (the Wire, the guarded fetch, the driver)
 // is an `error` too, whatever the library made of it (harness/clients/faults.ts): only
@@ -192,15 +193,20 @@ function judgeError(t: ClauseContext, entry: ClientEntry, d: Driver, w: Wire, st
     t.fail(`${expected} for HTTP ${status}`, `${what} on the wire, where the call was cut short (the client raised ${text})`);
   }
   const server = w.serverMessage(status);
+  // A body that broke its wire clause (text/plain, a string "error") may hold no
+  // error.message: nothing to carry, so the typed error and the request count judge the client.
+  const nothingToCarry = !!breach && server === undefined;
   const checks: Array<[boolean, string, string]> = [
     [d.raisedFor(err, status), `${expected} for HTTP ${status}`, `${text} (HTTP ${w.statuses()} on the wire)`],
-    [server !== undefined, `an HTTP ${status} error body whose error.message the client can carry`, `no error.message in the body; the client raised ${text}`],
-    [server !== undefined && d.describe(err).message.includes(server), `the server's error.message ${JSON.stringify(server)} in the client's error`, text],
   ];
+  if (!nothingToCarry) {
+    checks.push([server !== undefined, `an HTTP ${status} error body whose error.message the client can carry`, `no error.message in the body; the client raised ${text}`]);
+    checks.push([server !== undefined && d.describe(err).message.includes(server), `the server's error.message ${JSON.stringify(server)} in the client's error`, text]);
+  }
   if (status !== 429) checks.push([w.retriesAfterClientError().length === 0, `one request (no retry of HTTP ${status})`, `${w.requests.length} requests: HTTP ${w.statuses()}`]);
   if (breach) {
     if (checks.some(([ok]) => !ok)) undecided();
-    t.note(`the client worked despite the server's breach: ${breach}`);
+    t.note(`the client worked despite the server's breach: ${breach}${nothingToCarry ? '; it raised its typed error for the status, and the body held no error.message to carry' : ''}`);
   }
   for (const [ok, what, seen] of checks) t.check(ok, what, seen);
   t.observe(text);
