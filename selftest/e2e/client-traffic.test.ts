@@ -9,7 +9,7 @@
 // - An error body that is not one (text/plain, a string "error") on the right status fails
 //   ERR-1 on the client traffic, and the error cells pass: each client raised its typed
 //   error for the status; the note names the breach it tolerated.
-// Cost: six suite runs of the client suites (two at a time), 45-60 s in all (measured at load average 12-17).
+// Cost: seven suite runs of the client suites (two at a time), 60-75 s in all (measured at load average 12-17).
 import { describe, expect, it } from 'vitest';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
@@ -64,6 +64,15 @@ describe.concurrent('client-library traffic and client cells', () => {
     expect(c400.length).toBeGreaterThan(3);
     for (const t of c400) expect(`${t.verdict} ${t.message}`).toMatch(/^inconclusive the server answered 200, not 400: see CHAT-2/);
   }, HANG_GUARD_MS);
+  it('scope-401-instead-of-403: AUTH-6 fails; the error-403 cells, where each client raised its typed error for the wrong status, are inconclusive "see AUTH-6", never a pass', async () => {
+    const r = await run('scope-401-instead-of-403', 'SVC-4*,AUTH-6', ['clients', 'auth']);
+    expect(r.exitCode, r.stderr.slice(0, 500)).toBe(1);
+    expect(r.clauses('fail')).toEqual(['AUTH-6']);
+    const c403 = cells(r).filter((t) => t.matrix!.operation === 'error-403');
+    expect(c403.length).toBeGreaterThan(3);
+    for (const t of c403) expect(`${t.verdict} ${t.message}`).toMatch(/^inconclusive the server answered 401, not 403: see AUTH-6 \(the client raised \w+/);
+  }, HANG_GUARD_MS);
+
   for (const [defect, problem] of [['errors-4xx-plain-text', /Content-Type is "text\/plain/], ['errors-4xx-string-error', /error/]] as const) {
     it(`${defect}: ERR-1 fails on the client traffic; the error-401 and error-400 cells pass, each noting the breach it tolerated`, async () => {
       const r = await run(defect, 'SVC-4*,ERR-1', ['clients']);
