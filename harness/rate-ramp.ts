@@ -68,6 +68,7 @@ export async function ramp<T>(send: () => Promise<T>, stop: (answer: T) => boole
   let peakInFlight = 0;
   let reachedRate = 0;
   let lastAnswerAt = started;
+  let failure: { err: unknown } | undefined;
   while (!stopped && pending.length < o.max) {
     const t = performance.now() - started;
     if (t >= o.timeCapMs) break;
@@ -84,12 +85,17 @@ export async function ramp<T>(send: () => Promise<T>, stop: (answer: T) => boole
         lastAnswerAt = performance.now();
         answers.push({ value, rate, index });
         if (stop(value)) stopped = true;
+      }).catch((err: unknown) => {
+        // Held until every request is back: a rejection left pending would crash the worker first.
+        failure ??= { err };
+        stopped = true;
       }));
     }
     if (pending.length >= o.max) break;
     await new Promise((r) => setTimeout(r, Math.max(2, Math.min(50, 1000 / rate))));
   }
   await Promise.all(pending);
+  if (failure) throw failure.err;
   answers.sort((a, b) => a.index - b.index);
   return { sent: pending.length, elapsedMs: lastAnswerAt - started, reachedRate, peakInFlight, answers };
 }

@@ -49,3 +49,12 @@ describe('ramp', () => {
     expect(r.sent).toBe(1);
   });
 });
+
+describe('a send that rejects (our fault, not the target\'s)', () => {
+  it('stops the ramp and is thrown once every request is back', async () => {
+    let n = 0;
+    await expect(ramp(() => (n++ === 2 ? Promise.reject(new Error('boom')) : Promise.resolve(n)), () => false,
+      { max: 50, timeCapMs: 10_000, startRate: 100, factor: 1, stepMs: 1000, ceilingRate: 100 })).rejects.toThrow('boom');
+    expect(n).toBeLessThan(50);
+  });
+});
