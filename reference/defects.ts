@@ -201,6 +201,9 @@ const CATALOG = {
   'fuzz-trailing-garbage-accepted': { clauses: ['CHAT-6'], foundBy: 'fuzz', description: 'A body that is a JSON object followed by other text is read up to its last "}" (lenient parse).' },
   // --- a wire breach the client libraries tolerate (llama.cpp's llama-server answers 401 so) ---
   'auth-401-code-numeric': { clauses: ['ERR-1'], description: '401 error bodies carry error.code as an integer (401); every other member, and every other error body, stays conformant.' },
+  // --- error bodies real gateways send, that every client library still raises its typed error on (the client cells judge the client) ---
+  'errors-4xx-plain-text': { clauses: ['AUTH-1', 'CHAT-2', 'ERR-1'], description: '401 and 400 answers are text/plain: "Unauthorized" and the error\'s message as text (the status stays right).' },
+  'errors-4xx-string-error': { clauses: ['AUTH-1', 'CHAT-2', 'ERR-1'], description: '401 and 400 bodies are {"error": "<message>"} as application/json: a string, not an error object (the status stays right).' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;

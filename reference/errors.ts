@@ -35,6 +35,7 @@ export function errorBody(ctx: RequestContext, err: ApiError): Record<string, un
   if (ctx.defect('error-message-not-string')) inner.message = { text: message };
   if (ctx.defect('error-empty-message')) inner.message = '';
   if (ctx.defect('error-flat')) return inner;
+  if ((err.status === 400 || err.status === 401) && ctx.defect('errors-4xx-string-error')) return { error: message };
   const body: Record<string, unknown> = { error: inner };
   if (ctx.variant('extra-fields')) body.x_reference_request = `req_${Date.now().toString(36)}`;
   return body;
@@ -58,6 +59,7 @@ export async function writeError(ctx: RequestContext, err: ApiError): Promise<vo
   let form = err.form;
   if (err.status === 401 && ctx.defect('auth-401-no-body')) form = 'empty';
   if (err.status === 401 && ctx.defect('auth-401-plain-text')) form = 'text';
+  if ((err.status === 400 || err.status === 401) && ctx.defect('errors-4xx-plain-text')) form = 'text';
   const headers = err.headers;
   switch (form) {
     // Stryker disable next-line ConditionalExpression: [gate] error forms

@@ -1,7 +1,9 @@
-// LIM: rate limits (spec: Limits). One bounded probe drives a key into its limit with
-// concurrent bursts (at most RATE_LIMIT_PROBE_MAX requests and 30 s), then waits the
-// advertised time and tries again; each LIM test judges one aspect of what it saw.
-// No 429 within the bounds is "inconclusive", never a pass.
+// LIM: rate limits (spec: Limits). One bounded probe drives a key into its limit by
+// rate: open-loop, the offered rate rising step by step (harness/rate-ramp.ts), the
+// cheapest request that counts (max_tokens 1), at most RATE_LIMIT_PROBE_MAX requests and
+// 30 s of sending; then it waits the advertised time and tries again. Each LIM test
+// judges one aspect of what it saw. No 429 within the bounds is "inconclusive", never
+// a pass, and says what rate the probe reached.
 import { isDroppedOrServerError } from '../lib/spec/rules/status.ts';
 import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
@@ -12,14 +14,27 @@ import { CLIENTS, clauseFor, unavailable } from '../harness/clients/registry.ts'
 import { runGovernor } from '../lib/run/governor.ts';
 import { runContext } from '../lib/run/run-context.ts';
 import { rateLimitCell, rateLimitTitle } from '../harness/clients/suite.ts';
+import { describeRamp, ramp, type RampOptions } from '../harness/rate-ramp.ts';
 
 const PROBE_MS = 30_000;
-const BURST = 20;
+// 10, 20, 40, 80 ... per second, one step a second: a fixed window of L per second is
+// passed in the step after the one offering L; the default 300 requests reach 160 per second in 5 s.
+const PROBE_RAMP: Omit<RampOptions, 'max'> = { timeCapMs: PROBE_MS, startRate: 10, factor: 2, stepMs: 1000, ceilingRate: 1000 };
+// The cheapest request the limit counts.
+const cheapest = () => chatBody({ max_tokens: 1 });
 
 interface Probe {
   sent: number;
   elapsedMs: number;
+  /** The offered rate of the last step, per second, and the most requests out at once. */
+  reachedRate: number;
+  peakInFlight: number;
+  /** Median time to an answer, ms. */
+  medianMs?: number;
   first429?: Exchange;
+  /** The offered rate the first 429's request went out at, and how many went out up to it. */
+  first429Rate?: number;
+  first429Sent?: number;
   bad: Exchange[];          // 5xx other than 503, or no response at all
   statuses: Record<string, number>;
   recovery?: { waitedMs: number; advertised: boolean; ex: Exchange };
@@ -34,20 +49,17 @@ function runProbe(): Promise<Probe> {
 }
 function probeOnce(): Promise<Probe> {
   return (async () => {
-    const p: Probe = { sent: 0, elapsedMs: 0, bad: [], statuses: {} };
-    const started = Date.now();
-    while (!p.first429 && p.sent < config.rateLimitProbeMax && Date.now() - started < PROBE_MS) {
-      const n = Math.min(BURST, config.rateLimitProbeMax - p.sent);
-      p.sent += n;
-      const burst = await Promise.all(Array.from({ length: n }, () => chat(chatBody({ max_tokens: 8 }), keys.rateLimit, { retryOn429: false })));
-      for (const ex of burst) {
-        const key = ex.status === undefined ? `no response (${ex.error?.kind})` : String(ex.status);
-        p.statuses[key] = (p.statuses[key] ?? 0) + 1;
-        if (isDroppedOrServerError(ex.status)) p.bad.push(ex);
-        if (ex.status === 429 && !p.first429) p.first429 = ex;
-      }
+    const r = await ramp(() => chat(cheapest(), keys.rateLimit, { retryOn429: false }), (ex) => ex.status === 429,
+      { ...PROBE_RAMP, max: config.rateLimitProbeMax });
+    const p: Probe = { sent: r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {} };
+    for (const { value: ex, rate, index } of r.answers) {
+      const key = ex.status === undefined ? `no response (${ex.error?.kind})` : String(ex.status);
+      p.statuses[key] = (p.statuses[key] ?? 0) + 1;
+      if (isDroppedOrServerError(ex.status)) p.bad.push(ex);
+      if (ex.status === 429 && !p.first429) Object.assign(p, { first429: ex, first429Rate: rate, first429Sent: index + 1 });
     }
-    p.elapsedMs = Date.now() - started;
+    const times = r.answers.filter((a) => a.value.status !== undefined).map((a) => a.value.durationMs).sort((a, b) => a - b);
+    if (times.length) p.medianMs = times[Math.floor(times.length / 2)];
     // From the first 429 to the recovery answer no other request of the run goes out:
     // where all keys share one budget, the rest of the run would otherwise spend what
     // the wait frees, and LIM-3 would judge the run's own traffic.
@@ -65,7 +77,7 @@ async function recover(p: Probe, first429: Exchange): Promise<void> {
   // LIM-4: while this key is throttled, is another key still served?
   const other = config.rateLimitApiKey && config.rateLimitApiKey !== config.apiKey
     ? { label: 'API_KEY', auth: keys.main } : keys.limited ? { label: 'LIMITED_API_KEY', auth: keys.limited } : undefined;
-  if (other) p.otherKey = { label: other.label, ex: await chat(chatBody({ max_tokens: 8 }), other.auth, { retryOn429: false }) };
+  if (other) p.otherKey = { label: other.label, ex: await chat(cheapest(), other.auth, { retryOn429: false }) };
   // LIM-3: wait what the 429 advertised, then try. With nothing advertised the clause
   // allows at most 60 s: poll with growing gaps so a quick recovery is seen quickly.
   // Where the budget is shared (all keys of an account, other clients of it) the first
@@ -78,7 +90,7 @@ async function recover(p: Probe, first429: Exchange): Promise<void> {
     const w = waits[i]!;
     await new Promise((r) => setTimeout(r, w));
     waited += w;
-    const ex = await chat(chatBody({ max_tokens: 8 }), keys.rateLimit, { retryOn429: false });
+    const ex = await chat(cheapest(), keys.rateLimit, { retryOn429: false });
     p.recovery = { waitedMs: waited, advertised: advertisedMs !== undefined, ex };
     if (ex.status !== 429) break;
     const again = advertisedMs !== undefined ? readRetryHints(ex.headers).waitMs : undefined;
@@ -89,7 +101,7 @@ async function recover(p: Probe, first429: Exchange): Promise<void> {
 async function throttled(t: ClauseContext): Promise<Probe & { first429: Exchange }> {
   if (config.rateLimitProbeMax === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables the rate-limit probe');
   const p = await runProbe();
-  if (!p.first429) t.inconclusive(`no 429 after ${p.sent} requests in ${(p.elapsedMs / 1000).toFixed(1)} s (statuses ${JSON.stringify(p.statuses)})`);
+  if (!p.first429) t.inconclusive(`no 429 after ${p.sent} requests in ${(p.elapsedMs / 1000).toFixed(1)} s, ${describeRamp(p)}${p.medianMs !== undefined ? `, answers in a median ${Math.round(p.medianMs)} ms` : ''} (statuses ${JSON.stringify(p.statuses)}); a limit above that rate, or above RATE_LIMIT_PROBE_MAX requests, is out of reach`);
   return p as Probe & { first429: Exchange };
 }
 
@@ -103,7 +115,7 @@ describe('LIM: rate limits', () => {
     if (bad) t.fail('429 (or 503) past the limit', bad.status === undefined ? `no response: ${bad.error?.message}` : `HTTP ${bad.status}`, bad);
     await throttled(t);
     t.errorBody(p.first429!, 429);
-    t.note(`first 429 after ${p.sent} requests in ${(p.elapsedMs / 1000).toFixed(1)} s`);
+    t.note(`first 429 at request ${p.first429Sent} of ${p.sent}, sent at an offered ${p.first429Rate} requests per second (${describeRamp(p)}; ${(p.elapsedMs / 1000).toFixed(1)} s)`);
   }, PROBE_TIMEOUT);
 
   clause('limits/retry-hint', 'LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*), in a form clients can read', async (t) => {
@@ -135,14 +147,16 @@ describe('LIM: rate limits', () => {
   // own test (harness/clients/), so one that fails to load cannot take the LIM tests down.
   for (const entry of CLIENTS) {
     clause(`clients/${entry.id}/error-429`, clauseFor(entry), rateLimitTitle(entry), async (t) => {
-      const max = Math.min(config.rateLimitProbeMax, 60);
-      if (max === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables rate-limit probing');
+      if (config.rateLimitProbeMax === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables rate-limit probing');
       const why = unavailable(entry);
       if (why) t.skip(why);
       const p = await runProbe(); // after the probe, so the two never share the key's budget
       // Where the probe met no 429 (the target's limit is out of reach, or it never answers), neither will the client.
       if (!p.first429) t.inconclusive(`the LIM probe met no 429 in ${p.sent} requests, so the client's 429 was not provoked (see LIM-1)`);
-      await rateLimitCell(t, entry, max);
+      // From the rate that met the limit, doubling: room for twice the probe's count, so a
+      // window the first step happens to straddle is passed in the next.
+      const max = Math.min(config.rateLimitProbeMax, Math.max(60, 2 * p.first429Sent!));
+      await rateLimitCell(t, entry, { rate: p.first429Rate!, max }, PROBE_RAMP);
     }, { matrix: { client: entry.id, operation: 'error-429' }, requests: 6 });
   }
 });

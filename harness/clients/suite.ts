@@ -11,12 +11,13 @@
 // Attribution: a cell judges the client, so it fails only where the client misbehaves
 // on an answer that is itself conformant. When the server's wire answer is itself a
 // breach (the "400" cell's invalid request answered 404, the "401" cell's unknown key
-// answered 200, a 5xx, an error body that is not one, a stream of cumulative snapshots
-// that any client assembles garbled, a stream without a content delta, a model list
-// without the configured models), the wire clause fails in its own test and the cell
-// is `inconclusive`, naming that clause. A breach of an error body alone explains only a
-// client that failed: a client that still raised its error with the server's message
-// passes, with a note naming the clause it tolerated. A client library that does
+// answered 200, a 5xx, a stream of cumulative snapshots that any client assembles
+// garbled, a stream without a content delta, a model list without the configured
+// models), the wire clause fails in its own test and the cell is `inconclusive`, naming
+// that clause. A breach of an error body alone (text/plain, a string "error", a numeric
+// code: ERR-1, judged on every response) explains only a client that failed: a client
+// that raised its typed error for the status (with the server's error.message where the
+// body had one) and did not retry passes, with a note naming the breach it tolerated. A client library that does
 // not load is an `error` (the environment), unless it cannot run on this Node (`skip`).
 // An exception our own code threw on the way (the Wire, the guarded fetch, the driver)
 // is an `error` too, whatever the library made of it (harness/clients/faults.ts): only
@@ -32,6 +33,7 @@ import { extraHeaders } from '../../lib/http/extra-headers.ts';
 import { describeFault, thrownByOurCode } from './faults.ts';
 import { usageText, type Driver, type Reply, type Setup } from './driver.ts';
 import { describeSnapshots } from '../../lib/spec/cumulative-deltas.ts';
+import { describeRamp, ramp, type RampOptions } from '../rate-ramp.ts';
 import { clauseFor, clientById, operationsOf, unavailable, type ClientEntry, type ErrorStatus, type Operation } from './registry.ts';
 
 const loaded = new Map<string, Promise<Driver>>();
@@ -190,15 +192,20 @@ function judgeError(t: ClauseContext, entry: ClientEntry, d: Driver, w: Wire, st
     t.fail(`${expected} for HTTP ${status}`, `${what} on the wire, where the call was cut short (the client raised ${text})`);
   }
   const server = w.serverMessage(status);
+  // A body that broke its wire clause (text/plain, a string "error") may hold no
+  // error.message: nothing to carry, so the typed error and the request count judge the client.
+  const nothingToCarry = !!breach && server === undefined;
   const checks: Array<[boolean, string, string]> = [
     [d.raisedFor(err, status), `${expected} for HTTP ${status}`, `${text} (HTTP ${w.statuses()} on the wire)`],
-    [server !== undefined, `an HTTP ${status} error body whose error.message the client can carry`, `no error.message in the body; the client raised ${text}`],
-    [server !== undefined && d.describe(err).message.includes(server), `the server's error.message ${JSON.stringify(server)} in the client's error`, text],
   ];
+  if (!nothingToCarry) {
+    checks.push([server !== undefined, `an HTTP ${status} error body whose error.message the client can carry`, `no error.message in the body; the client raised ${text}`]);
+    checks.push([server !== undefined && d.describe(err).message.includes(server), `the server's error.message ${JSON.stringify(server)} in the client's error`, text]);
+  }
   if (status !== 429) checks.push([w.retriesAfterClientError().length === 0, `one request (no retry of HTTP ${status})`, `${w.requests.length} requests: HTTP ${w.statuses()}`]);
   if (breach) {
     if (checks.some(([ok]) => !ok)) undecided();
-    t.note(`the client worked despite the server's breach: ${breach}`);
+    t.note(`the client worked despite the server's breach: ${breach}${nothingToCarry ? '; it raised its typed error for the status, and the body held no error.message to carry' : ''}`);
   }
   for (const [ok, what, seen] of checks) t.check(ok, what, seen);
   t.observe(text);
@@ -321,39 +328,51 @@ export function rateLimitTitle(entry: ClientEntry): string {
   return `${entry.id} error-429: past the rate limit the client raises ${entry.raises[429]} carrying the server's message`;
 }
 
+/** Where the LIM probe met its first 429: the cell's ramp starts at that rate. */
+export interface RateLimitStart {
+  /** The offered rate the probe's first 429 went out at, per second. */
+  rate: number;
+  /** Most calls the cell makes. */
+  max: number;
+}
+
 /**
- * The error-429 cell: bursts of 20 calls (client retries off, so the 429 reaches the
- * caller; a burst no larger than the limit may never meet it when each burst outlasts
- * the window) on RATE_LIMIT_API_KEY until one is throttled, at most `max` calls. Run only
- * after the LIM probe is over, and only when the probe met a 429 at all
- * (suites/limits.test.ts sees to both).
+ * The error-429 cell: calls on RATE_LIMIT_API_KEY (client retries off, so the 429 reaches
+ * the caller) on the LIM probe's open-loop rising schedule (harness/rate-ramp.ts), from
+ * the rate at which the probe met its first 429, until one is throttled: at most
+ * `start.max` calls. Run only after the LIM probe is over, and only when the probe met a
+ * 429 at all (suites/limits.test.ts sees to both).
  */
-export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, max: number): Promise<void> {
+export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, start: RateLimitStart, schedule: Omit<RampOptions, 'max' | 'startRate'>): Promise<void> {
   const d = await driverFor(t, entry);
   const key = config.rateLimitApiKey ?? config.apiKey!;
-  let sent = 0;
-  let silentBefore = false;
-  while (sent < max) {
-    const n = Math.min(20, max - sent);
-    sent += n;
-    const wires = Array.from({ length: n }, () => new Wire({ timeoutMs: config.timeoutMs, retry429: false }));
-    const results = await Promise.allSettled(wires.map((w) => d.complete(setup(w, key, 0), models[0]!)));
-    const i = results.findIndex((r, j) => r.status === 'rejected' && wires[j]!.requests.some((q) => q.status === 429));
-    await Promise.all(wires.map((w) => w.settled()));
-    harnessFault(entry, wires);
-    for (const r of results) if (r.status === 'rejected') harnessFault(entry, [], r.reason);
-    if (i !== -1) {
-      await account(t, entry, wires[i]!);
-      judgeError(t, entry, d, wires[i]!, 429, { ok: false, err: (results[i] as PromiseRejectedResult).reason });
-      t.observe(`first 429 within ${sent} calls through ${entry.id}`);
-      return;
-    }
-    // Two bursts in a row without a single response will not find the limit either (LIM-1
-    // judges the target). One alone may have met only pooled connections the server had
-    // closed while the client sat idle (the next burst opens new ones).
-    const silent = wires.map((w) => w.requests.at(-1)).filter((r) => r?.transportError);
-    if (silent.length === n && silentBefore) t.inconclusive(`no 429: ${n} calls through ${entry.id} got no response (${silent[0]!.transportError})`);
-    silentBefore = silent.length === n;
+  type Call = { wire: Wire; result: PromiseSettledResult<unknown> };
+  const throttled = (c: Call) => c.result.status === 'rejected' && c.wire.requests.some((q) => q.status === 429);
+  // Calls that met only pooled connections the server had closed while the client sat idle
+  // are followed by new connections; 20 silent in a row will not find the limit (LIM-1 judges the target).
+  let silentRun = 0;
+  const silent = (c: Call) => {
+    silentRun = c.wire.requests.at(-1)?.transportError && c.wire.requests.every((q) => q.status === undefined) ? silentRun + 1 : 0;
+    return silentRun >= 20;
+  };
+  const r = await ramp<Call>(async () => {
+    const wire = new Wire({ timeoutMs: config.timeoutMs, retry429: false });
+    const result = await d.complete(setup(wire, key, 0), models[0]!).then((value) => ({ status: 'fulfilled' as const, value }), (reason: unknown) => ({ status: 'rejected' as const, reason }));
+    return { wire, result };
+  }, (c) => throttled(c) || silent(c), { ...schedule, startRate: start.rate, max: start.max });
+  const calls = r.answers.map((a) => a.value);
+  await Promise.all(calls.map((c) => c.wire.settled()));
+  harnessFault(entry, calls.map((c) => c.wire));
+  for (const c of calls) if (c.result.status === 'rejected') harnessFault(entry, [], c.result.reason);
+  const hit = r.answers.find((a) => throttled(a.value));
+  if (hit) {
+    const { wire: w, result } = hit.value;
+    await account(t, entry, w);
+    judgeError(t, entry, d, w, 429, { ok: false, err: (result as PromiseRejectedResult).reason });
+    t.observe(`first 429 at call ${hit.index + 1} of ${r.sent} through ${entry.id}, sent at an offered ${hit.rate} calls per second`);
+    return;
   }
-  t.inconclusive(`no 429 within ${max} calls through ${entry.id}`);
+  const lastSilent = calls.filter((c) => c.wire.requests.at(-1)?.transportError).at(-1);
+  if (silentRun >= 20) t.inconclusive(`no 429: ${silentRun} calls in a row through ${entry.id} got no response (${lastSilent!.wire.requests.at(-1)!.transportError})`);
+  t.inconclusive(`no 429 within ${r.sent} calls through ${entry.id} in ${(r.elapsedMs / 1000).toFixed(1)} s, ${describeRamp(r)}`);
 }

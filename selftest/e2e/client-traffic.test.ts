@@ -6,7 +6,10 @@
 // - A wire breach met by a client cell (401 cell answered 200, 400 cell answered 200, a
 //   500) fails the wire clause, and the cells are `inconclusive` naming it, never a
 //   SVC-4/SVC-4b failure.
-// Cost: four suite runs of the client suites (two at a time), 30-40 s in all (measured at load average 12-17).
+// - An error body that is not one (text/plain, a string "error") on the right status fails
+//   ERR-1 on the client traffic, and the error cells pass: each client raised its typed
+//   error for the status; the note names the breach it tolerated.
+// Cost: seven suite runs of the client suites (two at a time), 60-75 s in all (measured at load average 12-17).
 import { describe, expect, it } from 'vitest';
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
@@ -61,4 +64,36 @@ describe.concurrent('client-library traffic and client cells', () => {
     expect(c400.length).toBeGreaterThan(3);
     for (const t of c400) expect(`${t.verdict} ${t.message}`).toMatch(/^inconclusive the server answered 200, not 400: see CHAT-2/);
   }, HANG_GUARD_MS);
+  it('scope-401-instead-of-403: AUTH-6 fails; the error-403 cells, where each client raised its typed error for the wrong status, are inconclusive "see AUTH-6", never a pass', async () => {
+    const r = await run('scope-401-instead-of-403', 'SVC-4*,AUTH-6', ['clients', 'auth']);
+    expect(r.exitCode, r.stderr.slice(0, 500)).toBe(1);
+    expect(r.clauses('fail')).toEqual(['AUTH-6']);
+    const c403 = cells(r).filter((t) => t.matrix!.operation === 'error-403');
+    expect(c403.length).toBeGreaterThan(3);
+    for (const t of c403) expect(`${t.verdict} ${t.message}`).toMatch(/^inconclusive the server answered 401, not 403: see AUTH-6 \(the client raised \w+/);
+  }, HANG_GUARD_MS);
+
+  for (const [defect, problem] of [['errors-4xx-plain-text', /Content-Type is "text\/plain/], ['errors-4xx-string-error', /error/]] as const) {
+    it(`${defect}: ERR-1 fails on the client traffic; the error-401 and error-400 cells pass, each noting the breach it tolerated`, async () => {
+      const r = await run(defect, 'SVC-4*,ERR-1', ['clients']);
+      expect(r.exitCode, r.stderr.slice(0, 500)).toBe(1);
+      expect(r.clauses('fail')).toEqual(['ERR-1']);
+      const err1 = r.tests('ERR-1')[0]!;
+      expect(err1.message).toMatch(/-> 40[01] \(client library\)/);
+      const all = cells(r);
+      expect(all.length).toBeGreaterThan(20);
+      const tolerant = all.filter((x) => x.matrix!.operation === 'error-401' || x.matrix!.operation === 'error-400');
+      expect(tolerant.length).toBeGreaterThan(7);
+      for (const t of tolerant) {
+        expect(`${t.title}: ${t.verdict} ${t.message ?? ''}`).toMatch(/: pass $/);
+        const note = t.notes.find((n) => n.startsWith('the client worked despite the server\'s breach')) ?? t.notes.join(' | ');
+        expect(note, t.title).toMatch(new RegExp(`the server's ${t.matrix!.operation.slice(6)} carries no proper error body \\(`));
+        expect(note, t.title).toMatch(problem);
+        expect(note, t.title).toMatch(/see ERR-1; it raised its typed error for the status, and the body held no error.message to carry$/);
+        // The typed error is what the client's users catch.
+        expect(t.observations?.[0], t.title).toMatch(/BadRequestError|AuthenticationError|APICallError/);
+      }
+      for (const t of all.filter((x) => !tolerant.includes(x))) expect(`${t.title}: ${t.verdict}`).toMatch(/: pass$/);
+    }, HANG_GUARD_MS);
+  }
 });
