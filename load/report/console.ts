@@ -28,9 +28,9 @@ export function renderConsoleSummary(s: LoadSummary): string {
     if (out.note && out.tokens_source === 'usage') lines.push(`  note: ${out.note}`);
   }
   if (s.scenario === 'sweep') {
-    const d = s.details as { steps?: Array<{ offered: number; achieved_ok_rps: number; goodput_rps: number; ttft_p95_ms: number; error_share: number; slo_met: boolean }>; unit?: string; max_meeting_slo?: number | null; goodput_at_max_rps?: number | null };
+    const d = s.details as { steps?: Array<{ offered: number; achieved_ok_rps: number; goodput_rps: number; ttft_p95_ms: number; error_share: number; slo_met: boolean | null }>; unit?: string; max_meeting_slo?: number | null; goodput_at_max_rps?: number | null };
     for (const st of d.steps ?? []) {
-      lines.push(`  step ${String(st.offered).padStart(8)} ${d.unit}: ok ${f(st.achieved_ok_rps)}/s  goodput ${f(st.goodput_rps)}/s  ttft p95 ${f(st.ttft_p95_ms)} ms  errors ${(st.error_share * 100).toFixed(1)} %  ${st.slo_met ? 'SLO met' : 'SLO broken'}`);
+      lines.push(`  step ${String(st.offered).padStart(8)} ${d.unit}: ok ${f(st.achieved_ok_rps)}/s  goodput ${f(st.goodput_rps)}/s  ttft p95 ${f(st.ttft_p95_ms)} ms  errors ${(st.error_share * 100).toFixed(1)} %  ${st.slo_met === null ? 'INVALID (the driver fell behind)' : st.slo_met ? 'SLO met' : 'SLO broken'}`);
     }
     lines.push(`  highest step meeting the SLO: ${d.max_meeting_slo ?? 'none'} ${d.unit}; goodput there ${d.goodput_at_max_rps ?? '-'} req/s`);
   }
