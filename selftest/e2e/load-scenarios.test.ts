@@ -122,6 +122,34 @@ describe('scenarios against the embedded reference (child process)', () => {
     expect(o.summary.metrics).toMatchObject({ max_rate_meeting_slo_rps: 20 });
     expect(o.summary.stop_reason).toBe('completed');
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('Sweep: achieved rate and goodput vs offered');
+    expect(o.summary.details).toMatchObject({ broken_at: null, refine_steps: 0, invalid_steps: 0, resolved: false });
+  });
+
+  it('sweep: a TPOT SLO the target misses breaks the step and names itself; one it meets does not', async () => {
+    // The reference sends a token every 10 ms: TPOT about 10 ms.
+    const tight = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--slo-tpot-p95-ms', '4']);
+    expect(tight.summary.details).toMatchObject({ max_meeting_slo: null, broken_at: 5, bound_by: ['tpot_p95_ms'], goodput_at_max_rps: null });
+    expect((tight.summary.details as { note: string }).note).toMatch(/first step \(5 req\/s\) already broke the SLO/);
+    const loose = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--slo-tpot-p95-ms', '60']);
+    expect(loose.summary.details).toMatchObject({ max_meeting_slo: 5, broken_at: null, bound_by: [] });
+  });
+
+  it('sweep: a step in which the driver fell behind is invalid, re-run once, and never counted for or against the target', async () => {
+    // The driver's own event loop blocked 120 ms of every 150 ms: its sends run late.
+    const hog = setInterval(() => { const end = performance.now() + 120; while (performance.now() < end); }, 30);
+    let o;
+    try {
+      o = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-steps', '2', '--step-duration', '1', '--sweep-refine-steps', '1', '--warmup', '0']);
+    } finally {
+      clearInterval(hog);
+    }
+    const d = o.summary.details as { steps: Array<{ valid: boolean; slo_met: boolean | null; invalid_reason?: string; offered: number }>; max_meeting_slo: number | null; broken_at: number | null; note: string };
+    expect(o.summary.stop_reason).toBe('driver-fell-behind');
+    expect(d.steps.map((r) => [r.offered, r.valid, r.slo_met])).toEqual([[5, false, null], [5, false, null]]);
+    expect(d.steps[0]!.invalid_reason).toMatch(/the driver fell behind: (schedule lag|event-loop delay) p99 [\d.]+ ms/);
+    expect(d.max_meeting_slo).toBeNull();
+    expect(d.broken_at).toBeNull();
+    expect(d.note).toMatch(/the load driver fell behind/);
   });
 });
 
