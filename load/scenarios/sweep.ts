@@ -49,6 +49,8 @@ export interface SweepStep {
   slo_met: boolean | null;
   slo_broken_by: string[];
   slo_broken_keys: SloKey[];
+  /** SLOs this step had no evidence for (TPOT without usage from the target): not judged, never met by default. */
+  slo_unjudged: SloKey[];
 }
 
 /** Share of 429 + 503 above which the target is shedding rather than serving. */
@@ -165,6 +167,8 @@ export async function runSweep(ctx: ScenarioContext): Promise<ScenarioResult> {
         : best !== undefined && firstBroken !== undefined && !resolved
           ? `the limit lies between ${best.offered} and ${firstBroken.offered} ${unit}; the extra-step budget ran out before they were within ${(o.sweepTolerance * 100).toFixed(1)} % (raise --sweep-refine-steps)`
           : undefined;
+  const unjudged = [...new Set(valid.flatMap((r) => r.slo_unjudged))];
+  const unjudgedNote = unjudged.length ? `not judged for lack of evidence: ${unjudged.join(', ')} (TPOT needs usage.completion_tokens from the target); the answer holds for the other SLOs only` : undefined;
   if (best) ctx.progress.note(`sweep: highest ${unit} meeting the SLO: ${best.offered} (goodput ${best.goodput_rps} req/s)${firstBroken ? `; ${firstBroken.offered} broke it (${firstBroken.slo_broken_by.join(', ')})` : ''}`);
   return {
     stopReason,
@@ -184,11 +188,12 @@ export async function runSweep(ctx: ScenarioContext): Promise<ScenarioResult> {
       bound_by_detail: firstBroken?.slo_broken_by ?? [],
       resolved,
       gap_share: best && firstBroken ? round3((firstBroken.offered - best.offered) / best.offered) : null,
+      slo_unjudged: unjudged,
       refine_steps: refined,
       invalid_steps: rows.filter((r) => !r.valid).length,
       max_goodput_rps: maxGoodput,
       saturated: firstBroken !== undefined,
-      note,
+      note: [note, unjudgedNote].filter(Boolean).join('; ') || undefined,
     },
     metrics: {
       max_rate_meeting_slo_rps: best?.offered ?? 0,
@@ -239,10 +244,14 @@ function stepRow(step: number, phase: SweepStep['phase'], offered: number, r: Re
   const ttftP95 = r.ttft.percentileMs(95);
   if (r.ok === 0) breaks('no_success', 'no successful stream');
   if (ttftP95 > o.sloTtftP95Ms) breaks('ttft_p95_ms', `p95 TTFT ${ttftP95} ms > ${o.sloTtftP95Ms} ms`);
-  if (shares.error_share > o.sloErrorShare) breaks('error_share', `errors ${(shares.error_share * 100).toFixed(1)} % > ${(o.sloErrorShare * 100).toFixed(1)} %`);
+  // 429s and 503s are named: a rate limit or shedding binds the sweep, not the engine's speed.
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+  const shed = shares.share_429 + shares.share_503 > 0 ? ` (429: ${pct(shares.share_429)}, 503: ${pct(shares.share_503)})` : '';
+  if (shares.error_share > o.sloErrorShare) breaks('error_share', `errors ${pct(shares.error_share)} > ${pct(o.sloErrorShare)}${shed}`);
   if (o.sloItlP95Ms !== undefined && r.itl.percentileMs(95) > o.sloItlP95Ms) breaks('itl_p95_ms', `p95 ITL ${r.itl.percentileMs(95)} ms > ${o.sloItlP95Ms} ms`);
+  const unjudged: SloKey[] = [];
   if (o.sloTpotP95Ms !== undefined) {
-    if (r.tpot.count === 0 && r.ok > 0) breaks('tpot_p95_ms', 'no TPOT measured (the target sent no usage, or one-token replies)');
+    if (r.tpot.count === 0) unjudged.push('tpot_p95_ms');
     else if (r.tpot.percentileMs(95) > o.sloTpotP95Ms) breaks('tpot_p95_ms', `p95 TPOT ${r.tpot.percentileMs(95)} ms > ${o.sloTpotP95Ms} ms`);
   }
   if (o.sloE2eP95Ms !== undefined && r.e2e.percentileMs(95) > o.sloE2eP95Ms) breaks('e2e_p95_ms', `p95 E2E ${r.e2e.percentileMs(95)} ms > ${o.sloE2eP95Ms} ms`);
@@ -275,6 +284,7 @@ function stepRow(step: number, phase: SweepStep['phase'], offered: number, r: Re
     slo_met: late.length ? null : broken.length === 0,
     slo_broken_by: late.length ? [] : broken,
     slo_broken_keys: late.length ? [] : keys,
+    slo_unjudged: unjudged,
   };
 }
 
