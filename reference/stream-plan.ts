@@ -90,7 +90,7 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
     }
   } else {
     for (const c of plan.choices) steps.push(chunk([choice(c.index, roleDelta(), null)]));
-    // Stryker disable next-line LogicalOperator: not reached, only the engine model plans pieces (its self-tests run it)
+    // The engine model plans its pieces (tokens); otherwise the text is cut into words.
     const pieces = plan.choices.map((c) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(c.text, false)] : c.pieces ?? splitContent(c.text, ctx.variant('char-per-chunk'))));
     const longest = Math.max(0, ...pieces.map((p) => p.length));
     // Stryker disable next-line EqualityOperator: equivalent, a k past the longest reply finds no piece and sends nothing; k >= longest was killed by BRAIN-5 (run of 2026-11-24) before this line was disabled
