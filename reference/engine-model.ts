@@ -67,6 +67,20 @@ export interface EngineJob {
   until(n: number): Promise<boolean>;
 }
 
+/** Where the model reads the time and sets its timers (a test drives it with its own event queue). */
+export interface EngineClock {
+  now(): number;
+  /** Calls fn at time `at` (ms on now()'s scale). */
+  at(at: number, fn: () => void): unknown;
+  cancel(timer: unknown): void;
+}
+
+const REAL_CLOCK: EngineClock = {
+  now: () => performance.now(),
+  at: (at, fn) => setTimeout(fn, Math.max(0, at - performance.now())),
+  cancel: (t) => clearTimeout(t as NodeJS.Timeout),
+};
+
 interface Job extends EngineJob {
   promptTokens: number;
   produced: number;
@@ -74,6 +88,7 @@ interface Job extends EngineJob {
   waiters: Array<{ n: number; resolve: (ok: boolean) => void }>;
   ended: boolean;
   holdsSlot: boolean;
+  onToken?: (produced: number) => void;
 }
 
 export class EngineModel {
@@ -86,10 +101,10 @@ export class EngineModel {
   private prefillFreeAt = 0;
   private stepEndsAt: number | undefined;
   private stepBatch: Job[] = [];
-  private stepTimer: NodeJS.Timeout | undefined;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private stepTimer: unknown;
+  private readonly timers = new Set<unknown>();
 
-  constructor(readonly opts: EngineModelOptions) {}
+  constructor(readonly opts: EngineModelOptions, private readonly clock: EngineClock = REAL_CLOCK) {}
 
   /** Counts for tests and the rehearsal doc: what is queued, in a slot, decoding. */
   stats(): { waiting: number; slotsUsed: number; decoding: number } {
@@ -97,8 +112,9 @@ export class EngineModel {
   }
 
   /** A request with `promptTokens` in and `outputTokens` (>= 1) out; ends early when `signal` aborts. */
-  submit(promptTokens: number, outputTokens: number, signal: AbortSignal): EngineJob {
+  submit(promptTokens: number, outputTokens: number, signal: AbortSignal, onToken?: (produced: number) => void): EngineJob {
     const job: Job = {
+      onToken,
       promptTokens,
       produced: 0,
       total: Math.max(1, outputTokens),
@@ -115,18 +131,18 @@ export class EngineModel {
       job.ended = true;
       return job;
     }
-    signal.addEventListener('abort', () => this.end(job, performance.now()), { once: true });
+    signal.addEventListener('abort', () => this.end(job, this.clock.now()), { once: true });
     this.waiting.push(job);
-    this.admit(performance.now());
+    this.admit(this.clock.now());
     return job;
   }
 
   /** Stops every timer (server close); jobs in flight end as not done. */
   close(): void {
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers) this.clock.cancel(t);
     this.timers.clear();
-    if (this.stepTimer) clearTimeout(this.stepTimer);
-    for (const j of [...this.waiting, ...this.decoding, ...this.joining, ...this.stepBatch]) this.end(j, performance.now());
+    if (this.stepTimer !== undefined) this.clock.cancel(this.stepTimer);
+    for (const j of [...this.waiting, ...this.decoding, ...this.joining, ...this.stepBatch]) this.end(j, this.clock.now());
   }
 
   /** Takes waiting jobs into free slots, at virtual time `at`, and books their prefill. */
@@ -143,10 +159,10 @@ export class EngineModel {
   }
 
   private later(at: number, fn: () => void): void {
-    const t = setTimeout(() => {
+    const t = this.clock.at(at, () => {
       this.timers.delete(t);
       fn();
-    }, Math.max(0, at - performance.now()));
+    });
     this.timers.add(t);
   }
 
@@ -173,7 +189,7 @@ export class EngineModel {
     this.stepBatch = [...this.decoding];
     const end = at + this.stepMs(this.stepBatch.length);
     this.stepEndsAt = end;
-    this.stepTimer = setTimeout(() => this.endStep(end), Math.max(0, end - performance.now()));
+    this.stepTimer = this.clock.at(end, () => this.endStep(end));
   }
 
   private endStep(at: number): void {
@@ -188,6 +204,7 @@ export class EngineModel {
 
   private produce(job: Job): void {
     job.produced++;
+    job.onToken?.(job.produced);
     const still: Job['waiters'] = [];
     for (const w of job.waiters) (job.produced >= w.n ? w.resolve(true) : still.push(w));
     job.waiters = still;
@@ -245,8 +262,8 @@ export interface EngineCapacity {
  * with b the sequences decoding. By Little's law b = rate (T - 1/2) d(b), so
  * b = rate (T - 1/2) d0 / (1 - rate (T - 1/2) d1), and the slots hold while
  * rate S + b <= B; past that, requests wait for a slot and TTFT grows without bound.
- * The batch bound is the largest rate meeting that (found by bisection; it is a
- * mean-value estimate, exact for the prefill bound only).
+ * The batch bound is the largest rate meeting that (found by bisection; a mean-value
+ * estimate, which selftest/unit/engine-model.test.ts checks against the scheduler).
  * A finite step of D seconds lets a rate a little above the bound keep its p95 TTFT
  * within the SLO: by (SLO - S) / (0.95 D S) at most for the prefill bound, hence a
  * sweep's answer lies a few % above this figure when the SLO has slack.

@@ -1,12 +1,14 @@
-// The reference's rehearsal engine model: its computed capacity, its scheduler on a
-// fake clock (FIFO prefill, TTFT growing with the prompt and with the queue, the batch
-// limit, decode steps growing with the batch, aborts freeing slots), and over HTTP:
-// TTFT growing with the prompt as the model says, usage in o200k_base tokens, the
-// default reference untouched. Cost: about 3 s (two in-process servers, 16 requests).
+// The reference's rehearsal engine model: its computed capacity, checked against its
+// own scheduler on a virtual clock (5 % below it TTFT stays flat, 5 % above it grows);
+// the scheduler on a fake clock (FIFO prefill, TTFT growing with the prompt and with
+// the queue, the batch limit, decode steps growing with the batch, aborts freeing
+// slots); and over HTTP: TTFT growing with the prompt as the model says, usage in
+// o200k_base tokens, the default reference untouched. Cost: about 5 s (two in-process
+// servers, 12 requests; the virtual-clock runs take about 1.5 s of CPU).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { EngineModel, engineCapacity, resolveEngineModel, type EngineModelOptions } from '../../reference/engine-model.ts';
+import { EngineModel, engineCapacity, resolveEngineModel, type EngineClock, type EngineModelOptions } from '../../reference/engine-model.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { parseArgs } from '../../load/setup/options.ts';
 import { referenceOptionsFor } from '../../load/setup/load-target.ts';
@@ -99,6 +101,63 @@ describe('the scheduler (fake clock)', () => {
     const t = await trace(M({ maxBatch: 1, prefillTokensPerS: 1000, decodeStepMs: 10, decodeStepPerSeqMs: 0 }), [{ prompt: 10, out: 100 }, { prompt: 10, out: 1 }], [25, undefined]);
     expect(t[0]).toEqual([10, 20]);
     expect(t[1]).toEqual([35]);
+  });
+});
+
+/** A virtual clock: timers run in time order, instantly (what the model's own timers would do, without the wait). */
+class SimClock implements EngineClock {
+  t = 0;
+  private q: Array<{ at: number; id: number; fn: () => void; dead?: boolean }> = [];
+  private n = 0;
+  now(): number { return this.t; }
+  at(at: number, fn: () => void): unknown {
+    const e = { at: Math.max(at, this.t), id: this.n++, fn };
+    let i = this.q.length;
+    while (i > 0 && this.q[i - 1]!.at > e.at) i--;
+    this.q.splice(i, 0, e);
+    return e;
+  }
+  cancel(e: unknown): void { (e as { dead?: boolean }).dead = true; }
+  run(): void {
+    while (this.q.length) {
+      const e = this.q.shift()!;
+      if (e.dead) continue;
+      this.t = e.at;
+      e.fn();
+    }
+  }
+}
+
+/** p95 TTFT of the last quarter of 90 s of evenly spaced arrivals at `rate`, on the virtual clock. */
+function simulatedTtftP95(m: EngineModelOptions, rate: number, promptTokens: number, outputTokens: number): number {
+  const clock = new SimClock();
+  const engine = new EngineModel(m, clock);
+  const n = Math.round(rate * 90);
+  const ttft: number[] = [];
+  const arrive = (i: number) => {
+    const t = clock.now();
+    engine.submit(promptTokens, outputTokens, new AbortController().signal, (k) => { if (k === 1) ttft.push(clock.now() - t); });
+    if (i + 1 < n) clock.at(((i + 1) * 1000) / rate, () => arrive(i + 1));
+  };
+  clock.at(0, () => arrive(0));
+  clock.run();
+  const last = ttft.slice(-Math.floor(n / 4)).sort((a, b) => a - b);
+  return last[Math.floor(last.length * 0.95)]!;
+}
+
+describe('the computed capacity against the scheduler itself (virtual clock)', () => {
+  // 5 % either side of the computed figure: TTFT stays at the prefill below it and grows without bound above.
+  it.each([
+    ['batch-bound, decode step growing with the batch', M({ maxBatch: 8, prefillTokensPerS: 10_000, decodeStepMs: 12, decodeStepPerSeqMs: 0.25 }), 1000, 64, 'batch'],
+    ['batch-bound, flat decode step, short replies', M({ maxBatch: 4, prefillTokensPerS: 1e7, decodeStepMs: 5, decodeStepPerSeqMs: 0 }), 10, 20, 'batch'],
+    ['prefill-bound', M({ maxBatch: 64, prefillTokensPerS: 10_000, decodeStepMs: 12, decodeStepPerSeqMs: 0.25 }), 1000, 64, 'prefill'],
+  ] as const)('%s', (_name, m, p, t, bound) => {
+    const cap = engineCapacity(m, { promptTokens: p, outputTokens: t }, { ttftP95Ms: 60_000 });
+    expect(cap.bound).toBe(bound);
+    const below = simulatedTtftP95(m, cap.rps * 0.95, p, t);
+    const above = simulatedTtftP95(m, cap.rps * 1.05, p, t);
+    expect(below).toBeLessThanOrEqual(cap.prefillMs + 1);
+    expect(above).toBeGreaterThan(cap.prefillMs + 2000);
   });
 });
 
