@@ -341,7 +341,7 @@ export function helpText(): string {
     'Scenarios:',
     '  throughput   non-streaming chat completions, autocannon at full speed or a fixed rate (open loop): req/s, latency percentiles, status codes',
     '  stream       streaming chat completions: TTFT, inter-token latency, E2E, output tokens/s',
-    '  sweep        raise the stream rate (or concurrency) step by step until the SLO breaks; goodput and the curve',
+    '  sweep        raise the stream rate (or concurrency) step by step until the SLO breaks, then bisect to the limit; goodput, the SLO that bound it, the curve',
     '  rate-limit   ramp one key until 429s; shedding, error bodies, Retry-After, recovery, a second key',
     '',
     'Target: TARGET_URL, API_KEY, RATE_LIMIT_API_KEY, LIMITED_API_KEY, BRAIN_ID, MODELS, TIMEOUT_MS as for npm test;',
