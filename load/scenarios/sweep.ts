@@ -163,7 +163,7 @@ export async function runSweep(ctx: ScenarioContext): Promise<ScenarioResult> {
     : firstBroken === undefined && stopReason === 'completed'
       ? `every step met the SLO: capacity is above ${rows[rows.length - 1]?.offered ?? '-'} ${unit}; raise --sweep-max or --sweep-steps`
       : stopReason === 'driver-fell-behind'
-        ? `the load driver fell behind (schedule lag or event-loop delay p99 above ${o.sweepMaxDriverLagMs} ms) at ${rows[rows.length - 1]?.offered} ${unit}: that step tells nothing about the target; the limit found is a lower bound (run the driver on a less busy machine, or fewer streams per process)`
+        ? `the load driver fell behind (schedule lag or event-loop delay p99 above ${o.sweepMaxDriverLagMs} ms) at ${rows[rows.length - 1]?.offered} ${unit}: that step tells nothing about the target; ${best ? `the limit is at least ${best.offered} ${unit}${firstBroken ? ` and below ${firstBroken.offered}` : ''}` : 'no step was judged'} (run the driver on a less busy machine, or fewer streams per process)`
         : best !== undefined && firstBroken !== undefined && !resolved
           ? `the limit lies between ${best.offered} and ${firstBroken.offered} ${unit}; the extra-step budget ran out before they were within ${(o.sweepTolerance * 100).toFixed(1)} % (raise --sweep-refine-steps)`
           : undefined;
@@ -248,6 +248,7 @@ function stepRow(step: number, phase: SweepStep['phase'], offered: number, r: Re
   const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
   const shed = shares.share_429 + shares.share_503 > 0 ? ` (429: ${pct(shares.share_429)}, 503: ${pct(shares.share_503)})` : '';
   if (shares.error_share > o.sloErrorShare) breaks('error_share', `errors ${pct(shares.error_share)} > ${pct(o.sloErrorShare)}${shed}`);
+  else if (shares.share_429 + shares.share_503 > SHEDDING_DOMINATES) breaks('error_share', `429 + 503 above half the requests${shed}`);
   if (o.sloItlP95Ms !== undefined && r.itl.percentileMs(95) > o.sloItlP95Ms) breaks('itl_p95_ms', `p95 ITL ${r.itl.percentileMs(95)} ms > ${o.sloItlP95Ms} ms`);
   const unjudged: SloKey[] = [];
   if (o.sloTpotP95Ms !== undefined) {
