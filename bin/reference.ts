@@ -5,8 +5,17 @@ import { parseArgs } from 'node:util';
 import { DEFECTS } from '../reference/defects.ts';
 import { VARIANTS } from '../reference/variants.ts';
 import { referenceOptionsFromEnv, startReferenceServer, type ReferenceOptions } from '../reference/server.ts';
+import type { EngineModelOptions } from '../reference/engine-model.ts';
 
-const USAGE = 'usage: npm run reference -- [--port N] [--defect NAME] [--variant NAME]... [--json] [--list]';
+const USAGE = 'usage: npm run reference -- [--port N] [--defect NAME] [--variant NAME]... [--engine [--max-batch N] [--prefill-tps N] [--decode-step-ms MS] [--decode-step-per-seq-ms MS]] [--json] [--list]';
+
+/** The engine model's flags (docs/REHEARSAL.md) and the option each sets. */
+const ENGINE_FLAGS = {
+  '--max-batch': 'maxBatch',
+  '--prefill-tps': 'prefillTokensPerS',
+  '--decode-step-ms': 'decodeStepMs',
+  '--decode-step-per-seq-ms': 'decodeStepPerSeqMs',
+} as const;
 
 class UsageError extends Error {}
 
@@ -16,6 +25,8 @@ interface Flags {
   variants: string[];
   json: boolean;
   list: boolean;
+  /** Set by --engine (or any engine flag): the rehearsal engine model's options. */
+  engine?: Partial<EngineModelOptions>;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -25,7 +36,8 @@ function parseFlags(argv: string[]): Flags {
     args: argv, strict: false, allowPositionals: true, tokens: true,
     options: {
       port: { type: 'string', multiple: true }, defect: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true },
-      json: { type: 'boolean' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      json: { type: 'boolean' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, engine: { type: 'boolean' },
+      ...Object.fromEntries(Object.keys(ENGINE_FLAGS).map((f) => [f.slice(2), { type: 'string' as const, multiple: true }])),
     },
   });
   for (const token of tokens) {
@@ -59,6 +71,18 @@ function parseFlags(argv: string[]): Flags {
       case '--json':
         flags.json = true;
         break;
+      case '--engine':
+        flags.engine ??= {};
+        break;
+      case '--max-batch':
+      case '--prefill-tps':
+      case '--decode-step-ms':
+      case '--decode-step-per-seq-ms': {
+        const raw = value();
+        if (!/^\d*\.?\d+$/.test(raw)) throw new UsageError(`${name} must be a non-negative number (got "${raw}")`);
+        flags.engine = { ...flags.engine, [ENGINE_FLAGS[name]]: Number(raw) };
+        break;
+      }
       case '--list':
         flags.list = true;
         break;
@@ -94,6 +118,7 @@ async function main(): Promise<void> {
       ...(flags.port !== undefined ? { port: flags.port } : {}),
       ...(flags.defect !== undefined ? { defect: flags.defect } : {}),
       variants: [...new Set([...(env.variants ?? []), ...flags.variants])],
+      ...(flags.engine ? { engine: flags.engine } : {}),
     };
   } catch (e) {
     if (e instanceof UsageError) {
@@ -119,11 +144,12 @@ async function main(): Promise<void> {
   if (flags.json) {
     console.log(JSON.stringify({ url: ref.url, keys: ref.keys, brainId: ref.brainId, models: ref.models }));
   } else {
-    const mode = [options.defect ? `defect ${options.defect}` : 'conformant', ...(options.variants ?? []).map((v) => `variant ${v}`)];
+    const mode = [options.defect ? `defect ${options.defect}` : 'conformant', ...(options.variants ?? []).map((v) => `variant ${v}`), ...(flags.engine ? ['engine model'] : [])];
     console.log(`chatgate reference server (${mode.join(', ')})`);
     console.log(`  URL:                 ${ref.url}`);
     console.log(`  brain id:            ${ref.brainId}`);
     console.log(`  models:              ${ref.models.join(', ')}`);
+    if (flags.engine) console.log(`  engine model:        ${Object.entries(flags.engine).map(([k, v]) => `${k} ${v}`).join(', ') || 'defaults'} (docs/REHEARSAL.md)`);
     console.log('  keys (this run only, for local use):');
     console.log(`    main (brains:invoke):       ${ref.keys.main}`);
     console.log(`    limited (no scopes):        ${ref.keys.limited}`);

@@ -4,11 +4,14 @@ import { randomBytes } from 'node:crypto';
 import type { RequestContext } from './request-context.ts';
 import type { ChatRequest } from './chat-request.ts';
 import { countWords, generateReply, promptTokens, truncateWords } from './generate.ts';
+import { enginePromptTokens, engineReplyTokens } from './engine-reply.ts';
 
 export interface PlannedChoice {
   index: number;
   text: string;
   finishReason: string;
+  /** Engine model: the reply's tokens, one content chunk each (their concatenation is the text). */
+  pieces?: string[];
 }
 
 export interface ReplyPlan {
@@ -42,15 +45,25 @@ function finishReasonFor(ctx: RequestContext, truncated: boolean): string {
 export function planReply(ctx: RequestContext, req: ChatRequest, model: string): ReplyPlan {
   const choices: PlannedChoice[] = [];
   let completion = 0;
+  const engine = ctx.state.engine;
   const n = ctx.variant('n-ignored') ? 1 : req.n;
   for (let i = 0; i < n; i++) {
+    // Stryker disable all: not reached, the mutation run asks for no engine model (its self-tests run it)
+    if (engine) {
+      const { pieces, truncated } = engineReplyTokens(engine, req.messages, ctx.state.opts.replyWords, i, req.maxTokens);
+      completion += pieces.length;
+      choices.push({ index: i, text: pieces.join(''), finishReason: finishReasonFor(ctx, truncated), pieces });
+      continue;
+    }
+    // Stryker restore all
     const full = generateReply(req.messages, ctx.state.opts.replyWords, i);
     // capped-empty-reply: a capped request spends its budget before any visible text.
     const { text, truncated } = ctx.variant('capped-empty-reply') && req.maxTokens !== undefined ? { text: '', truncated: true } : truncateWords(full, req.maxTokens);
     completion += countWords(text);
     choices.push({ index: i, text, finishReason: finishReasonFor(ctx, truncated) });
   }
-  const prompt = promptTokens(req.messages);
+  // Stryker disable next-line all: not reached, the mutation run asks for no engine model (its self-tests run it)
+  const prompt = engine ? enginePromptTokens(engine, req.messages) : promptTokens(req.messages);
   return {
     id: `chatcmpl-${randomSuffix()}`,
     created: Math.floor(Date.now() / 1000),

@@ -2,6 +2,7 @@
 // turn a typo in a defect or variant name into an error listing the valid names.
 import { DEFECTS, isDefectName, type DefectName } from './defects.ts';
 import { VARIANTS, isVariantName, type VariantName } from './variants.ts';
+import { resolveEngineModel, type EngineModelOptions } from './engine-model.ts';
 
 export interface RateWindow { limit: number; windowMs: number }
 export interface TokenBucket { capacity: number; refillPerSecond: number }
@@ -31,6 +32,12 @@ export interface ReferenceOptions {
   overloadInFlight?: number;
   latency?: LatencyOptions;
   replyWords?: number;
+  /**
+   * The rehearsal engine model (reference/engine-model.ts, docs/REHEARSAL.md): given,
+   * even as {}, replies are timed by a model of an inference server with a known
+   * capacity instead of `latency`, and usage is counted in o200k_base tokens.
+   */
+  engine?: Partial<EngineModelOptions>;
   /** Called with every request as it arrives, before anything else (self-tests record what each traffic path sent). */
   onRequest?: (req: ReceivedRequest) => void;
 }
@@ -45,6 +52,7 @@ export interface ResolvedOptions {
   overloadInFlight: number;
   latency: Required<LatencyOptions>;
   replyWords: number;
+  engine: EngineModelOptions | undefined;
 }
 
 export const DEFAULT_MAIN_LIMIT: RateWindow = { limit: 2000, windowMs: 1000 };
@@ -118,6 +126,8 @@ export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
     overloadInFlight: opts.overloadInFlight ?? DEFAULT_OVERLOAD_IN_FLIGHT,
     latency,
     replyWords,
+    // Stryker disable next-line all: not reached, the mutation run asks for no engine model (its self-tests run it)
+    engine: opts.engine ? resolveEngineModel(opts.engine) : undefined,
   };
 }
 

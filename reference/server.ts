@@ -17,6 +17,7 @@ import { matchRoute, type RouteMatch } from './routes.ts';
 import { handleBrainChat, handleChatCompletions } from './chat.ts';
 import { handleListModels, handleRetrieveModel, SERVICE_MODELS } from './models.ts';
 import { handleUnavailable } from './unavailable.ts';
+import { startEngine } from './engine-reply.ts';
 
 export type { ReferenceOptions, LatencyOptions, RateWindow, ReceivedRequest } from './options.ts';
 export { referenceOptionsFromEnv } from './options.ts';
@@ -43,6 +44,8 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
     live: new Set(),
     shuttingDown: false,
   };
+  // Stryker disable next-line all: not reached, the mutation run asks for no engine model (its self-tests run it)
+  if (resolved.engine) state.engine = await startEngine(resolved.engine);
 
   const sockets = new Set<Socket>();
   const record = opts.onRequest;
@@ -88,6 +91,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
       // Ends every delay and hanging stream, then kills the sockets: never waits on a client.
       state.shuttingDown = true;
       for (const abort of [...state.live]) abort();
+      state.engine?.model.close();
       server.close(() => resolve());
       for (const s of sockets) s.destroy();
       server.closeAllConnections();

@@ -6,6 +6,7 @@ import type { VariantName } from './variants.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { KeyRing } from './keys.ts';
 import type { Limiter } from './rate-limit.ts';
+import type { EngineRuntime } from './engine-reply.ts';
 
 /** The reference's one brain (brains.ts resolves ids to it). */
 export interface Brain {
@@ -33,6 +34,8 @@ export interface ServerState {
   /** Aborts of the requests in flight: close() calls them all, so delays and hanging streams end at once. */
   live: Set<() => void>;
   shuttingDown: boolean;
+  /** The rehearsal engine model, only when asked for (options.engine). */
+  engine?: EngineRuntime;
 }
 
 export function hasDefect(state: ServerState, name: DefectName): boolean {

@@ -90,7 +90,8 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
     }
   } else {
     for (const c of plan.choices) steps.push(chunk([choice(c.index, roleDelta(), null)]));
-    const pieces = plan.choices.map((c) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(c.text, false)] : splitContent(c.text, ctx.variant('char-per-chunk'))));
+    // The engine model plans its pieces (tokens); otherwise the text is cut into words.
+    const pieces = plan.choices.map((c) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(c.text, false)] : c.pieces ?? splitContent(c.text, ctx.variant('char-per-chunk'))));
     const longest = Math.max(0, ...pieces.map((p) => p.length));
     // Stryker disable next-line EqualityOperator: [equiv] past reply; killed: BRAIN-5
     for (let k = 0; k < longest; k++) {

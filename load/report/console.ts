@@ -28,11 +28,12 @@ export function renderConsoleSummary(s: LoadSummary): string {
     if (out.note && out.tokens_source === 'usage') lines.push(`  note: ${out.note}`);
   }
   if (s.scenario === 'sweep') {
-    const d = s.details as { steps?: Array<{ offered: number; achieved_ok_rps: number; goodput_rps: number; ttft_p95_ms: number; error_share: number; slo_met: boolean }>; unit?: string; max_meeting_slo?: number | null; goodput_at_max_rps?: number | null };
+    const d = s.details as { steps?: Array<{ offered: number; achieved_ok_rps: number; goodput_rps: number; ttft_p95_ms: number; error_share: number; slo_met: boolean | null }>; unit?: string; max_meeting_slo?: number | null; goodput_at_max_rps?: number | null; broken_at?: number | null; bound_by_detail?: string[]; resolved?: boolean; note?: string };
     for (const st of d.steps ?? []) {
-      lines.push(`  step ${String(st.offered).padStart(8)} ${d.unit}: ok ${f(st.achieved_ok_rps)}/s  goodput ${f(st.goodput_rps)}/s  ttft p95 ${f(st.ttft_p95_ms)} ms  errors ${(st.error_share * 100).toFixed(1)} %  ${st.slo_met ? 'SLO met' : 'SLO broken'}`);
+      lines.push(`  step ${String(st.offered).padStart(8)} ${d.unit}: ok ${f(st.achieved_ok_rps)}/s  goodput ${f(st.goodput_rps)}/s  ttft p95 ${f(st.ttft_p95_ms)} ms  errors ${(st.error_share * 100).toFixed(1)} %  ${st.slo_met === null ? 'INVALID (the driver fell behind)' : st.slo_met ? 'SLO met' : 'SLO broken'}`);
     }
-    lines.push(`  highest step meeting the SLO: ${d.max_meeting_slo ?? 'none'} ${d.unit}; goodput there ${d.goodput_at_max_rps ?? '-'} req/s`);
+    lines.push(`  highest step meeting the SLO: ${d.max_meeting_slo ?? 'none'} ${d.unit}; goodput there ${d.goodput_at_max_rps ?? '-'} req/s${d.broken_at != null ? `; ${d.broken_at} broke it (${(d.bound_by_detail ?? []).join(', ')})${d.resolved || d.max_meeting_slo == null ? '' : ', not yet within the tolerance'}` : ''}`);
+    if (d.note) lines.push(`  note: ${d.note}`);
   }
   if (s.scenario === 'rate-limit') {
     const d = s.details as { throttled_key?: string; first_429_offered_rps?: number | null; max_ok_per_s?: number; recovery?: { recovered?: boolean; recovery_ms?: number | null; first_advised_wait_ms?: number | null }; honoured_retries?: Array<{ ok: boolean }>; retry_headers?: { responses_429: number; with_no_hint: number } };

@@ -124,8 +124,9 @@ function scenarioSection(s: LoadSummary): string {
   const d = s.details as Record<string, unknown>;
   if (s.scenario === 'sweep') {
     const steps = (d.steps ?? []) as Array<Record<string, unknown>>;
-    const cols = ['step', 'offered', 'sent', 'achieved_ok_rps', 'goodput_rps', 'ttft_p50_ms', 'ttft_p95_ms', 'itl_p95_ms', 'e2e_p95_ms', 'error_share', 'share_429', 'share_503', 'slo_met'];
-    return `<h2>Sweep</h2><p>Highest step meeting the SLO: <b>${esc(String(d.max_meeting_slo ?? 'none'))}</b> ${esc(String(d.unit))}, goodput there ${esc(String(d.goodput_at_max_rps ?? '–'))} req/s. ${d.note ? esc(String(d.note)) : ''}</p>
+    const cols = ['step', 'phase', 'offered', 'sent', 'achieved_ok_rps', 'goodput_rps', 'ttft_p50_ms', 'ttft_p95_ms', 'itl_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms', 'error_share', 'share_429', 'share_503', 'schedule_lag_p99_ms', 'valid', 'slo_met'];
+    const bound = d.broken_at == null ? '' : ` ${esc(String(d.broken_at))} ${esc(String(d.unit))} broke it (${esc(((d.bound_by_detail ?? []) as string[]).join(', '))}).`;
+    return `<h2>Sweep</h2><p>Highest step meeting the SLO: <b>${esc(String(d.max_meeting_slo ?? 'none'))}</b> ${esc(String(d.unit))}, goodput there ${esc(String(d.goodput_at_max_rps ?? '–'))} req/s.${bound} ${d.note ? esc(String(d.note)) : ''}</p>
 <p class="help">Goodput counts only the requests that met every per-request SLO (TTFT, and ITL/E2E when set). The curve bends where the target saturates: achieved rate stops following the offered rate, TTFT climbs, 429/503 appear.</p>
 ${table(cols, steps)}<div id="sweep-charts"></div>`;
   }

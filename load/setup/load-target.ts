@@ -54,6 +54,9 @@ export function referenceOptionsFor(o: LoadOptions): ReferenceOptions {
   if (o.refOverloadInFlight !== undefined) opts.overloadInFlight = o.refOverloadInFlight;
   if (o.refDefect) opts.defect = o.refDefect;
   if (o.refVariants.length) opts.variants = o.refVariants;
+  if (o.refEngine) {
+    opts.engine = { maxBatch: o.refMaxBatch, prefillTokensPerS: o.refPrefillTps, decodeStepMs: o.refDecodeStepMs, decodeStepPerSeqMs: o.refDecodeStepPerSeqMs };
+  }
   return opts;
 }
 

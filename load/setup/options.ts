@@ -99,6 +99,16 @@ export interface LoadOptions {
   refMainLimit: number;
   refDefect?: string;
   refVariants: string[];
+  // --- the sweep's search for the limit and the reference's engine model (issue 27: 4, 5)
+  sloTpotP95Ms?: number;
+  sweepTolerance: number;
+  sweepRefineSteps: number;
+  sweepMaxDriverLagMs: number;
+  refEngine: boolean;
+  refMaxBatch: number;
+  refPrefillTps: number;
+  refDecodeStepMs: number;
+  refDecodeStepPerSeqMs: number;
 }
 
 const LOAD: readonly Scenario[] = ['throughput', 'stream'];
@@ -174,6 +184,17 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'refMainLimit', flag: '--ref-main-limit', env: 'LOAD_REF_MAIN_LIMIT', kind: 'integer', scenarios: 'all', default: 2000, min: 1, arg: 'req/s', embeddedOnly: true, help: 'Reference: requests per second of API_KEY and LIMITED_API_KEY.' },
   { key: 'refDefect', flag: '--ref-defect', env: 'REFERENCE_DEFECT', kind: 'string', scenarios: 'all', arg: 'name', embeddedOnly: true, help: 'Reference: switch on one defect (npm run reference -- --list), e.g. overload-500.' },
   { key: 'refVariants', flag: '--ref-variant', env: 'REFERENCE_VARIANTS', kind: 'list', scenarios: 'all', default: [], arg: 'name', embeddedOnly: true, help: 'Reference: legal variants (repeatable; the variable takes a comma list).' },
+
+  // --- the sweep's search for the limit; the reference's engine model (docs/REHEARSAL.md)
+  { key: 'sloTpotP95Ms', flag: '--slo-tpot-p95-ms', env: 'LOAD_SLO_TPOT_P95_MS', kind: 'number', scenarios: ['sweep'], min: 0.01, arg: 'ms', help: 'SLO: p95 time per output token after the first (per request: its own; needs usage from the target).' },
+  { key: 'sweepTolerance', flag: '--sweep-tolerance', env: 'LOAD_SWEEP_TOLERANCE', kind: 'share', scenarios: ['sweep'], default: 0.05, arg: '0-1', help: 'After the first broken step, bisect between the last step that met the SLO and it until they are this close (share of the lower one).' },
+  { key: 'sweepRefineSteps', flag: '--sweep-refine-steps', env: 'LOAD_SWEEP_REFINE_STEPS', kind: 'integer', scenarios: ['sweep'], default: 6, min: 0, max: 50, arg: 'n', help: 'Most extra steps after the first broken one (bisection, and re-runs of steps the driver itself fell behind in); 0 = no bisection.' },
+  { key: 'sweepMaxDriverLagMs', flag: '--sweep-max-driver-lag-ms', env: 'LOAD_SWEEP_MAX_DRIVER_LAG_MS', kind: 'number', scenarios: ['sweep'], default: 50, min: 1, arg: 'ms', help: 'A step whose schedule lag p99 or event-loop delay p99 exceeds this is invalid: the driver, not the target, fell behind. It is re-run once, then reported as invalid and ends the sweep.' },
+  { key: 'refEngine', flag: '--ref-engine', env: 'LOAD_REF_ENGINE', kind: 'bool', scenarios: 'all', default: false, embeddedOnly: true, help: 'Reference: time replies with a model of an inference server of known capacity (continuous batching, prefill rate, decode steps; usage in o200k_base tokens) instead of --ref-ttft-ms/--ref-itl-ms/--ref-json-ms.' },
+  { key: 'refMaxBatch', flag: '--ref-max-batch', env: 'LOAD_REF_MAX_BATCH', kind: 'integer', scenarios: 'all', default: 64, min: 1, max: 100_000, arg: 'n', embeddedOnly: true, help: 'Reference engine model: sequences holding a slot at once (later ones queue).' },
+  { key: 'refPrefillTps', flag: '--ref-prefill-tps', env: 'LOAD_REF_PREFILL_TPS', kind: 'number', scenarios: 'all', default: 10_000, min: 1, arg: 'tokens/s', embeddedOnly: true, help: 'Reference engine model: prompt tokens prefilled per second, one prompt at a time (TTFT = queue + prompt / this).' },
+  { key: 'refDecodeStepMs', flag: '--ref-decode-step-ms', env: 'LOAD_REF_DECODE_STEP_MS', kind: 'number', scenarios: 'all', default: 12, min: 0, max: 60_000, arg: 'ms', embeddedOnly: true, help: 'Reference engine model: one decode step (one token for every sequence in the batch) with one sequence.' },
+  { key: 'refDecodeStepPerSeqMs', flag: '--ref-decode-step-per-seq-ms', env: 'LOAD_REF_DECODE_STEP_PER_SEQ_MS', kind: 'number', scenarios: 'all', default: 0.25, min: 0, max: 60_000, arg: 'ms', embeddedOnly: true, help: 'Reference engine model: added to a decode step per sequence in the batch.' },
 ];
 
 const BY_FLAG = new Map(OPTION_SPECS.map((s) => [s.flag, s]));
@@ -320,7 +341,7 @@ export function helpText(): string {
     'Scenarios:',
     '  throughput   non-streaming chat completions, autocannon at full speed or a fixed rate (open loop): req/s, latency percentiles, status codes',
     '  stream       streaming chat completions: TTFT, inter-token latency, E2E, output tokens/s',
-    '  sweep        raise the stream rate (or concurrency) step by step until the SLO breaks; goodput and the curve',
+    '  sweep        raise the stream rate (or concurrency) step by step until the SLO breaks, then bisect to the limit; goodput, the SLO that bound it, the curve',
     '  rate-limit   ramp one key until 429s; shedding, error bodies, Retry-After, recovery, a second key',
     '',
     'Target: TARGET_URL, API_KEY, RATE_LIMIT_API_KEY, LIMITED_API_KEY, BRAIN_ID, MODELS, TIMEOUT_MS as for npm test;',

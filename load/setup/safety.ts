@@ -75,11 +75,13 @@ export function planFor(scenario: Scenario, o: LoadOptions): Plan {
     }
     case 'sweep': {
       const steps = sweepSteps(o);
-      const secs = steps.length * o.stepDuration;
+      // The bisection's steps (and re-runs) lie below the highest ladder step.
+      const secs = (steps.length + o.sweepRefineSteps) * o.stepDuration;
       const unit = o.sweepBy === 'rate' ? 'req/s' : 'concurrent streams';
-      const requests = o.sweepBy === 'rate' ? Math.ceil(steps.reduce((a, s) => a + s * o.stepDuration, 0)) : undefined;
+      const requests = o.sweepBy === 'rate' ? Math.ceil(steps.reduce((a, s) => a + s * o.stepDuration, 0) + o.sweepRefineSteps * (steps[steps.length - 1] ?? 0) * o.stepDuration) : undefined;
       lines.push(`sweep: ${steps.length} steps of ${o.stepDuration} s at ${steps.join(', ')} ${unit}, up to ${secs} s in all${requests ? `, at most ${Math.min(requests, o.requests ?? Infinity)} streams` : ''}`);
-      lines.push(`sweep: stops at the first step that breaks the SLO (p95 TTFT <= ${o.sloTtftP95Ms} ms, errors <= ${(o.sloErrorShare * 100).toFixed(1)} %${o.sloItlP95Ms ? `, p95 ITL <= ${o.sloItlP95Ms} ms` : ''}${o.sloE2eP95Ms ? `, p95 E2E <= ${o.sloE2eP95Ms} ms` : ''}) or where 429/503 dominate`);
+      lines.push(`sweep: stops at the first step that breaks the SLO (p95 TTFT <= ${o.sloTtftP95Ms} ms, errors <= ${(o.sloErrorShare * 100).toFixed(1)} %${o.sloItlP95Ms ? `, p95 ITL <= ${o.sloItlP95Ms} ms` : ''}${o.sloTpotP95Ms ? `, p95 TPOT <= ${o.sloTpotP95Ms} ms` : ''}${o.sloE2eP95Ms ? `, p95 E2E <= ${o.sloE2eP95Ms} ms` : ''}) or where 429/503 dominate`);
+      lines.push(`sweep: then bisects up to ${o.sweepRefineSteps} more steps until the limit is within ${(o.sweepTolerance * 100).toFixed(1)} %`);
       const top = steps[steps.length - 1] ?? 0;
       return o.sweepBy === 'rate'
         ? { maxSeconds: secs, maxRate: top, requests, lines }

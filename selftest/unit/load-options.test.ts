@@ -116,7 +116,8 @@ describe('load safety', () => {
     expect(sweepSteps(parse(['sweep', '--sweep-start', '5', '--sweep-step', '5', '--sweep-max', '20']).options)).toEqual([5, 10, 15, 20]);
     expect(sweepSteps(parse(['sweep', '--sweep-by', 'concurrency', '--concurrency', '100', '--sweep-steps', '3']).options)).toEqual([100, 200, 400]);
     const plan = planFor('sweep', o);
-    expect(plan.maxSeconds).toBe(28);
+    // 7 ladder steps and 6 bisection steps of 4 s.
+    expect(plan.maxSeconds).toBe(52);
     expect(rampSteps(parse(['rate-limit', '--ramp-start', '2', '--ramp-factor', '2', '--ramp-max', '16']).options)).toEqual([2, 4, 8, 16]);
     const rl = planFor('rate-limit', parse(['rate-limit']).options);
     expect(rl.maxSeconds).toBeLessThanOrEqual(300);
