@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../reference/server.ts';
 import { failedChecks, loadBundle, total, type ShimReply } from '../support/k6-shim.ts';
+import { LAST_BUCKET } from '../../load/k6/lib/log-buckets.ts';
 
 let outdir: string;
 const bundle = (name: string) => join(outdir, `${name}.js`);
@@ -85,7 +86,12 @@ describe('configuration from __ENV', () => {
 
   it('thresholds: p95 latency, failure rate (with an aborting ceiling), 429 share, checks rate, body shape (aborting)', () => {
     const { exports, shim } = loadBundle(bundle('chat-throughput'), { ...TARGET, P95_MS: '1500', MAX_FAILURE_RATE: '0.02', MAX_429_SHARE: '0.1', MIN_CHECKS_RATE: '0.95' });
-    expect(exports.options.thresholds).toEqual({
+    // Besides the judging thresholds, one always-true threshold per log bucket of the mergeable request durations (lib/distributions.ts).
+    const judging = Object.fromEntries(Object.entries(exports.options.thresholds as Record<string, unknown>).filter(([k]) => !k.startsWith('chatgate_dist_')));
+    const buckets = Object.entries(exports.options.thresholds as Record<string, unknown>).filter(([k]) => k.startsWith('chatgate_dist_'));
+    expect(buckets.length).toBe(LAST_BUCKET + 2);
+    expect(buckets.every(([k, v]) => /^chatgate_dist_req_ms\{b:\d{4}\}$/.test(k) && JSON.stringify(v) === '["count>=0"]')).toBe(true);
+    expect(judging).toEqual({
       'http_req_duration{status:200}': ['p(95)<1500'],
       http_req_failed: ['rate<0.02', { threshold: 'rate<0.5', abortOnFail: true, delayAbortEval: '10s' }],
       chatgate_rate_limited: ['rate<=0.1'],
