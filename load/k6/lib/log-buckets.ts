@@ -60,6 +60,9 @@ export function bucketPercentile(counts: Record<string, number>, q: number, min?
   for (const k of keys) n += counts[bucketLabel(k)]!;
   if (n === 0) return null;
   const rank = Math.max(1, Math.ceil((q / 100) * n));
+  // The extremes are known exactly where the trend gave them.
+  if (rank === 1 && min !== undefined && isFinite(min)) return min;
+  if (rank === n && max !== undefined && isFinite(max)) return max;
   let seen = 0;
   let v = bucketValue(keys[keys.length - 1]!);
   for (const k of keys) {
