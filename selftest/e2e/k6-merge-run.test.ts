@@ -14,44 +14,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
 import { RELATIVE_ERROR } from '../../load/k6/lib/log-buckets.ts';
 import { mergeMain, type K6Summary } from '../../load/report/merge.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
-
-function executable(file: string | undefined): string | undefined {
-  if (!file) return undefined;
-  try {
-    accessSync(file, constants.X_OK);
-    return file;
-  } catch {
-    return undefined;
-  }
-}
-
-function findBin(name: string, envVar: string): string | undefined {
-  if (process.env[envVar]) return executable(process.env[envVar]);
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const found = dir ? executable(join(dir, name)) : undefined;
-    if (found) return found;
-  }
-  return undefined;
-}
+import { findBin, operatorSegmentArgs } from '../support/k6-merge-segments.ts';
 
 const k6sse = findBin('k6-sse', 'K6_SSE_BIN');
 const SKIPPED = 'k6 merge run tests: skipped, no k6 with xk6-sse (set K6_SSE_BIN or put k6-sse on PATH)';
 if (!k6sse) console.info(SKIPPED);
 const title = (t: string) => (k6sse ? t : `${SKIPPED}: ${t}`);
-
-/** The k6-operator's arguments for runner `index` (1-based) of `total` (pkg/segmentation NewCommandFragments). */
-export function operatorSegmentArgs(index: number, total: number): string[] {
-  const part = (i: number) => (i === 0 ? '0' : i === total ? '1' : `${i}/${total}`);
-  const seq = ['0', ...Array.from({ length: total - 1 }, (_, i) => `${i + 1}/${total}`), '1'].join(',');
-  return [`--execution-segment=${part(index - 1)}:${part(index)}`, `--execution-segment-sequence=${seq}`];
-}
 
 const RUNNERS = 3;
 const SLOW_STREAMS = 3;
