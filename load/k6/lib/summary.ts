@@ -104,7 +104,12 @@ export function textSummary(script: string, data: SummaryData, files: string[] =
   const checks = allChecks(data.root_group);
   const result = resultOf(thresholds);
   const seconds = ((data.state?.testRunDurationMs ?? 0) / 1000).toFixed(1);
-  const lines = [`chatgate k6 · ${script} · ${env('TARGET_URL') ?? '(no TARGET_URL)'} · ${seconds} s · ${result.toUpperCase()}`, 'thresholds'];
+  const lines = [`chatgate k6 · ${script} · ${env('TARGET_URL') ?? '(no TARGET_URL)'} · ${seconds} s · ${result.toUpperCase()}`];
+  const id = runnerIdentity(script, undefined);
+  if (id.runners !== 1 || id.segment !== '0:1') {
+    lines.push(`runner ${id.runner > 0 ? `${id.runner} of ${id.runners}` : '?'} (execution segment ${id.segment})${id.test_id ? ` of test ${id.test_id}` : ''}: the figures and thresholds below are this runner's share only; npm run load -- merge <the runners' summaries> judges the whole test`);
+  }
+  lines.push('thresholds');
   for (const t of thresholds) {
     const mark = !t.judged ? '–' : t.ok ? '✓' : '✗';
     lines.push(`  ${mark} ${pad(t.metric, 46)}${pad(t.expression, 18)}${t.judged ? t.observed ?? '' : 'no samples: not judged'}`);
@@ -365,9 +370,9 @@ export function summaryName(script: string, id: RunnerIdentity): string {
 
 /**
  * The handleSummary of a script. SUMMARY_DIR (default ".") holds
- * k6-<script>-summary.json and k6-<script>-junit.xml; k6 does not create folders,
- * so the folder must exist. SUMMARY_DIR=none writes no files (distributed runs:
- * a runner pod's files vanish with it, read its stdout instead).
+ * <summaryName>-summary.json and -junit.xml; k6 does not create folders, so the folder
+ * must exist. SUMMARY_DIR=none writes no files (distributed runs: a runner pod's files
+ * vanish with it; SUMMARY_STDOUT=1 puts the JSON summary in its log instead).
  */
 export function summaryHandler(script: string, options?: ScriptOptions): (data: SummaryData) => Record<string, string> {
   return (data) => {
