@@ -201,3 +201,41 @@ describe('k6 merge: three runners with the operator\'s segments, one answer', ()
     expect(lines.join('\n')).toMatch(/Baseline .*: 0 regressions/);
   });
 });
+
+describe('k6 merge: the whole test\'s verdict on a seeded defect and on a legal variant', () => {
+  /** Two runners side by side against a reference with this defect or variant, merged; the merge's exit code and summary. */
+  async function splitRun(opts: { defect?: string; variants?: string[] }, name: string) {
+    const one = await startReferenceServer(opts);
+    const dir = join(work, name);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dir);
+    try {
+      const codes = await Promise.all([1, 2].map((i) => runK6([...operatorSegmentArgs(i, 2), join(work, 'dist', 'chat-stream-sse.js')], {
+        TEST_ID: name, RATE: '10', DURATION: '2s', TARGET_URL: one.url, API_KEY: one.keys.main, SUMMARY_DIR: dir,
+      })));
+      const lines: string[] = [];
+      const code = mergeMain([dir, '--out', join(dir, 'merged')], {}, (l) => lines.push(l));
+      const m = JSON.parse(readFileSync(join(dir, 'merged', `k6-chat-stream-sse-${name}-merged-summary.json`), 'utf8')) as K6Summary;
+      return { runners: codes.map((c) => c.code), code, log: lines.join('\n'), m };
+    } finally {
+      await one.close();
+    }
+  }
+
+  it.skipIf(!k6sse)(title('defect stream-wrong-chunk-object: body-shape failures add up and cross count<1 on the whole test (merge exits 99)'), async () => {
+    const r = await splitRun({ defect: 'stream-wrong-chunk-object' }, 'defect');
+    expect(r.runners).toEqual([99, 99]);
+    expect(r.code, r.log).toBe(99);
+    expect(r.m.metrics.chatgate_body_shape_failures!.values.count).toBeGreaterThanOrEqual(2);
+    expect(r.m.thresholds.find((t) => t.metric === 'chatgate_body_shape_failures')).toMatchObject({ judged: true, ok: false });
+    expect(r.m.result).toBe('fail');
+  }, 120_000);
+
+  it.skipIf(!k6sse)(title('legal variant sse-crlf (CRLF line ends): every threshold holds on the whole test (merge exits 0)'), async () => {
+    const r = await splitRun({ variants: ['sse-crlf'] }, 'variant');
+    expect(r.runners).toEqual([0, 0]);
+    expect(r.code, r.log).toBe(0);
+    expect(r.m.result).toBe('pass');
+    expect(r.m.metrics.streams_ok!.values.count).toBeGreaterThanOrEqual(10);
+  }, 120_000);
+});
