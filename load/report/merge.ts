@@ -376,13 +376,17 @@ function addDeep(a: unknown, b: unknown): unknown {
   return a === undefined ? b : a;
 }
 
+/** Options that say where a run wrote and how it talked, not what it measured: they may differ between the merged runs. */
+const NOT_SETTINGS = ['out', 'quiet', 'baseline', 'thresholds', 'dry_run', 'allow_remote', 'drain'];
+const measuredOptions = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o ?? {}).filter(([k]) => !NOT_SETTINGS.includes(k)));
+
 export function mergeLoad(inputs: Array<{ path: string; doc: LoadSummary }>): { summary: LoadSummary; warnings: string[] } {
   const first = inputs[0]!;
   const warnings: string[] = [];
   for (const { path, doc } of inputs.slice(1)) {
     if (doc.scenario !== first.doc.scenario) throw new MergeError(`${path} and ${first.path} are not parts of one test: scenario ${doc.scenario} vs ${first.doc.scenario}`);
     if (doc.target.url !== first.doc.target.url) throw new MergeError(`${path} and ${first.path} are not parts of one test: target ${redact(doc.target.url)} vs ${redact(first.doc.target.url)}`);
-    const diff = firstDifference(doc.options, first.doc.options);
+    const diff = firstDifference(measuredOptions(doc.options), measuredOptions(first.doc.options));
     if (diff) throw new MergeError(`${path} and ${first.path} are not parts of one test: their options differ (${redact(diff)}); merge runs of the same settings only`);
   }
   const docs = inputs.map((i) => i.doc);

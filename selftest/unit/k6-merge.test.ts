@@ -231,6 +231,9 @@ describe('merge of Node load summaries (summary.json, HDR histograms)', () => {
   it('refuses runs with different options or targets (exit 2)', () => {
     const f1 = write('node2', 'r1-summary.json', loadSummary([1, 2], {}));
     const f2 = write('node2', 'r2-summary.json', loadSummary([1, 2], { options: { rate: 20 } }));
+    // Where a run wrote its reports is no setting of the test.
+    const f3 = write('node2', 'r3-summary.json', loadSummary([1, 2], { options: { rate: 10, out: 'elsewhere', quiet: true } }));
+    expect(merge([f1, f3, '--out', join(dir, 'node2-out')]).code).toBe(0);
     const r = merge([f1, f2]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/their options differ \(rate: 20 vs 10\)/);
