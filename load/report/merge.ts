@@ -365,14 +365,26 @@ const PERCENTILE_METRICS: Record<string, [string, number]> = {
 /** Shares of sent requests: weighted by each run's sent count. */
 const SHARE_METRICS = ['error_share', 'share_429', 'share_503', 'share_5xx_other', 'share_transport_errors'];
 
-/** Adds numbers, and objects of numbers key by key; anything else keeps the first run's value. */
-function addDeep(a: unknown, b: unknown): unknown {
-  if (typeof a === 'number' && typeof b === 'number') return a + b;
+/** Figures that do not add: a percentile, mean, share or ratio of one run (null when merged, never a sum). */
+const NOT_ADDITIVE = /(^|_)(p\d+(\.\d+)?|mean|avg|median|share|ratio)(_|$)/;
+
+/**
+ * Adds numbers, and objects of numbers key by key (min and max keep the extreme, a
+ * percentile, mean or share becomes null); anything else keeps the first run's value.
+ */
+function addDeep(a: unknown, b: unknown, key = ''): unknown {
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (NOT_ADDITIVE.test(key)) return null;
+    if (/(^|_)min(_|$)/.test(key)) return Math.min(a, b);
+    if (/(^|_)max(_|$)/.test(key)) return Math.max(a, b);
+    return a + b;
+  }
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
     const out: Record<string, unknown> = { ...(a as Record<string, unknown>) };
-    for (const [k, v] of Object.entries(b as Record<string, unknown>)) out[k] = k in out ? addDeep(out[k], v) : v;
+    for (const [k, v] of Object.entries(b as Record<string, unknown>)) out[k] = k in out ? addDeep(out[k], v, k) : v;
     return out;
   }
+  if (a === null && typeof b === 'number' && NOT_ADDITIVE.test(key)) return null;
   return a === undefined ? b : a;
 }
 
@@ -444,7 +456,7 @@ export function mergeLoad(inputs: Array<{ path: string; doc: LoadSummary }>): { 
   const known = new Set(['format', 'format_version', 'scenario', 'partial', 'stop_reason', 'started_at', 'finished_at', 'duration_s', 'target', 'options', 'driver', 'counts', 'status_codes', 'failures', 'failure_examples', 'latencies', 'output', 'routes', 'body_checks', 'error_answers', 'findings', 'details', 'metrics', 'timeline', 'plots', 'hdr_us', 'baseline']);
   // Fields other tools add later: numbers (and objects of numbers) add, other values keep the first run's.
   const extra: Record<string, unknown> = {};
-  for (const d of docs) for (const [k, v] of Object.entries(d)) if (!known.has(k)) extra[k] = k in extra ? addDeep(extra[k], v) : v;
+  for (const d of docs) for (const [k, v] of Object.entries(d)) if (!known.has(k)) extra[k] = k in extra ? addDeep(extra[k], v, k) : v;
   const sumOf = <T>(pick: (d: LoadSummary) => T) => docs.map(pick).reduce((a, b) => addDeep(a, b) as T);
   const summary: LoadSummary = {
     ...extra,

@@ -210,8 +210,9 @@ describe('merge of Node load summaries (summary.json, HDR histograms)', () => {
   it('histograms merge exactly, counts and rates add, a field added later adds generically', () => {
     const x = samples(500, 10, 1);
     const y = samples(400, 30, 2);
-    const f1 = write('node', 'r1-summary.json', loadSummary(x, { extra_counts: { tokens: 5 } }));
-    const f2 = write('node', 'r2-summary.json', loadSummary(y, { extra_counts: { tokens: 7 } }));
+    const route = (sent: number, p95: number) => ({ chat: { sent, ok: sent, status_codes: { 200: sent }, p50_ms: 1, p95_ms: p95 } });
+    const f1 = write('node', 'r1-summary.json', loadSummary(x, { extra_counts: { tokens: 5, max_in_flight: 3, mean_ms: 2 }, routes: route(500, 9) }));
+    const f2 = write('node', 'r2-summary.json', loadSummary(y, { extra_counts: { tokens: 7, max_in_flight: 4, mean_ms: 3 }, routes: route(400, 11) }));
     const r = merge([f1, f2, '--out', join(dir, 'node-out')]);
     expect(r.code, r.err).toBe(0);
     const s = JSON.parse(readFileSync(join(dir, 'node-out', 'summary.json'), 'utf8'));
@@ -224,7 +225,9 @@ describe('merge of Node load summaries (summary.json, HDR histograms)', () => {
     expect(s.metrics.max_ok_rps).toBeNull();
     expect(s.counts.sent).toBe(900);
     expect(s.status_codes['200']).toBe(900);
-    expect(s.extra_counts).toEqual({ tokens: 12 });
+    // Counts add, maxima keep the larger, a mean or percentile of one run is not added up: null.
+    expect(s.extra_counts).toEqual({ tokens: 12, max_in_flight: 4, mean_ms: null });
+    expect(s.routes.chat).toEqual({ sent: 900, ok: 900, status_codes: { 200: 900 }, p50_ms: null, p95_ms: null });
     expect(r.out).toMatch(/warning: max_ok_rps: a figure of one run/);
   });
 
