@@ -4,8 +4,8 @@
 // must give every TTFT, ITL and E2E percentile within the bucket scheme's stated
 // relative error of the percentile of all raw samples, counters equal to the runners'
 // sums, and a threshold judged on the whole test: runner 1's share of the traffic meets
-// a slow patch (a loopback proxy holds back 3 of its streams by 2 s), so its own E2E
-// p95 crosses P95_MS while the whole test's does not (3 of about 90 streams is under 5 %).
+// a slow patch (a loopback proxy holds back 3 of its streams by 8 s), so its own E2E
+// p95 crosses P95_MS while the whole test's does not (3 of at least 61 streams is under 5 %).
 // Runs are bounded by count (RATE x DURATION streams per runner), not by time.
 //
 // Needs a k6 with xk6-sse: K6_SSE_BIN, or `k6-sse` on PATH. Without one every test here
@@ -30,8 +30,9 @@ const title = (t: string) => (k6sse ? t : `${SKIPPED}: ${t}`);
 
 const RUNNERS = 3;
 const SLOW_STREAMS = 3;
-const SLOW_MS = 2000;
-const P95_MS = 1200;
+// Far from each other, so that a loaded machine (slower streams all round) does not move the verdicts.
+const SLOW_MS = 8000;
+const P95_MS = 4000;
 const ENV = { TEST_ID: 'merge-selftest', RATE: '30', DURATION: '3s', P95_MS: String(P95_MS), MODELS: 'svc' };
 
 interface RunnerRun { code: number | null; stdout: string; stderr: string }
@@ -168,7 +169,8 @@ describe('k6 merge: three runners with the operator\'s segments, one answer', ()
     for (const name of ['streams_ok', 'output_tokens', 'chatgate_status_429', 'chatgate_status_503', 'chatgate_body_shape_failures', 'chatgate_cumulative_deltas']) {
       expect(m.metrics[name]!.values.count, name).toBe(parts.reduce((s, p) => s + p.metrics[name]!.values.count!, 0));
     }
-    expect(m.metrics.streams_ok!.values.count).toBeGreaterThanOrEqual(80);
+    // 3 slow streams stay under 5 % of the test only from 61 streams on (about 90 planned; a loaded machine drops a few).
+    expect(m.metrics.streams_ok!.values.count).toBeGreaterThanOrEqual(61);
     for (const name of ['chatgate_stream_failed', 'checks']) {
       expect(m.metrics[name]!.values.passes).toBe(parts.reduce((s, p) => s + p.metrics[name]!.values.passes!, 0));
       expect(m.metrics[name]!.values.fails).toBe(parts.reduce((s, p) => s + p.metrics[name]!.values.fails!, 0));
