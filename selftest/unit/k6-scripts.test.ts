@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../reference/server.ts';
 import { failedChecks, loadBundle, total, type ShimReply } from '../support/k6-shim.ts';
-import { LAST_BUCKET } from '../../load/k6/lib/log-buckets.ts';
+import { bucketLabel, bucketOf, LAST_BUCKET } from '../../load/k6/lib/log-buckets.ts';
 
 let outdir: string;
 const bundle = (name: string) => join(outdir, `${name}.js`);
@@ -151,6 +151,16 @@ describe('chat-throughput bundle', () => {
     expect(total(shim, 'chatgate_body_shape_failures')).toBe(0);
     expect(total(shim, 'chatgate_completion_tokens')).toBe(JSON.parse(ok.reply.body!).usage.completion_tokens);
     expect(total(shim, 'chatgate_rate_limited')).toBe(0);
+    // The 200 answer's duration also counted once in its log bucket (mergeable request durations).
+    const dist = shim.samples.filter((s) => s.metric === 'chatgate_dist_req_ms');
+    const duration = ok.reply.timings?.duration ?? (ok.reply.timings?.waiting ?? 5) + 1; // the stand-in's timings
+    expect(dist).toEqual([{ metric: 'chatgate_dist_req_ms', value: 1, tags: { b: bucketLabel(bucketOf(duration)) } }]);
+  });
+
+  it('a 429 answer is not a request duration of the 200s: no bucket count', () => {
+    const { exports, shim } = loadBundle(bundle('chat-throughput'), envFor(ok), () => ({ status: 429, headers: { 'Content-Type': 'application/json', 'Retry-After': '1' }, body: '{"error":{"message":"slow down","type":"rate_limit_error","code":"rate_limited"}}' }));
+    exports.default();
+    expect(shim.samples.filter((s) => s.metric === 'chatgate_dist_req_ms')).toEqual([]);
   });
 
   const broken: Array<[string, string, string]> = [
