@@ -242,6 +242,11 @@ describe('chat-stream bundle', () => {
     expect(total(shim, 'chatgate_stream_e2e')).toBe(180);
     expect(shim.metrics.chatgate_stream_ttfb).toEqual({ type: 'trend', isTime: true });
     expect(total(shim, 'chatgate_stream_chunks')).toBeGreaterThan(1);
+    // The same two samples in their log buckets (mergeable across runners).
+    const tags = (m: string) => shim.samples.filter((x) => x.metric === m).map((x) => x.tags.b);
+    expect(tags('chatgate_dist_stream_ttfb_ms')).toEqual([bucketLabel(bucketOf(42))]);
+    expect(tags('chatgate_dist_stream_e2e_ms')).toEqual([bucketLabel(bucketOf(180))]);
+    expect(Object.keys(exports.options.thresholds).filter((k) => k.startsWith('chatgate_dist_'))).toHaveLength(2 * (LAST_BUCKET + 2));
   });
 
   it('INCLUDE_USAGE=1 asks for the usage chunk and counts its tokens', async () => {
