@@ -32,6 +32,7 @@ import { runRateLimit } from './scenarios/rate-limit.ts';
 import { renderConsoleSummary } from './report/console.ts';
 import { warmUp } from './setup/warmup.ts';
 import { preflight } from '../lib/http/preflight.ts';
+import { mergeMain } from './report/merge.ts';
 import { proxyFor } from '../lib/http/proxy.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -147,6 +148,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stderr.write(`chatgate load: ${redact(message)}\n`);
     return EXIT.usage;
   };
+  // `merge <summaries>`: many runners' summaries into one (load/report/merge.ts); sends nothing.
+  if (argv[0] === 'merge') return mergeMain(argv.slice(1), env);
   let parsed;
   let config: Config;
   let plan;

@@ -343,6 +343,7 @@ export function helpText(): string {
     '  stream       streaming chat completions: TTFT, inter-token latency, E2E, output tokens/s',
     '  sweep        raise the stream rate (or concurrency) step by step until the SLO breaks, then bisect to the limit; goodput, the SLO that bound it, the curve',
     '  rate-limit   ramp one key until 429s; shedding, error bodies, Retry-After, recovery, a second key',
+    '  merge        one summary.json + report.html from many runners\' summaries (k6 runners or runs of this tool): npm run load -- merge --help',
     '',
     'Target: TARGET_URL, API_KEY, RATE_LIMIT_API_KEY, LIMITED_API_KEY, BRAIN_ID, MODELS, TIMEOUT_MS as for npm test;',
     'without TARGET_URL the embedded reference server is started (with latency injection).',

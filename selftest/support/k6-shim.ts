@@ -48,6 +48,8 @@ export interface K6Shim {
   onSleep?: (seconds: number) => void;
   vu: { idInTest: number; idInInstance: number; iterationInScenario: number; iterationInInstance: number };
   scenario: { name: string; iterationInTest: number };
+  /** k6/execution's test.options (the consolidated options: executionSegment, tags, ...); {} unless a test sets it. */
+  testOptions?: Record<string, unknown>;
 }
 
 /** Go's http.CanonicalHeaderKey: what k6 shows as header names ("retry-after-ms" -> "Retry-After-Ms"). */
@@ -113,7 +115,7 @@ function modules(shim: K6Shim): Record<string, Record<string, unknown>> {
     vu: shim.vu,
     scenario: shim.scenario,
     instance: { vusActive: 1, iterationsCompleted: 0 },
-    test: { abort(reason?: string): never { throw new Error(`test aborted: ${reason}`); }, options: {} },
+    test: { abort(reason?: string): never { throw new Error(`test aborted: ${reason}`); }, get options() { return shim.testOptions ?? {}; } },
   };
   // xk6-sse: open() sends, plays the reply's events and errors to the handlers, then returns the response.
   const sse = {

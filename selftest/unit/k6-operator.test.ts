@@ -64,7 +64,7 @@ describe('no key in the TestRun or in any k6 archive', () => {
     expect(env.K6_NO_USAGE_REPORT).toBe('true');
     expect(env.SUMMARY_DIR).toBe('none');
     // No flag in arguments that `k6 archive` would not know, should an initializer run after all.
-    expect(manifest.spec.arguments).not.toContain('--no-usage-report');
+    expect(manifest.spec.arguments ?? '').not.toContain('--no-usage-report');
   });
 
   it('the comment block names the Secret the manifest reads and the same keys the scripts read', () => {
@@ -117,4 +117,32 @@ describe('testrun-sse.yaml (chat-stream-sse on a custom runner image) and its Do
     // The image tag in the manifest names the same k6 and extension versions.
     expect(sse.spec.runner.image).toContain(`${arg('K6_VERSION')!.slice(1)}-${arg('XK6_SSE_VERSION')!.slice(1)}`);
   });
+});
+
+describe('the manifests produce what `npm run load -- merge` needs', () => {
+  for (const name of ['testrun.yaml', 'testrun-sse.yaml']) {
+    const text = readFileSync(join(K6_DIR, 'operator', name), 'utf8');
+    const doc = parse(text);
+    const entries = doc.spec.runner.env as Array<{ name: string; value?: string; valueFrom?: unknown }>;
+    const env = Object.fromEntries(entries.map((e) => [e.name, e.value]));
+
+    it(`${name}: each runner prints its JSON summary on stdout, tagged with the test id and its own runner name`, () => {
+      expect(env).toMatchObject({ SUMMARY_DIR: 'none', SUMMARY_STDOUT: '1' });
+      // testid groups the runners (and names the test in each summary); runner keeps their series apart in an output.
+      expect(env.K6_TAGS).toBe(`testid:${doc.metadata.name},runner:$(POD_NAME)`);
+      // Kubernetes expands $(POD_NAME) only from a variable defined before it.
+      const pod = entries.findIndex((e) => e.name === 'POD_NAME');
+      expect(pod).toBeGreaterThanOrEqual(0);
+      expect(pod).toBeLessThan(entries.findIndex((e) => e.name === 'K6_TAGS'));
+      expect(entries[pod]!.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+      // A --tag on the command line would replace K6_TAGS' tags.
+      expect(doc.spec.arguments ?? '').not.toMatch(/--tag\b/);
+    });
+
+    it(`${name}: the pods stay until their logs are collected, and the comment block gives the collect and merge commands`, () => {
+      expect(doc.spec.cleanup).toBeUndefined();
+      expect(text).toContain(`kubectl logs -l k6_cr=${doc.metadata.name},runner=true --tail=-1 --max-log-requests=${doc.spec.parallelism} > runners.log`);
+      expect(text).toContain('npm run load -- merge runners.log');
+    });
+  }
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../reference/server.ts';
 import { failedChecks, loadBundle, total, type ShimReply } from '../support/k6-shim.ts';
+import { bucketLabel, bucketOf, LAST_BUCKET } from '../../load/k6/lib/log-buckets.ts';
 
 let outdir: string;
 const bundle = (name: string) => join(outdir, `${name}.js`);
@@ -85,7 +86,12 @@ describe('configuration from __ENV', () => {
 
   it('thresholds: p95 latency, failure rate (with an aborting ceiling), 429 share, checks rate, body shape (aborting)', () => {
     const { exports, shim } = loadBundle(bundle('chat-throughput'), { ...TARGET, P95_MS: '1500', MAX_FAILURE_RATE: '0.02', MAX_429_SHARE: '0.1', MIN_CHECKS_RATE: '0.95' });
-    expect(exports.options.thresholds).toEqual({
+    // Besides the judging thresholds, one always-true threshold per log bucket of the mergeable request durations (lib/distributions.ts).
+    const judging = Object.fromEntries(Object.entries(exports.options.thresholds as Record<string, unknown>).filter(([k]) => !k.startsWith('chatgate_dist_')));
+    const buckets = Object.entries(exports.options.thresholds as Record<string, unknown>).filter(([k]) => k.startsWith('chatgate_dist_'));
+    expect(buckets.length).toBe(LAST_BUCKET + 2);
+    expect(buckets.every(([k, v]) => /^chatgate_dist_req_ms\{b:\d{4}\}$/.test(k) && JSON.stringify(v) === '["count>=0"]')).toBe(true);
+    expect(judging).toEqual({
       'http_req_duration{status:200}': ['p(95)<1500'],
       http_req_failed: ['rate<0.02', { threshold: 'rate<0.5', abortOnFail: true, delayAbortEval: '10s' }],
       chatgate_rate_limited: ['rate<=0.1'],
@@ -145,6 +151,16 @@ describe('chat-throughput bundle', () => {
     expect(total(shim, 'chatgate_body_shape_failures')).toBe(0);
     expect(total(shim, 'chatgate_completion_tokens')).toBe(JSON.parse(ok.reply.body!).usage.completion_tokens);
     expect(total(shim, 'chatgate_rate_limited')).toBe(0);
+    // The 200 answer's duration also counted once in its log bucket (mergeable request durations).
+    const dist = shim.samples.filter((s) => s.metric === 'chatgate_dist_req_ms');
+    const duration = ok.reply.timings?.duration ?? (ok.reply.timings?.waiting ?? 5) + 1; // the stand-in's timings
+    expect(dist).toEqual([{ metric: 'chatgate_dist_req_ms', value: 1, tags: { b: bucketLabel(bucketOf(duration)) } }]);
+  });
+
+  it('a 429 answer is not a request duration of the 200s: no bucket count', () => {
+    const { exports, shim } = loadBundle(bundle('chat-throughput'), envFor(ok), () => ({ status: 429, headers: { 'Content-Type': 'application/json', 'Retry-After': '1' }, body: '{"error":{"message":"slow down","type":"rate_limit_error","code":"rate_limited"}}' }));
+    exports.default();
+    expect(shim.samples.filter((s) => s.metric === 'chatgate_dist_req_ms')).toEqual([]);
   });
 
   const broken: Array<[string, string, string]> = [
@@ -226,6 +242,11 @@ describe('chat-stream bundle', () => {
     expect(total(shim, 'chatgate_stream_e2e')).toBe(180);
     expect(shim.metrics.chatgate_stream_ttfb).toEqual({ type: 'trend', isTime: true });
     expect(total(shim, 'chatgate_stream_chunks')).toBeGreaterThan(1);
+    // The same two samples in their log buckets (mergeable across runners).
+    const tags = (m: string) => shim.samples.filter((x) => x.metric === m).map((x) => x.tags.b);
+    expect(tags('chatgate_dist_stream_ttfb_ms')).toEqual([bucketLabel(bucketOf(42))]);
+    expect(tags('chatgate_dist_stream_e2e_ms')).toEqual([bucketLabel(bucketOf(180))]);
+    expect(Object.keys(exports.options.thresholds).filter((k) => k.startsWith('chatgate_dist_'))).toHaveLength(2 * (LAST_BUCKET + 2));
   });
 
   it('INCLUDE_USAGE=1 asks for the usage chunk and counts its tokens', async () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
 import { METRICS } from '../../load/report/metric-names.ts';
 import { failedChecks, loadBundle, total, type ShimSseCall, type ShimSseReply } from '../support/k6-shim.ts';
+import { bucketLabel, bucketOf, LAST_BUCKET, RELATIVE_ERROR } from '../../load/k6/lib/log-buckets.ts';
 
 let outdir: string;
 const bundle = (name: string) => join(outdir, `${name}.js`);
@@ -186,5 +187,46 @@ describe('chat-stream bundle (k6/http): EV-12 through the same rule', () => {
     legal.exports.default();
     expect(total(legal.shim, 'chatgate_cumulative_deltas')).toBe(0);
     expect(failedChecks(legal.shim)).toEqual([]);
+  });
+
+  it('mergeable timing: every sample also counts in its log bucket; a split runner names its segment, runner and test in its files and inside', () => {
+    const { shim, exports } = runSse({ ...SSE_OK, calls: stream(['Hello', ' there', ' friend', '!']) }, { SUMMARY_DIR: 'd', SUMMARY_STDOUT: '1' });
+    const dist = shim.samples.filter((s) => s.metric.startsWith('chatgate_dist_'));
+    // Each trend sample (TTFT, three gaps, TPOT, E2E) counted once, tagged with its value's bucket.
+    const tagged = (metric: string) => dist.filter((s) => s.metric === metric).map((s) => s.tags.b);
+    for (const f of ['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms']) {
+      expect(samples(shim, f).length, f).toBeGreaterThan(0);
+      expect(tagged(`chatgate_dist_${f}`), f).toEqual(samples(shim, f).map((v) => bucketLabel(bucketOf(v))));
+    }
+    expect(tagged('chatgate_dist_itl_ms')).toHaveLength(3);
+    expect(dist.every((s) => s.value === 1)).toBe(true);
+    // Every bucket of the four families has its always-true threshold, so k6 keeps the per-bucket counts.
+    expect(Object.keys(exports.options.thresholds).filter((k) => k.startsWith('chatgate_dist_'))).toHaveLength(4 * (LAST_BUCKET + 2));
+
+    shim.testOptions = { executionSegment: '1/3:2/3', executionSegmentSequence: '0,1/3,2/3,1', tags: { testid: 'nightly 42' } };
+    const b = bucketLabel(bucketOf(350));
+    const out = exports.handleSummary({
+      metrics: {
+        ttft_ms: { type: 'trend', contains: 'time', values: { avg: 350, min: 350, med: 350, max: 350, 'p(90)': 350, 'p(95)': 350, 'p(99)': 350, count: 1 }, thresholds: { 'p(95)<10000': { ok: true } } },
+        [`chatgate_dist_ttft_ms{b:${b}}`]: { type: 'counter', contains: 'default', values: { count: 1, rate: 0.1 }, thresholds: { 'count>=0': { ok: true } } },
+        'chatgate_dist_ttft_ms{b:0001}': { type: 'counter', contains: 'default', values: { count: 0, rate: 0 }, thresholds: { 'count>=0': { ok: true } } },
+        chatgate_dist_ttft_ms: { type: 'counter', contains: 'default', values: { count: 1, rate: 0.1 } },
+      },
+      state: { testRunDurationMs: 10_000 },
+    });
+    const file = 'd/k6-chat-stream-sse-nightly_42-runner2of3-summary.json';
+    expect(Object.keys(out).sort()).toEqual(['d/k6-chat-stream-sse-nightly_42-runner2of3-junit.xml', file, 'stdout']);
+    const json = JSON.parse(out[file]);
+    expect(json.identity).toMatchObject({ test_id: 'nightly 42', script: 'chat-stream-sse', segment: '1/3:2/3', segment_sequence: '0,1/3,2/3,1', runner: 2, runners: 3 });
+    expect(json.identity.settings.thresholds.ttft_ms).toEqual(['p(95)<10000']);
+    expect(Object.keys(json.identity.settings.thresholds).some((k) => k.startsWith('chatgate_dist_'))).toBe(false);
+    expect(json.distributions).toEqual({ ttft_ms: { trend: 'ttft_ms', relative_error: RELATIVE_ERROR, counts: { [b]: 1 }, count: 1, min: 350, max: 350, sum: 350 } });
+    // The bucket counters and their thresholds stay out of the metrics and the verdicts.
+    expect(Object.keys(json.metrics).some((k) => k.startsWith('chatgate_dist_'))).toBe(false);
+    expect(json.thresholds).toEqual([expect.objectContaining({ metric: 'ttft_ms' })]);
+    expect(out.stdout).toContain('runner 2 of 3 (execution segment 1/3:2/3) of test nightly 42: the figures and thresholds below are this runner\'s share only');
+    // SUMMARY_STDOUT=1: the same JSON summary as one log line, for pods whose files vanish.
+    const line = (out.stdout as string).split('\n').find((l) => l.startsWith('chatgate-k6-summary '))!;
+    expect(JSON.parse(line.slice('chatgate-k6-summary '.length))).toEqual(json);
   });
 });

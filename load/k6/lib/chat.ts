@@ -8,6 +8,10 @@ import { env, extraHeaders, integer, redact } from './config.ts';
 import { bodyShapeFailures, completionTokens, recordStatus } from './metrics.ts';
 import { checkShape, parseJson, type ShapeName } from './shape.ts';
 import { errorBodyProblems } from '../../../lib/spec/error-body.ts';
+import { Distribution } from './distributions.ts';
+
+/** http_req_duration of 200 answers in mergeable form (lib/distributions.ts): the {status:200} threshold's samples. */
+const reqDist = new Distribution('req_ms');
 
 export const CHECK = {
   status: 'status is 2xx or 429',
@@ -99,6 +103,7 @@ export function isJsonType(res: Response): boolean {
 /** A non-streaming chat answer: 2xx with a chat completion, or an error envelope. */
 export function judgeCompletion(res: Response, tags: Tags): void {
   recordStatus(res.status, tags);
+  if (res.status === 200) reqDist.add(res.timings.duration);
   check(res, { [CHECK.status]: (r) => (r.status >= 200 && r.status < 300) || r.status === 429 }, tags);
   if (res.status >= 200 && res.status < 300) {
     const data = parseJson(bodyText(res));

@@ -16,6 +16,7 @@ import { parseSse } from './sse.ts';
 import { DeltaSnapshotWatch, describeSnapshots, type SnapshotFinding } from '../../../lib/spec/cumulative-deltas.ts';
 import { emptyReading, pushEvent } from '../../../lib/spec/rules/stream-reading.ts';
 import * as ev from '../../../lib/spec/rules/stream-rules.ts';
+import { Distribution } from './distributions.ts';
 
 export const STREAM_CHECK = {
   eventStream: 'stream: Content-Type is text/event-stream',
@@ -30,6 +31,9 @@ export const streamTtfb = new Trend('chatgate_stream_ttfb', true);
 /** http_req_duration of 2xx streams: request sent -> last byte ([DONE] and close). */
 export const streamE2e = new Trend('chatgate_stream_e2e', true);
 /** Data events per stream. */
+/** The same samples in mergeable form (lib/distributions.ts). */
+const streamTtfbDist = new Distribution('stream_ttfb_ms');
+const streamE2eDist = new Distribution('stream_e2e_ms');
 export const streamChunks = new Trend('chatgate_stream_chunks');
 /** Streams whose content deltas are cumulative snapshots (EV-12, lib/spec/cumulative-deltas.ts): 1 or 0 per 2xx stream. */
 export const cumulativeDeltas = new Counter('chatgate_cumulative_deltas');
@@ -144,6 +148,8 @@ export function judgeStream(res: Response, tags: Tags): void {
 
   streamTtfb.add(res.timings.waiting, tags);
   streamE2e.add(res.timings.duration, tags);
+  streamTtfbDist.add(res.timings.waiting);
+  streamE2eDist.add(res.timings.duration);
   check(res, { [STREAM_CHECK.eventStream]: () => mediaType(header(res, 'content-type')) === 'text/event-stream' }, tags);
 
   const sse = parseSse(bodyText(res));

@@ -3,8 +3,11 @@
 // needs network at run time, and the bundles must run offline (air-gapped runners,
 // k6-operator pods without egress). Every output string is passed through redact():
 // keys never reach a summary, even if a target echoed one into a check name.
+import exec from 'k6/execution';
 import { env, redact } from './config.ts';
 import { describeLoadMetrics, loadMetrics } from './token-timing.ts';
+import { DIST_PREFIX, DISTRIBUTIONS, parseDistMetric, type Family } from './distributions.ts';
+import { BUCKET_SCHEME, RELATIVE_ERROR } from './log-buckets.ts';
 
 export interface MetricSummary {
   type: 'counter' | 'gauge' | 'rate' | 'trend';
@@ -82,6 +85,7 @@ function observed(m: MetricSummary, expression: string): string | undefined {
 export function thresholdResults(data: SummaryData): ThresholdResult[] {
   const out: ThresholdResult[] = [];
   for (const metric of Object.keys(data.metrics).sort()) {
+    if (metric.startsWith(DIST_PREFIX)) continue; // the bucket counts' always-true thresholds (lib/distributions.ts)
     const m = data.metrics[metric]!;
     for (const expression of Object.keys(m.thresholds ?? {})) {
       const judged = !noSamples(m);
@@ -100,7 +104,12 @@ export function textSummary(script: string, data: SummaryData, files: string[] =
   const checks = allChecks(data.root_group);
   const result = resultOf(thresholds);
   const seconds = ((data.state?.testRunDurationMs ?? 0) / 1000).toFixed(1);
-  const lines = [`chatgate k6 · ${script} · ${env('TARGET_URL') ?? '(no TARGET_URL)'} · ${seconds} s · ${result.toUpperCase()}`, 'thresholds'];
+  const lines = [`chatgate k6 · ${script} · ${env('TARGET_URL') ?? '(no TARGET_URL)'} · ${seconds} s · ${result.toUpperCase()}`];
+  const id = runnerIdentity(script, undefined);
+  if (id.runners !== 1 || id.segment !== '0:1') {
+    lines.push(`runner ${id.runner > 0 ? `${id.runner} of ${id.runners}` : '?'} (execution segment ${id.segment})${id.test_id ? ` of test ${id.test_id}` : ''}: the figures and thresholds below are this runner's share only; npm run load -- merge <the runners' summaries> judges the whole test`);
+  }
+  lines.push('thresholds');
   for (const t of thresholds) {
     const mark = !t.judged ? '–' : t.ok ? '✓' : '✗';
     lines.push(`  ${mark} ${pad(t.metric, 46)}${pad(t.expression, 18)}${t.judged ? t.observed ?? '' : 'no samples: not judged'}`);
@@ -171,16 +180,134 @@ export function notRunText(script: string): string {
   return `chatgate k6 · ${script} · ${env('TARGET_URL') ?? '(no TARGET_URL)'} · NOT RUN: setup stopped the run before any load (k6 prints the reason next: the "chatgate k6:" error line); no summary files written\n`;
 }
 
-export function jsonSummary(script: string, data: SummaryData): string {
+/** What makes runners' summaries parts of one test: merge refuses to add summaries whose test id, script or settings differ. */
+export interface RunnerIdentity {
+  test_id: string | null;
+  script: string;
+  /** k6's --execution-segment and --execution-segment-sequence ("0:1" and null when the run was not split). */
+  segment: string;
+  segment_sequence: string | null;
+  /** 1-based position of the segment in the sequence, and the number of segments. */
+  runner: number;
+  runners: number;
+  settings: Record<string, unknown>;
+}
+
+/** Settings that change what a run measures besides its options (keys are redacted with the rest). */
+const SETTINGS_ENV = ['TARGET_URL', 'MODELS', 'TIMEOUT_MS', 'PROMPT', 'MAX_TOKENS', 'INCLUDE_USAGE', 'MIX', 'BRAIN_ID', 'RECOVERY_ATTEMPTS', 'RECOVERY_MAX_WAIT_S', 'HEADERS'];
+
+/** "1/3", "33%", "0.5" -> a number (k6's execution segment notation). */
+function fractionOf(s: string): number {
+  const t = s.trim();
+  if (t.endsWith('%')) return Number(t.slice(0, -1)) / 100;
+  const i = t.indexOf('/');
+  return i >= 0 ? Number(t.slice(0, i)) / Number(t.slice(i + 1)) : Number(t);
+}
+
+export function runnerIdentity(script: string, options: ScriptOptions | undefined): RunnerIdentity {
+  let o: { executionSegment?: string | null; executionSegmentSequence?: string | null; tags?: Record<string, string> | null } = {};
+  try {
+    o = (exec.test.options as typeof o | undefined) ?? {};
+  } catch {
+    o = {};
+  }
+  const segment = o.executionSegment ? String(o.executionSegment) : '0:1';
+  const sequence = o.executionSegmentSequence ? String(o.executionSegmentSequence) : null;
+  // "a:b" or "b" (= 0:b); the runner is the segment's place in the sequence.
+  const parts = segment.split(':');
+  const from = parts.length > 1 ? fractionOf(parts[0]!) : 0;
+  const to = fractionOf(parts[parts.length - 1]!);
+  let runner = 1;
+  let runners = 1;
+  if (sequence) {
+    const points = sequence.split(',').map(fractionOf);
+    runners = points.length - 1;
+    const i = points.findIndex((p) => Math.abs(p - from) < 1e-9);
+    runner = i >= 0 ? i + 1 : 0;
+  } else if (from !== 0 || to !== 1) {
+    runner = 0; // a segment without a sequence: its place is unknown
+    runners = 0;
+  }
+  const envSettings: Record<string, string> = {};
+  for (const k of SETTINGS_ENV) {
+    const v = env(k);
+    if (v !== undefined) envSettings[k] = v;
+  }
+  const thresholds: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options?.thresholds ?? {})) if (!k.startsWith(DIST_PREFIX)) thresholds[k] = v;
+  return {
+    test_id: env('TEST_ID') ?? (o.tags && o.tags.testid ? String(o.tags.testid) : null),
+    script,
+    segment,
+    segment_sequence: sequence,
+    runner,
+    runners,
+    settings: { scenarios: options?.scenarios ?? null, thresholds, env: envSettings, bucket_scheme: BUCKET_SCHEME },
+  };
+}
+
+/** The options a summary records as settings (a script's exported options). */
+export interface ScriptOptions { scenarios?: unknown; thresholds?: Record<string, unknown> }
+
+export interface DistributionSummary {
+  /** The k6 trend whose samples were bucketed. */
+  trend: string;
+  relative_error: number;
+  /** Bucket label (lib/log-buckets.ts) -> samples; buckets without samples are left out. */
+  counts: Record<string, number>;
+  count: number;
+  /** Exact extremes and sum (from the trend), or null where the trend is not in the data. */
+  min: number | null;
+  max: number | null;
+  sum: number | null;
+}
+
+/** The bucket counts of the data, per family (only families with samples). */
+export function distributions(data: SummaryData): Record<string, DistributionSummary> {
+  const out: Record<string, DistributionSummary> = {};
+  for (const name of Object.keys(data.metrics)) {
+    const p = parseDistMetric(name);
+    if (!p) continue;
+    const n = data.metrics[name]!.values.count ?? 0;
+    if (n <= 0) continue;
+    const [family, label] = p;
+    const trendName = DISTRIBUTIONS[family as Family];
+    const t = data.metrics[trendName];
+    const d = (out[family] ??= {
+      trend: trendName,
+      relative_error: RELATIVE_ERROR,
+      counts: {},
+      count: 0,
+      min: t && isFinite(t.values.min ?? NaN) ? t.values.min! : null,
+      max: t && isFinite(t.values.max ?? NaN) ? t.values.max! : null,
+      sum: t && t.values.count !== undefined && isFinite(t.values.avg ?? NaN) ? t.values.avg! * t.values.count : null,
+    });
+    d.counts[label] = n;
+    d.count += n;
+  }
+  const sorted: Record<string, DistributionSummary> = {};
+  for (const f of Object.keys(out).sort()) {
+    const d = out[f]!;
+    const counts: Record<string, number> = {};
+    for (const k of Object.keys(d.counts).sort()) counts[k] = d.counts[k]!;
+    sorted[f] = { ...d, counts };
+  }
+  return sorted;
+}
+
+export function jsonSummary(script: string, data: SummaryData, options?: ScriptOptions): string {
   const thresholds = thresholdResults(data);
   const metrics: Record<string, { type: string; contains: string; values: Record<string, number> }> = {};
   for (const name of Object.keys(data.metrics).sort()) {
+    if (name.startsWith(DIST_PREFIX)) continue; // kept as `distributions`
     const m = data.metrics[name]!;
     metrics[name] = { type: m.type, contains: m.contains, values: m.values };
   }
   return JSON.stringify({
     tool: 'chatgate-k6',
+    format_version: 2,
     script,
+    identity: runnerIdentity(script, options),
     target: env('TARGET_URL') ?? null,
     durationMs: data.state?.testRunDurationMs ?? null,
     result: resultOf(thresholds),
@@ -188,6 +315,7 @@ export function jsonSummary(script: string, data: SummaryData): string {
     warnings: warnings(data),
     checks: allChecks(data.root_group).map((c) => ({ name: c.name, passes: c.passes, fails: c.fails })),
     metrics,
+    distributions: distributions(data),
     // Token timing (chat-stream-sse) under the Node load driver's metric names.
     ...(data.metrics.ttft_ms ? { loadMetrics: loadMetrics(data.metrics, data.state?.testRunDurationMs) } : {}),
   }, null, 2);
@@ -233,13 +361,20 @@ export function junitSummary(script: string, data: SummaryData): string {
   return out.join('\n');
 }
 
+/** k6-<script>[-<test id>][-runner<i>of<n>]: runners of one test write side by side without overwriting each other. */
+export function summaryName(script: string, id: RunnerIdentity): string {
+  const testId = id.test_id ? `-${id.test_id.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64)}` : '';
+  const seg = id.runners === 1 && id.segment === '0:1' ? '' : id.runner > 0 ? `-runner${id.runner}of${id.runners}` : `-segment${id.segment.replace(/[^0-9A-Za-z.]+/g, '_')}`;
+  return `k6-${script}${testId}${seg}`;
+}
+
 /**
  * The handleSummary of a script. SUMMARY_DIR (default ".") holds
- * k6-<script>-summary.json and k6-<script>-junit.xml; k6 does not create folders,
- * so the folder must exist. SUMMARY_DIR=none writes no files (distributed runs:
- * a runner pod's files vanish with it, read its stdout instead).
+ * <summaryName>-summary.json and -junit.xml; k6 does not create folders, so the folder
+ * must exist. SUMMARY_DIR=none writes no files (distributed runs: a runner pod's files
+ * vanish with it; SUMMARY_STDOUT=1 puts the JSON summary in its log instead).
  */
-export function summaryHandler(script: string): (data: SummaryData) => Record<string, string> {
+export function summaryHandler(script: string, options?: ScriptOptions): (data: SummaryData) => Record<string, string> {
   return (data) => {
     // No reports of a run that never happened.
     if (notRun(data)) return { stdout: redact(notRunText(script)) };
@@ -247,10 +382,13 @@ export function summaryHandler(script: string): (data: SummaryData) => Record<st
     const dir = env('SUMMARY_DIR') ?? '.';
     if (dir !== 'none') {
       const base = dir === '/' ? '' : dir.replace(/\/+$/, '');
-      out[`${base}/k6-${script}-summary.json`] = jsonSummary(script, data);
-      out[`${base}/k6-${script}-junit.xml`] = junitSummary(script, data);
+      const name = summaryName(script, runnerIdentity(script, options));
+      out[`${base}/${name}-summary.json`] = jsonSummary(script, data, options);
+      out[`${base}/${name}-junit.xml`] = junitSummary(script, data);
     }
     out.stdout = textSummary(script, data, Object.keys(out));
+    // SUMMARY_STDOUT=1: the JSON summary also as one stdout line, for runners whose files vanish (k6-operator pods: kubectl logs).
+    if (env('SUMMARY_STDOUT') === '1') out.stdout += `chatgate-k6-summary ${JSON.stringify(JSON.parse(jsonSummary(script, data, options)))}\n`;
     for (const k of Object.keys(out)) out[k] = redact(out[k]!);
     return out;
   };

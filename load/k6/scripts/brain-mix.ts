@@ -11,6 +11,7 @@ import type { Options, Scenario, Threshold } from 'k6/options';
 import { ConfigError, env, targetConfig } from '../lib/config.ts';
 import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, judgeCompletion, postJson } from '../lib/chat.ts';
+import { distributionThresholds } from '../lib/distributions.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
 import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
@@ -45,7 +46,7 @@ for (const { kind, weight } of mix) {
   thresholds[`http_req_failed{kind:${kind}}`] = [`rate<${limits.maxFailureRate}`];
 }
 
-export const options: Options = { scenarios, thresholds, summaryTrendStats: SUMMARY_TREND_STATS, setupTimeout: setupTimeout(cfg) };
+export const options: Options = { scenarios, thresholds: { ...thresholds, ...distributionThresholds(['req_ms']) }, summaryTrendStats: SUMMARY_TREND_STATS, setupTimeout: setupTimeout(cfg) };
 
 const CHAT_URL = `${cfg.targetUrl}/chat/completions`;
 const BRAIN_URL = `${cfg.targetUrl}/brains/${cfg.brainId}/chat`;
@@ -84,7 +85,7 @@ export function setup(): void {
   checkTarget(cfg);
 }
 
-const summarize = summaryHandler('brain-mix');
+const summarize = summaryHandler('brain-mix', options);
 export function handleSummary(data: SummaryData): Record<string, string> {
   return summarize(data);
 }

@@ -19,6 +19,7 @@ import { recordStatus } from '../lib/metrics.ts';
 import { mediaType, STREAM_CHECK, StreamJudge } from '../lib/stream.ts';
 import { ExtensionFeed } from '../lib/sse-extension.ts';
 import { recordTiming, streamsOk } from '../lib/token-timing.ts';
+import { distributionThresholds } from '../lib/distributions.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
 import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
@@ -58,6 +59,7 @@ thresholds.ttft_ms = [`p(95)<${ttftP95Ms}`];
 thresholds.itl_ms = [`p(95)<${itlP95Ms}`];
 thresholds.e2e_ms = [`p(95)<${limits.p95Ms}`];
 thresholds.chatgate_cumulative_deltas = ['count<1'];
+Object.assign(thresholds, distributionThresholds(['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms']));
 
 export const options: Options = {
   scenarios: { stream: arrivalScenario(load, 1) },
@@ -139,7 +141,7 @@ export function setup(): void {
   checkTarget(cfg);
 }
 
-const summarize = summaryHandler('chat-stream-sse');
+const summarize = summaryHandler('chat-stream-sse', options);
 export function handleSummary(data: SummaryData): Record<string, string> {
   return summarize(data);
 }

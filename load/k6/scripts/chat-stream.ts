@@ -13,6 +13,7 @@ import { flag, integer, targetConfig } from '../lib/config.ts';
 import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, postJson } from '../lib/chat.ts';
 import { judgeStream } from '../lib/stream.ts';
+import { distributionThresholds } from '../lib/distributions.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
 import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
@@ -32,6 +33,7 @@ thresholds.chatgate_stream_ttfb = [`p(95)<${ttfbP95Ms}`];
 thresholds.chatgate_stream_e2e = [`p(95)<${limits.p95Ms}`];
 // EV-12 (COMPAT): content deltas that are cumulative snapshots garble every client's reply.
 thresholds.chatgate_cumulative_deltas = ['count<1'];
+Object.assign(thresholds, distributionThresholds(['stream_ttfb_ms', 'stream_e2e_ms']));
 
 export const options: Options = {
   scenarios: { stream: arrivalScenario(load, 1) },
@@ -54,7 +56,7 @@ export function setup(): void {
   checkTarget(cfg);
 }
 
-const summarize = summaryHandler('chat-stream');
+const summarize = summaryHandler('chat-stream', options);
 export function handleSummary(data: SummaryData): Record<string, string> {
   return summarize(data);
 }

@@ -9,6 +9,7 @@ import { targetConfig } from '../lib/config.ts';
 import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, judgeCompletion, postJson } from '../lib/chat.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
+import { distributionThresholds } from '../lib/distributions.ts';
 import { checkTarget, setupTimeout } from '../lib/reachability.ts';
 
 const cfg = targetConfig();
@@ -20,7 +21,7 @@ setResponseCallback(expectedStatuses({ min: 200, max: 299 }, 429));
 
 export const options: Options = {
   scenarios: { chat: arrivalScenario(load, 1) },
-  thresholds: commonThresholds(limits),
+  thresholds: { ...commonThresholds(limits), ...distributionThresholds(['req_ms']) },
   summaryTrendStats: SUMMARY_TREND_STATS,
   setupTimeout: setupTimeout(cfg),
 };
@@ -39,7 +40,7 @@ export function setup(): void {
   checkTarget(cfg);
 }
 
-const summarize = summaryHandler('chat-throughput');
+const summarize = summaryHandler('chat-throughput', options);
 export function handleSummary(data: SummaryData): Record<string, string> {
   return summarize(data);
 }

@@ -111,7 +111,7 @@ export function setup(): void {
   checkTarget(cfg);
 }
 
-const summarize = summaryHandler('ratelimit-probe');
+const summarize = summaryHandler('ratelimit-probe', options);
 export function handleSummary(data: SummaryData): Record<string, string> {
   return summarize(data);
 }

@@ -1,0 +1,590 @@
+// `npm run load -- merge <summary files or folders>`: one answer for a test run from
+// many machines. k6 runners' summaries (load/k6/lib/summary.ts) add their counters and
+// their log-bucket counts (load/k6/lib/log-buckets.ts, the one bucket scheme) and the
+// thresholds are judged again on the merged figures; the Node harness's summary.json
+// files add counts and merge their HDR histograms. Either way the result is a
+// summary.json + report.html in the format of a single `npm run load` run (so
+// --baseline reads it). Files of different tests or settings are refused (exit 2).
+import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { parseArgs as parseCommandLine } from 'node:util';
+import { isDeepStrictEqual } from 'node:util';
+import { redact, redactDeep } from '../../lib/run/redact.ts';
+import { LatencyHistogram, type LatencySummary } from '../engine/histogram.ts';
+import { addCounts, bucketPercentile, bucketValue, BUCKET_SCHEME, RELATIVE_ERROR } from '../k6/lib/log-buckets.ts';
+import { loadMetrics } from '../k6/lib/load-metrics.ts';
+import { SUMMARY_FORMAT, SUMMARY_VERSION, writeSummary, type LoadSummary } from './summary.ts';
+import { writeHtmlReport } from './report-html.ts';
+import { findingsFail, type Finding } from './findings.ts';
+import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from './baseline.ts';
+import { UsageError, type Scenario } from '../setup/options.ts';
+import type { MetricName } from './metric-names.ts';
+
+/** A problem with the inputs: one line, exit 2, nothing written. */
+export class MergeError extends Error {}
+
+/** A k6 summary's JSON printed on stdout as one line (SUMMARY_STDOUT=1), so `kubectl logs` can collect it. */
+export const STDOUT_MARKER = 'chatgate-k6-summary ';
+
+export interface K6Metric { type: string; contains: string; values: Record<string, number> }
+export interface K6Summary {
+  tool: 'chatgate-k6';
+  format_version: number;
+  script: string;
+  identity: {
+    test_id: string | null; script: string; segment: string; segment_sequence: string | null;
+    runner: number; runners: number; settings: Record<string, unknown>;
+  };
+  target: string | null;
+  durationMs: number | null;
+  result: string;
+  thresholds: Array<{ metric: string; expression: string; ok: boolean; judged: boolean; observed?: string }>;
+  warnings: string[];
+  checks: Array<{ name: string; passes: number; fails: number }>;
+  metrics: Record<string, K6Metric>;
+  distributions: Record<string, { trend: string; relative_error: number; counts: Record<string, number>; count: number; min: number | null; max: number | null; sum: number | null }>;
+  loadMetrics?: Record<string, number | null>;
+  [k: string]: unknown;
+}
+
+type Input = { path: string; kind: 'k6'; doc: K6Summary } | { path: string; kind: 'load'; doc: LoadSummary };
+
+function parseDoc(path: string, text: string): Input | undefined {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new MergeError(`${path}: cannot read it as JSON (${(e as Error).message.split('\n')[0]}); give chatgate summary files or a folder of them`);
+  }
+  const d = doc as Record<string, unknown>;
+  if (d && d.tool === 'chatgate-k6') {
+    if (typeof d.identity !== 'object' || typeof d.distributions !== 'object') {
+      throw new MergeError(`${path}: a k6 summary without runner identity or distributions (written by an older build); rebuild the bundles (npm run build:k6) and run again`);
+    }
+    return { path, kind: 'k6', doc: d as K6Summary };
+  }
+  if (d && d.format === SUMMARY_FORMAT) return { path, kind: 'load', doc: d as unknown as LoadSummary };
+  return undefined;
+}
+
+/** Summary files from the arguments: files as given, folders' *.json and *.log (k6 summaries printed on stdout). */
+export function readInputs(args: string[]): Input[] {
+  const out: Input[] = [];
+  const readOne = (path: string, explicit: boolean): void => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (e) {
+      throw new MergeError(`${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+    if (!path.endsWith('.json')) {
+      // A log: every line with the marker is one runner's summary (kubectl logs of many pods).
+      let n = 0;
+      text.split(/\r?\n/).forEach((line, i) => {
+        const at = line.indexOf(STDOUT_MARKER);
+        if (at < 0) return;
+        const input = parseDoc(`${path}:${i + 1}`, line.slice(at + STDOUT_MARKER.length));
+        if (input) { out.push(input); n++; }
+      });
+      if (n === 0 && explicit) throw new MergeError(`${path}: no "${STDOUT_MARKER.trim()}" line in it; run the runners with SUMMARY_STDOUT=1, or give the summary .json files`);
+      return;
+    }
+    const input = parseDoc(path, text);
+    if (input) out.push(input);
+    else if (explicit) throw new MergeError(`${path}: not a chatgate summary (neither a k6 summary nor a load summary.json)`);
+  };
+  for (const arg of args) {
+    let st;
+    try {
+      st = statSync(arg);
+    } catch {
+      throw new MergeError(`${arg}: no such file or folder`);
+    }
+    if (st.isDirectory()) {
+      for (const f of readdirSync(arg).sort()) {
+        if (/(^summary\.json$|-summary\.json$|\.log$)/.test(f) && !f.includes('-merged-')) readOne(join(arg, f), false);
+      }
+    } else readOne(arg, true);
+  }
+  if (out.length === 0) throw new MergeError(`no chatgate summaries in ${args.join(', ')}; give k6-*-summary.json files, summary.json files or a folder holding them`);
+  if (new Set(out.map((i) => i.kind)).size > 1) throw new MergeError('k6 summaries and Node load summaries cannot be merged together: merge each kind on its own');
+  return out;
+}
+
+/** JSON with sorted keys, for a readable "which setting differs". */
+function firstDifference(a: unknown, b: unknown, path = ''): string | undefined {
+  if (isDeepStrictEqual(a, b)) return undefined;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const ra = a as Record<string, unknown>;
+    const rb = b as Record<string, unknown>;
+    for (const k of [...new Set([...Object.keys(ra), ...Object.keys(rb)])].sort()) {
+      const d = firstDifference(ra[k], rb[k], path ? `${path}.${k}` : k);
+      if (d) return d;
+    }
+  }
+  return `${path || '(value)'}: ${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)}`;
+}
+
+// ---------------------------------------------------------------- k6 summaries
+
+export interface ThresholdVerdict { metric: string; expression: string; ok: boolean; judged: boolean; observed?: string; runners_ok: boolean[] }
+
+export interface K6Merge {
+  merged: K6Summary;
+  /** One LoadSummary of the whole test, the format of a single `npm run load` run. */
+  summary: LoadSummary;
+  warnings: string[];
+  crossed: boolean;
+}
+
+const SCENARIO_OF: Record<string, Scenario> = {
+  'chat-stream-sse': 'stream', 'chat-stream': 'stream', 'chat-throughput': 'throughput', 'brain-mix': 'throughput', 'ratelimit-probe': 'rate-limit',
+};
+
+/** "p(95)<500" on merged values; undefined when the aggregate cannot be had from the merged data. */
+function evaluate(m: K6Metric | undefined, expression: string): { ok: boolean; observed: string } | undefined {
+  const e = /^\s*([a-z]+(?:\(\d+(?:\.\d+)?\))?)\s*(<=|>=|==|===|!=|<|>)\s*(-?\d*\.?\d+)\s*$/.exec(expression);
+  if (!m || !e) return undefined;
+  const v = m.values[e[1]!];
+  if (v === undefined || v === null || !isFinite(v)) return undefined;
+  const x = Number(e[3]);
+  const ok = e[2] === '<' ? v < x : e[2] === '<=' ? v <= x : e[2] === '>' ? v > x : e[2] === '>=' ? v >= x : e[2] === '!=' ? v !== x : v === x;
+  return { ok, observed: `${e[1]}=${Math.round(v * 10000) / 10000}` };
+}
+
+function noSamples(m: K6Metric): boolean {
+  if (m.type === 'trend') return (m.values.count ?? 0) === 0;
+  return m.type === 'rate' && (m.values.passes ?? 0) + (m.values.fails ?? 0) === 0;
+}
+
+/** "p(95)" -> 95, "med" -> 50. */
+function percentileKey(k: string): number | undefined {
+  if (k === 'med') return 50;
+  const m = /^p\((\d+(?:\.\d+)?)\)$/.exec(k);
+  return m ? Number(m[1]) : undefined;
+}
+
+export function mergeK6(inputs: Array<{ path: string; doc: K6Summary }>): K6Merge {
+  const first = inputs[0]!;
+  const id0 = first.doc.identity;
+  const warnings: string[] = [];
+  const seen = new Map<string, string>();
+  for (const { path, doc } of inputs) {
+    const id = doc.identity;
+    const what = (k: string, a: unknown, b: unknown) => new MergeError(`${path} and ${first.path} are not runners of one test: ${k} differs (${String(a)} vs ${String(b)}); merge the summaries of one test run only`);
+    if (id.test_id !== id0.test_id) throw what('test id', id.test_id, id0.test_id);
+    if (id.script !== id0.script) throw what('script', id.script, id0.script);
+    if (id.segment_sequence !== id0.segment_sequence) throw what('execution segment sequence', id.segment_sequence, id0.segment_sequence);
+    const diff = firstDifference(id.settings, id0.settings);
+    if (diff) throw new MergeError(`${path} and ${first.path} are not runners of one test: their settings differ (${redact(diff)}); merge the summaries of one test run only`);
+    const other = seen.get(id.segment);
+    if (other) throw new MergeError(`${path} and ${other} are the same runner (execution segment ${id.segment}): a summary given twice, or two test runs mixed; give each runner's summary once`);
+    seen.set(id.segment, path);
+  }
+  if (id0.runners > 0 && inputs.length < id0.runners) {
+    warnings.push(`${inputs.length} of ${id0.runners} runners' summaries: the figures cover part of the test (missing runners ${missing(inputs.map((i) => i.doc.identity.runner), id0.runners).join(', ')})`);
+  }
+
+  // Counters add; rates add passes and fails; trends add counts and buckets.
+  const names = [...new Set(inputs.flatMap((i) => Object.keys(i.doc.metrics)))].sort();
+  const metrics: Record<string, K6Metric> = {};
+  const durationMs = Math.max(...inputs.map((i) => i.doc.durationMs ?? 0));
+  const dists: K6Summary['distributions'] = {};
+  for (const { doc } of inputs) {
+    for (const [fam, d] of Object.entries(doc.distributions)) {
+      const t = (dists[fam] ??= { trend: d.trend, relative_error: d.relative_error, counts: {}, count: 0, min: null, max: null, sum: 0 });
+      addCounts(t.counts, d.counts);
+      t.count += d.count;
+      t.min = d.min === null ? t.min : t.min === null ? d.min : Math.min(t.min, d.min);
+      t.max = d.max === null ? t.max : t.max === null ? d.max : Math.max(t.max, d.max);
+      t.sum = t.sum === null || d.sum === null ? null : t.sum + d.sum;
+    }
+  }
+  const byTrend = new Map(Object.values(dists).map((d) => [d.trend, d]));
+  for (const name of names) {
+    const parts = inputs.map((i) => i.doc.metrics[name]).filter((m): m is K6Metric => m !== undefined);
+    const m0 = parts[0]!;
+    const values: Record<string, number> = {};
+    const sum = (k: string) => parts.reduce((s, p) => s + (p.values[k] ?? 0), 0);
+    if (m0.type === 'counter') {
+      values.count = sum('count');
+      values.rate = durationMs > 0 ? values.count / (durationMs / 1000) : 0;
+    } else if (m0.type === 'rate') {
+      values.passes = sum('passes');
+      values.fails = sum('fails');
+      values.rate = values.passes + values.fails > 0 ? values.passes / (values.passes + values.fails) : 0;
+    } else if (m0.type === 'gauge') {
+      // Gauges (VUs) of runners running side by side add up; their min/max are the runners' summed.
+      for (const k of Object.keys(m0.values)) values[k] = sum(k);
+    } else {
+      const count = sum('count');
+      values.count = count;
+      values.avg = count > 0 ? parts.reduce((s, p) => s + (p.values.avg ?? 0) * (p.values.count ?? 0), 0) / count : 0;
+      values.min = Math.min(...parts.map((p) => p.values.min ?? Infinity));
+      values.max = Math.max(...parts.map((p) => p.values.max ?? -Infinity));
+      const d = byTrend.get(name);
+      for (const k of Object.keys(m0.values)) {
+        const q = percentileKey(k);
+        if (q === undefined) continue;
+        // A percentile adds across runners only through the buckets; without them it is left out, not guessed.
+        const v = d ? bucketPercentile(d.counts, q, values.min, values.max) : null;
+        if (v !== null) values[k] = v;
+      }
+    }
+    metrics[name] = { type: m0.type, contains: m0.contains, values };
+  }
+  const checks = new Map<string, { name: string; passes: number; fails: number }>();
+  for (const { doc } of inputs) {
+    for (const c of doc.checks) {
+      const t = checks.get(c.name) ?? { name: c.name, passes: 0, fails: 0 };
+      t.passes += c.passes;
+      t.fails += c.fails;
+      checks.set(c.name, t);
+    }
+  }
+  const thresholds: ThresholdVerdict[] = [];
+  for (const t of first.doc.thresholds) {
+    const m = metrics[t.metric];
+    const runnersOk = inputs.map((i) => i.doc.thresholds.find((x) => x.metric === t.metric && x.expression === t.expression)?.ok ?? true);
+    if (!m || noSamples(m)) {
+      thresholds.push({ metric: t.metric, expression: t.expression, ok: true, judged: false, observed: 'no samples', runners_ok: runnersOk });
+      continue;
+    }
+    const r = evaluate(m, t.expression);
+    if (!r) thresholds.push({ metric: t.metric, expression: t.expression, ok: true, judged: false, observed: 'not mergeable (no buckets for this metric)', runners_ok: runnersOk });
+    else thresholds.push({ metric: t.metric, expression: t.expression, ok: r.ok, judged: true, observed: r.observed, runners_ok: runnersOk });
+  }
+  const crossed = thresholds.some((t) => t.judged && !t.ok);
+  const result = crossed ? 'fail' : thresholds.every((t) => t.judged) ? 'pass' : 'incomplete';
+  const runnerWarnings = [...new Set(inputs.flatMap((i) => i.doc.warnings ?? []))];
+  const merged: K6Summary = {
+    tool: 'chatgate-k6',
+    format_version: first.doc.format_version,
+    script: first.doc.script,
+    identity: { ...id0, segment: 'merged', runner: 0, runners: id0.runners },
+    merged_from: inputs.map((i) => ({ file: basename(i.path), segment: i.doc.identity.segment, runner: i.doc.identity.runner, result: i.doc.result })),
+    target: first.doc.target,
+    durationMs,
+    result,
+    thresholds,
+    warnings: [...warnings, ...runnerWarnings],
+    checks: [...checks.values()],
+    metrics,
+    distributions: dists,
+    ...(metrics.ttft_ms ? { loadMetrics: loadMetrics(metrics, durationMs) } : {}),
+  };
+  return { merged, summary: k6LoadSummary(merged, inputs.map((i) => i.doc)), warnings, crossed };
+}
+
+function missing(have: number[], n: number): number[] {
+  const out: number[] = [];
+  for (let i = 1; i <= n; i++) if (!have.includes(i)) out.push(i);
+  return out;
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/** The merged k6 figures as a load summary.json (driver-named metrics, latencies, plots from the buckets). */
+function k6LoadSummary(k: K6Summary, parts: K6Summary[]): LoadSummary {
+  const m = k.metrics;
+  const count = (n: string) => m[n]?.values.count ?? 0;
+  const secs = Math.max(0.001, (k.durationMs ?? 0) / 1000);
+  const stream = k.script === 'chat-stream-sse';
+  const requests = stream ? count('streams_ok') + (m.chatgate_stream_failed?.values.passes ?? 0) + count('chatgate_status_429') : Math.max(0, count('http_reqs') - parts.length); // less setup()'s GET /models per runner
+  const failed = stream ? m.chatgate_stream_failed?.values.passes ?? 0 : m.http_req_failed?.values.passes ?? 0;
+  const latencies: Record<string, LatencySummary> = {};
+  const percentiles: LoadSummary['plots']['percentiles'] = {};
+  const buckets: LoadSummary['plots']['buckets'] = {};
+  const PLOT = [0, 10, 25, 50, 75, 90, 95, 97.5, 99, 99.5, 99.9, 100];
+  for (const [fam, d] of Object.entries(k.distributions)) {
+    const name = fam === 'req_ms' ? 'latency_ms' : fam;
+    const p = (q: number) => round3(bucketPercentile(d.counts, q, d.min ?? undefined, d.max ?? undefined) ?? 0);
+    latencies[name] = {
+      count: d.count, min_ms: round3(d.min ?? 0), mean_ms: d.sum !== null && d.count > 0 ? round3(d.sum / d.count) : 0,
+      p50_ms: p(50), p90_ms: p(90), p95_ms: p(95), p99_ms: p(99), p999_ms: p(99.9), max_ms: round3(d.max ?? 0),
+    };
+    percentiles[name] = { percentile: PLOT, value_ms: PLOT.map(p) };
+    buckets[name] = { bucket_ms: Object.keys(d.counts).map((b) => round3(bucketValue(Number(b)))), count: Object.values(d.counts) };
+  }
+  const metrics: Partial<Record<MetricName, number | null>> = {
+    responses_rps: round3(count(stream ? 'streams_ok' : 'http_reqs') / secs),
+    share_429: m.chatgate_rate_limited ? round3(m.chatgate_rate_limited.values.rate ?? 0) : null,
+    ...(stream ? (loadMetrics(m, k.durationMs ?? undefined) as Partial<Record<MetricName, number | null>>) : {}),
+  };
+  if (latencies.latency_ms) {
+    metrics.latency_p50_ms = latencies.latency_ms.p50_ms;
+    metrics.latency_p90_ms = latencies.latency_ms.p90_ms;
+    metrics.latency_p95_ms = latencies.latency_ms.p95_ms;
+    metrics.latency_p99_ms = latencies.latency_ms.p99_ms;
+  }
+  // A threshold is the user's limit, not a clause of the spec: listed for the reader (INFO), judged by the exit code (99).
+  const findings: Finding[] = k.thresholds.filter((t) => t.judged && !t.ok).map((t) => ({
+    clause: 'threshold', level: 'INFO', count: 1, message: `k6 threshold crossed on the whole test: ${t.metric} ${t.expression} (${t.observed ?? ''}); merge exits 99`,
+  }));
+  const finished = new Date();
+  return {
+    format: SUMMARY_FORMAT,
+    format_version: SUMMARY_VERSION,
+    scenario: SCENARIO_OF[k.script] ?? 'throughput',
+    partial: k.warnings.some((w) => w.includes('cover part of the test')),
+    stop_reason: `merged from ${parts.length} k6 runner${parts.length === 1 ? '' : 's'} (${k.script}); thresholds on the whole test: ${k.result.toUpperCase()}`,
+    started_at: new Date(finished.getTime() - secs * 1000).toISOString(),
+    finished_at: finished.toISOString(),
+    duration_s: round3(secs),
+    target: { url: k.target ?? '', kind: 'remote' },
+    options: { k6_script: k.script, test_id: k.identity.test_id, ...(k.identity.settings as Record<string, unknown>) },
+    driver: { cpu_user_s: 0, cpu_system_s: 0, cpu_cores: 0, event_loop_utilization: 0, event_loop_delay_p99_ms: 0, max_rss_mib: 0, node_version: 'k6', schedule_lag_p99_ms: 0 } as LoadSummary['driver'],
+    counts: { sent: requests, not_sent: count('dropped_iterations'), responses: requests, ok: requests - failed, failed, aborted_at_stop: 0 },
+    status_codes: { 429: count('chatgate_status_429'), 503: count('chatgate_status_503') },
+    failures: { body_shape: count('chatgate_body_shape_failures') },
+    failure_examples: [],
+    latencies,
+    output: m.output_tokens ? { output_tokens: count('output_tokens'), output_tokens_per_s: round3(count('output_tokens') / secs) } : null,
+    routes: {},
+    body_checks: { checked: requests, invalid: count('chatgate_body_shape_failures') },
+    error_answers: { checked: 0, improper: 0 },
+    findings,
+    details: { k6: { script: k.script, result: k.result, thresholds: k.thresholds, checks: k.checks, merged_from: k.merged_from, bucket_scheme: BUCKET_SCHEME, relative_error: RELATIVE_ERROR } },
+    metrics,
+    timeline: [],
+    plots: { percentiles, buckets, extra: {} },
+    hdr_us: {},
+    baseline: null,
+  };
+}
+
+// ---------------------------------------------------------------- Node load summaries
+
+/** The histogram behind each percentile metric of metric-names.ts. */
+const PERCENTILE_METRICS: Record<string, [string, number]> = {
+  latency_p50_ms: ['latency', 50], latency_p90_ms: ['latency', 90], latency_p95_ms: ['latency', 95], latency_p99_ms: ['latency', 99],
+  ttft_p50_ms: ['ttft', 50], ttft_p95_ms: ['ttft', 95], ttft_p99_ms: ['ttft', 99],
+  itl_p50_ms: ['itl', 50], itl_p95_ms: ['itl', 95], itl_p99_ms: ['itl', 99],
+  tpot_p50_ms: ['tpot', 50], e2e_p50_ms: ['e2e', 50], e2e_p95_ms: ['e2e', 95], e2e_p99_ms: ['e2e', 99],
+};
+/** Shares of sent requests: weighted by each run's sent count. */
+const SHARE_METRICS = ['error_share', 'share_429', 'share_503', 'share_5xx_other', 'share_transport_errors'];
+
+/** Figures that do not add: a percentile, mean, share or ratio of one run (null when merged, never a sum). */
+const NOT_ADDITIVE = /(^|_)(p\d+(\.\d+)?|mean|avg|median|share|ratio)(_|$)/;
+
+/**
+ * Adds numbers, and objects of numbers key by key (min and max keep the extreme, a
+ * percentile, mean or share becomes null); anything else keeps the first run's value.
+ */
+function addDeep(a: unknown, b: unknown, key = ''): unknown {
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (NOT_ADDITIVE.test(key)) return null;
+    if (/(^|_)min(_|$)/.test(key)) return Math.min(a, b);
+    if (/(^|_)max(_|$)/.test(key)) return Math.max(a, b);
+    return a + b;
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const out: Record<string, unknown> = { ...(a as Record<string, unknown>) };
+    for (const [k, v] of Object.entries(b as Record<string, unknown>)) out[k] = k in out ? addDeep(out[k], v, k) : v;
+    return out;
+  }
+  if (a === null && typeof b === 'number' && NOT_ADDITIVE.test(key)) return null;
+  return a === undefined ? b : a;
+}
+
+/** Options that say where a run wrote and how it talked, not what it measured: they may differ between the merged runs. */
+const NOT_SETTINGS = ['out', 'quiet', 'baseline', 'thresholds', 'dry_run', 'allow_remote', 'drain'];
+const measuredOptions = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o ?? {}).filter(([k]) => !NOT_SETTINGS.includes(k)));
+
+export function mergeLoad(inputs: Array<{ path: string; doc: LoadSummary }>): { summary: LoadSummary; warnings: string[] } {
+  const first = inputs[0]!;
+  const warnings: string[] = [];
+  for (const { path, doc } of inputs.slice(1)) {
+    if (doc.scenario !== first.doc.scenario) throw new MergeError(`${path} and ${first.path} are not parts of one test: scenario ${doc.scenario} vs ${first.doc.scenario}`);
+    if (doc.target.url !== first.doc.target.url) throw new MergeError(`${path} and ${first.path} are not parts of one test: target ${redact(doc.target.url)} vs ${redact(first.doc.target.url)}`);
+    const diff = firstDifference(measuredOptions(doc.options), measuredOptions(first.doc.options));
+    if (diff) throw new MergeError(`${path} and ${first.path} are not parts of one test: their options differ (${redact(diff)}); merge runs of the same settings only`);
+  }
+  const docs = inputs.map((i) => i.doc);
+  // Histograms merge exactly (HDR, 3 digits): every latency and percentile comes from them.
+  const hist = new Map<string, LatencyHistogram>();
+  for (const d of docs) {
+    for (const [name, b64] of Object.entries(d.hdr_us ?? {})) {
+      const h = LatencyHistogram.decode(b64);
+      const t = hist.get(name);
+      if (t) t.add(h); else hist.set(name, h);
+    }
+  }
+  const started = Math.min(...docs.map((d) => Date.parse(d.started_at)));
+  const finished = Math.max(...docs.map((d) => Date.parse(d.finished_at)));
+  const latencies: Record<string, LatencySummary> = { ...first.doc.latencies };
+  const percentiles: LoadSummary['plots']['percentiles'] = {};
+  const buckets: LoadSummary['plots']['buckets'] = {};
+  const hdr: Record<string, string> = {};
+  for (const [name, h] of hist) {
+    latencies[`${name}_ms`] = h.summary();
+    percentiles[`${name}_ms`] = h.percentilePlot();
+    buckets[`${name}_ms`] = h.bucketPlot();
+    hdr[name] = h.encode();
+  }
+  const sent = docs.reduce((s, d) => s + d.counts.sent, 0);
+  const checked = docs.reduce((s, d) => s + d.body_checks.checked, 0);
+  const metrics: Record<string, number | null> = {};
+  for (const name of new Set(docs.flatMap((d) => Object.keys(d.metrics)))) {
+    const vals = docs.map((d) => (d.metrics as Record<string, number | null | undefined>)[name]);
+    const nums = vals.filter((v): v is number => typeof v === 'number');
+    if (name in PERCENTILE_METRICS) {
+      const [h, q] = PERCENTILE_METRICS[name]!;
+      const m = hist.get(h);
+      metrics[name] = m && m.count > 0 ? m.percentileMs(q) : null;
+    } else if (SHARE_METRICS.includes(name)) {
+      metrics[name] = sent > 0 && nums.length === docs.length ? round3(docs.reduce((s, d, i) => s + (vals[i] as number) * d.counts.sent, 0) / sent) : null;
+    } else if (name === 'body_invalid_share') {
+      metrics[name] = checked > 0 && nums.length === docs.length ? round3(docs.reduce((s, d, i) => s + (vals[i] as number) * d.body_checks.checked, 0) / checked) : null;
+    } else if (/_rps$|_per_s$|^driver_cpu_cores$/.test(name) && !/^(max_rate_meeting_slo|first_429_offered|max_ok)_rps$/.test(name)) {
+      // Runs side by side: their rates (and their drivers' CPU) add.
+      metrics[name] = nums.length === docs.length ? round3(nums.reduce((s, v) => s + v, 0)) : null;
+    } else {
+      metrics[name] = null;
+      warnings.push(`${name}: a figure of one run (a sweep step or a probe's moment), not merged; read it in each run's own summary`);
+    }
+  }
+  const findings = new Map<string, Finding>();
+  for (const d of docs) {
+    for (const f of d.findings) {
+      const key = `${f.clause}\u0000${f.message}`;
+      const t = findings.get(key);
+      if (t) t.count += f.count; else findings.set(key, { ...f });
+    }
+  }
+  const known = new Set(['format', 'format_version', 'scenario', 'partial', 'stop_reason', 'started_at', 'finished_at', 'duration_s', 'target', 'options', 'driver', 'counts', 'status_codes', 'failures', 'failure_examples', 'latencies', 'output', 'routes', 'body_checks', 'error_answers', 'findings', 'details', 'metrics', 'timeline', 'plots', 'hdr_us', 'baseline']);
+  // Fields other tools add later: numbers (and objects of numbers) add, other values keep the first run's.
+  const extra: Record<string, unknown> = {};
+  for (const d of docs) for (const [k, v] of Object.entries(d)) if (!known.has(k)) extra[k] = k in extra ? addDeep(extra[k], v, k) : v;
+  const sumOf = <T>(pick: (d: LoadSummary) => T) => docs.map(pick).reduce((a, b) => addDeep(a, b) as T);
+  const summary: LoadSummary = {
+    ...extra,
+    format: SUMMARY_FORMAT,
+    format_version: first.doc.format_version,
+    scenario: first.doc.scenario,
+    partial: docs.some((d) => d.partial),
+    stop_reason: `merged from ${docs.length} runs (${[...new Set(docs.map((d) => d.stop_reason))].join(', ')})`,
+    started_at: new Date(started).toISOString(),
+    finished_at: new Date(finished).toISOString(),
+    duration_s: round3((finished - started) / 1000),
+    target: first.doc.target,
+    options: first.doc.options,
+    driver: { ...sumOf((d) => d.driver), event_loop_utilization: Math.max(...docs.map((d) => d.driver.event_loop_utilization)), event_loop_delay_p99_ms: Math.max(...docs.map((d) => d.driver.event_loop_delay_p99_ms)), max_rss_mib: Math.max(...docs.map((d) => d.driver.max_rss_mib)), schedule_lag_p99_ms: Math.max(...docs.map((d) => d.driver.schedule_lag_p99_ms)), node_version: first.doc.driver.node_version },
+    counts: sumOf((d) => d.counts),
+    status_codes: sumOf((d) => d.status_codes),
+    failures: sumOf((d) => d.failures),
+    failure_examples: docs.flatMap((d) => d.failure_examples).slice(0, 20),
+    latencies,
+    output: docs.every((d) => d.output === null) ? null : sumOf((d) => d.output ?? {}),
+    routes: sumOf((d) => d.routes),
+    body_checks: sumOf((d) => d.body_checks),
+    error_answers: sumOf((d) => d.error_answers),
+    findings: [...findings.values()],
+    details: { ...first.doc.details, merged_from: inputs.map((i) => ({ file: i.path, started_at: i.doc.started_at, duration_s: i.doc.duration_s })) },
+    metrics: metrics as LoadSummary['metrics'],
+    // Per-second points add by their second from each run's start (runs started together).
+    timeline: mergeTimelines(docs.map((d) => d.timeline)),
+    plots: { percentiles, buckets, extra: first.doc.plots.extra },
+    hdr_us: hdr,
+    baseline: null,
+  };
+  return { summary, warnings };
+}
+
+function mergeTimelines(lines: LoadSummary['timeline'][]): LoadSummary['timeline'] {
+  const out: LoadSummary['timeline'] = [];
+  for (const line of lines) {
+    line.forEach((p, i) => {
+      const t = out[i];
+      // p50/p95 of a second cannot be added: the worst runner's is shown.
+      out[i] = t ? { ...(addDeep(t, p) as typeof p), t_s: t.t_s, p50_ms: Math.max(t.p50_ms, p.p50_ms), p95_ms: Math.max(t.p95_ms, p.p95_ms) } : { ...p };
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- the subcommand
+
+export const MERGE_HELP = `npm run load -- merge <summary files or folders> [--out DIR] [--baseline FILE] [--threshold metric=10%] [--strict]
+  merges k6 runners' k6-*-summary.json (or logs with SUMMARY_STDOUT=1 lines), or Node summary.json files, into one summary.json + report.html.
+  exit: 0 passed; 99 a k6 threshold crossed on the merged figures; 1 findings or a baseline regression; 2 bad input`;
+
+/** `npm run load -- merge ...`: the exit code of a single run (k6: 0 or 99; Node: 0 or 1), 2 on bad input. */
+export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): number {
+  const fail = (message: string): number => {
+    process.stderr.write(`chatgate load merge: ${redact(message)}\n`);
+    return 2;
+  };
+  let values: Record<string, unknown>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseCommandLine({ args: argv, allowPositionals: true, strict: true, options: {
+      out: { type: 'string' }, baseline: { type: 'string' }, threshold: { type: 'string', multiple: true }, strict: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    } }));
+  } catch (e) {
+    return fail(`${(e as Error).message.split('\n')[0]}; usage: ${MERGE_HELP.split('\n')[0]}`);
+  }
+  if (values.help) {
+    log(MERGE_HELP);
+    return 0;
+  }
+  if (positionals.length === 0) return fail(`no summaries given; usage: ${MERGE_HELP.split('\n')[0]}`);
+  let inputs: Input[];
+  let thresholds;
+  try {
+    inputs = readInputs(positionals);
+    thresholds = parseThresholds((values.threshold as string[] | undefined) ?? []);
+  } catch (e) {
+    if (e instanceof MergeError || e instanceof UsageError) return fail(e.message);
+    throw e;
+  }
+  let summary: LoadSummary;
+  let k6: K6Merge | undefined;
+  let warnings: string[];
+  try {
+    if (inputs[0]!.kind === 'k6') {
+      k6 = mergeK6(inputs as Array<{ path: string; doc: K6Summary }>);
+      summary = k6.summary;
+      warnings = k6.warnings;
+    } else ({ summary, warnings } = mergeLoad(inputs as Array<{ path: string; doc: LoadSummary }>));
+  } catch (e) {
+    if (e instanceof MergeError) return fail(e.message);
+    throw e;
+  }
+  let regressions = 0;
+  if (values.baseline) {
+    try {
+      const base = loadBaseline(values.baseline as string, summary.scenario);
+      summary.baseline = compareMetrics(summary.metrics, base, thresholds);
+      regressions = summary.baseline.regressions;
+    } catch (e) {
+      if (e instanceof UsageError) return fail(e.message);
+      throw e;
+    }
+  }
+  const outDir = resolve((values.out as string | undefined) ?? join(env.REPORTS_DIR || 'reports', 'load', `merged-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+  mkdirSync(outDir, { recursive: true });
+  const summaryPath = writeSummary(outDir, summary);
+  const htmlPath = writeHtmlReport(outDir, summary);
+  const lines = [`chatgate load merge: ${inputs.length} ${k6 ? `k6 runner summaries of ${k6.merged.script}` : `${summary.scenario} runs`}`];
+  for (const w of warnings) lines.push(`warning: ${w}`);
+  if (k6) {
+    const name = `k6-${k6.merged.script}${k6.merged.identity.test_id ? `-${k6.merged.identity.test_id.replace(/[^A-Za-z0-9._-]+/g, '_')}` : ''}-merged-summary.json`;
+    writeFileSync(join(outDir, name), `${JSON.stringify(redactDeep(k6.merged), null, 2)}\n`);
+    lines.push(`thresholds, judged on the whole test (percentiles from log buckets, within ${RELATIVE_ERROR * 100} % of the true ones):`);
+    for (const t of k6.merged.thresholds as ThresholdVerdict[]) {
+      const mark = !t.judged ? '–' : t.ok ? '✓' : '✗';
+      const runners = t.runners_ok.map((ok) => (ok ? '✓' : '✗')).join('');
+      lines.push(`  ${mark} ${t.metric.padEnd(40)} ${t.expression.padEnd(16)} ${t.judged ? t.observed ?? '' : t.observed ?? 'not judged'}   runners alone: ${runners}`);
+    }
+    const lm = k6.merged.loadMetrics;
+    if (lm) for (const [n, v] of Object.entries(lm)) lines.push(`  ${n.padEnd(22)}${v ?? 'n/a'}`);
+    lines.push(`result: ${k6.merged.result.toUpperCase()}`);
+    lines.push(`reports: ${summaryPath}\n         ${htmlPath}\n         ${join(outDir, name)}`);
+  } else lines.push(`reports: ${summaryPath}\n         ${htmlPath}`);
+  if (summary.baseline) lines.push(formatComparison(summary.baseline));
+  log(redact(lines.join('\n')));
+  if (k6?.crossed) return 99;
+  return regressions > 0 || (!k6 && findingsFail(summary.findings, Boolean(values.strict) || env.STRICT === '1')) ? 1 : 0;
+}
