@@ -118,7 +118,7 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
       requirement: def.requirement, notes: [], ...(opts.matrix ? { matrix: opts.matrix } : {}),
     };
     ctx.task.meta.chatgate = rec;
-    const store = { title: fullTitle, exchanges: [] as Exchange[] };
+    const store = { exchanges: [] as Exchange[] };
     const observations: string[] = [];
     let attached: Exchange | undefined;
     let fallbackCurl: string | undefined;

@@ -12,7 +12,7 @@ import { HttpClient, type AuthSpec, type Exchange, type RequestSpec } from '../l
 import { addSecret } from '../lib/run/redact.ts';
 import { extraHeaderList } from '../lib/http/extra-headers.ts';
 import { runGovernor } from '../lib/run/governor.ts';
-import { logExchange } from './exchange-log.ts';
+import { exchangeContext, logExchange } from './exchange-log.ts';
 
 interface Keys {
   apiKey: string; limitedApiKey?: string; rateLimitApiKey?: string;
@@ -74,8 +74,8 @@ export const config: Readonly<Config> = {
   get fuzz() { return ctx().fuzz; },
 };
 
-/** Which test an exchange belongs to, for the run-wide checks' messages. */
-export const currentTest = new AsyncLocalStorage<{ title: string; exchanges: Exchange[] }>();
+/** The exchanges of the test whose code is running, for its report (its title is exchangeContext's, harness/exchange-log.ts). */
+export const currentTest = new AsyncLocalStorage<{ exchanges: Exchange[] }>();
 
 /** Marks the fuzz phase's requests in the exchange log (its own tests judge ERR-1/ERR-2 on them, shrunk). */
 export const fuzzTraffic = new AsyncLocalStorage<true>();
@@ -87,7 +87,7 @@ function rawClient(): HttpClient {
   return client ??= new HttpClient({
     baseUrl: targetUrl(),
     timeoutMs: ctx().timeoutMs,
-    onExchange: (ex) => logExchange(ex, currentTest.getStore()?.title, fuzzTraffic.getStore() ? 'fuzz' : undefined),
+    onExchange: (ex) => logExchange(ex, exchangeContext.getStore(), fuzzTraffic.getStore() ? 'fuzz' : undefined),
     // One pace for the whole run, all workers (runner/governor-server.ts).
     gate: runGovernor(),
   });
