@@ -3,6 +3,9 @@
 // These variable names are a contract: the load tools and k6 scripts read the same ones.
 import { readFileSync } from 'node:fs';
 import { mergeHeaderSources, parseHeaderLines, type ExtraHeader } from '../http/header-lines.ts';
+import { ConfigError } from './config-error.ts';
+
+export { ConfigError };
 
 export interface Config {
   /** Base URL ending in /v1, without a trailing slash; undefined = embedded reference server. */
@@ -61,12 +64,6 @@ export function loadFuzzConfig(env: NodeJS.ProcessEnv): FuzzConfig {
 }
 // --- end fuzz phase knobs ---------------------------------------------------------------
 
-export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
