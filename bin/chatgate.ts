@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, FUZZ_MAX_SEED, loadConfig, type Config } from '../lib/run/config.ts';
+import { ConfigError, FUZZ_MAX_SEED, checkReferenceNames, loadConfig, type Config } from '../lib/run/config.ts';
 import { EMBEDDED_KEY_VARIABLES, keyVariables, runContextOf, writeRunContext, type RunContext, type TargetRef } from '../lib/run/run-context.ts';
-import { addSecret, redact, redactDeep } from '../lib/run/redact.ts';
-import { registerSecrets } from '../lib/http/extra-headers.ts';
+import { redact, redactDeep } from '../lib/run/redact.ts';
+import { registerRunSecrets } from '../lib/http/extra-headers.ts';
 import { oneLineWarnings } from '../lib/http/header-lines.ts';
 import { preflight } from '../lib/http/preflight.ts';
 import { bypassProxyFor } from '../lib/http/proxy.ts';
@@ -77,7 +77,7 @@ const SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
 /** What the run knows so far, so that a crash or an interruption still reports what completed. */
 const state: {
   startedAt: string; started: number; target?: string; mode?: RunMode; strict: boolean;
-  collector?: VerdictCollector; reported: boolean;
+  collector?: VerdictCollector; reported: boolean; reportsDir?: string; githubStepSummary?: string;
 } = { startedAt: new Date().toISOString(), started: performance.now(), strict: false, reported: false };
 
 interface Args { help: boolean; listTests: boolean; updateExpectations: boolean; testNamePattern?: string; files: string[] }
@@ -94,13 +94,6 @@ function parseCli(argv: string[]): Args {
   }
 }
 
-function retryCount(env: NodeJS.ProcessEnv): number {
-  const raw = env.RETRY_FAILED?.trim();
-  if (!raw) return 0;
-  if (!/^\d+$/.test(raw) || Number(raw) > 10) throw new ConfigError('RETRY_FAILED', `"${raw}" is not a whole number from 0 to 10; set how many times a failing test is rerun`);
-  return Number(raw);
-}
-
 function configError(message: string): never {
   process.stderr.write(`chatgate: configuration error: ${redact(message)}\n`);
   process.exit(2);
@@ -109,7 +102,6 @@ function configError(message: string): never {
 async function main(): Promise<number> {
   let config: Config;
   let args: Args;
-  let retries: number;
   let expectations: ExpectationsFile | undefined;
   try {
     args = parseCli(process.argv.slice(2));
@@ -121,11 +113,9 @@ async function main(): Promise<number> {
       return 0;
     }
     config = loadConfig(process.env);
-    selectionPattern(process.env.CLAUSES);
+    Object.assign(state, { target: config.targetUrl, reportsDir: config.reportsDir, githubStepSummary: config.githubStepSummary });
     checkNamePattern(args.testNamePattern);
-    retries = retryCount(process.env);
-    const file = process.env.EXPECTATIONS?.trim();
-    if (file) expectations = loadExpectations(resolve(file));
+    if (config.expectationsFile) expectations = loadExpectations(resolve(config.expectationsFile));
     if (args.updateExpectations && !expectations) throw new ConfigError('--update-expectations', 'needs EXPECTATIONS=<file> to update');
     // Test ids are known once vitest has collected the suite files (imports only, no request).
     if (expectations?.entries.some((e) => isTestId(e.id))) {
@@ -140,14 +130,11 @@ async function main(): Promise<number> {
   const fuzzSeed = config.fuzz.seed ?? Math.floor(Math.random() * FUZZ_MAX_SEED);
   const mode: RunMode = {
     fuzz: { runs: config.fuzz.runs, seed: fuzzSeed, timeMs: config.fuzz.timeMs, concurrency: config.fuzz.concurrency, maxBodyBytes: config.fuzz.maxBodyBytes, ...(config.fuzz.replay ? { replay: `${config.fuzz.replay.caseIndex}@${config.fuzz.replay.path}` } : {}) },
-    strict: config.strict, clauses: process.env.CLAUSES?.trim() || undefined, testNamePattern: args.testNamePattern,
-    files: args.files.length ? args.files : undefined, retryFailed: retries,
-    expectations: process.env.EXPECTATIONS?.trim() || undefined, updateExpectations: args.updateExpectations,
+    strict: config.strict, clauses: config.clauses, testNamePattern: args.testNamePattern,
+    files: args.files.length ? args.files : undefined, retryFailed: config.retryFailed,
+    expectations: config.expectationsFile, updateExpectations: args.updateExpectations,
   };
-  addSecret(config.apiKey, 'API_KEY');
-  addSecret(config.limitedApiKey, 'LIMITED_API_KEY');
-  addSecret(config.rateLimitApiKey, 'RATE_LIMIT_API_KEY');
-  registerSecrets(config.extraHeaders); // secret HEADERS values are masked like the keys
+  registerRunSecrets({ API_KEY: config.apiKey, LIMITED_API_KEY: config.limitedApiKey, RATE_LIMIT_API_KEY: config.rateLimitApiKey });
   for (const w of oneLineWarnings(config.extraHeaders)) process.stderr.write(`chatgate: warning: HEADERS: ${w}\n`);
   // Staging: one request before any test; no HTTP answer at all is exit 2, no report, no history.
   let preflightExchange: ExchangeSummary | undefined;
@@ -176,20 +163,20 @@ async function main(): Promise<number> {
   let stopReference: (() => Promise<void>) | undefined;
   if (!config.targetUrl) {
     // The embedded default: a reference server on 127.0.0.1 with its own keys and brain.
-    const { startReferenceServer, referenceOptionsFromEnv } = await import('../reference/server.ts');
+    const { startReferenceServer } = await import('../reference/server.ts');
     const { DEFECTS } = await import('../reference/defects.ts');
     const { VARIANTS } = await import('../reference/variants.ts');
-    const options = referenceOptionsFromEnv(process.env);
-    if (options.defect && !(options.defect in DEFECTS)) {
-      configError(`REFERENCE_DEFECT: "${options.defect}" is not a defect of the reference server; npm run reference -- --list shows them`);
+    try {
+      checkReferenceNames(config.reference, { defects: Object.keys(DEFECTS), variants: Object.keys(VARIANTS) });
+    } catch (err) {
+      if (err instanceof ConfigError) configError(err.message);
+      throw err;
     }
-    for (const v of options.variants ?? []) {
-      if (!(v in VARIANTS)) configError(`REFERENCE_VARIANTS: "${v}" is not a variant of the reference server; npm run reference -- --list shows them`);
-    }
+    const options = { ...(config.reference.defect ? { defect: config.reference.defect } : {}), ...(config.reference.variants.length ? { variants: config.reference.variants } : {}) };
     const ref = await startReferenceServer(options);
     stopReference = () => ref.close();
     bypassProxyFor(new URL(ref.url).hostname); // our own loopback server: never through a proxy
-    for (const [k, v] of Object.entries(ref.keys)) addSecret(v, k);
+    registerRunSecrets(ref.keys);
     // Its keys stay in this process's environment (the workers inherit it); the run context names them.
     Object.assign(process.env, {
       [EMBEDDED_KEY_VARIABLES.main]: ref.keys.main, [EMBEDDED_KEY_VARIABLES.limited]: ref.keys.limited,
@@ -217,13 +204,13 @@ async function main(): Promise<number> {
   // One pace for every worker: the run's governor (lib/run/governor.ts), asked over a socket in the run directory.
   const governor: GovernorServer = await startGovernorServer(runDir);
   try {
-    await runSuites({ pattern: allOf(selectionPattern(process.env.CLAUSES), args.testNamePattern), files: args.files, collector });
+    await runSuites({ pattern: allOf(selectionPattern(config.clauses), args.testNamePattern), files: args.files, collector });
     // Self-test seam (docs/RUNNER.md): a crash of the runner itself, after the tests ran.
-    if (process.env.CHATGATE_SELFTEST_CRASH === '1') throw new Error('self-test: the runner crashes on purpose (CHATGATE_SELFTEST_CRASH=1)');
+    if (config.selftest.crash) throw new Error('self-test: the runner crashes on purpose (CHATGATE_SELFTEST_CRASH=1)');
     if (tty) process.stderr.write('\n');
     // Known failures are not rerun: only what would fail the run unexpectedly. Nor are
     // harness errors: a pass on a rerun would hide them as "flaky".
-    await retryFailures(collector.records, retries, (t) => !isHarnessError(t) && failsTheRun(t, config.strict) && !isNamed(expectations, t));
+    await retryFailures(collector.records, config.retryFailed, (t) => !isHarnessError(t) && failsTheRun(t, config.strict) && !isNamed(expectations, t));
   } finally {
     await governor.close();
     await stopReference?.();
@@ -233,14 +220,14 @@ async function main(): Promise<number> {
   rmSync(runDir, { recursive: true, force: true });
   const nameFilter = args.testNamePattern === undefined ? undefined : new RegExp(args.testNamePattern);
   const runWide = foldIntoProbes(collector.records, runWideChecks(exchanges, target!.url)
-    .filter((r) => selectionMatches(process.env.CLAUSES, r.clause) && (!nameFilter || nameFilter.test(r.title))));
+    .filter((r) => selectionMatches(config.clauses, r.clause) && (!nameFilter || nameFilter.test(r.title))));
   const tests = [...collector.records, ...runWide].sort((a, b) => a.id.localeCompare(b.id));
   for (const e of collector.moduleErrors) {
     tests.push({ id: `load-error/${tests.length}`, clause: 'unknown', level: 'MUST', verdict: 'error', title: 'suite file failed to load', requirement: '', message: e, notes: [] });
   }
   // Run-wide clauses judge the responses of the tests that ran: without any, they judge nothing.
   if (collector.records.length === 0 && collector.moduleErrors.length === 0) {
-    const selection = [process.env.CLAUSES && `CLAUSES=${process.env.CLAUSES}`, args.testNamePattern && `-t ${args.testNamePattern}`, args.files.length && `file filters ${args.files.join(' ')}`];
+    const selection = [config.clauses && `CLAUSES=${config.clauses}`, args.testNamePattern && `-t ${args.testNamePattern}`, args.files.length && `file filters ${args.files.join(' ')}`];
     process.stderr.write(`chatgate: no test matched ${selection.filter(Boolean).join(', ') || 'the selection'}\n`);
     return 2;
   }
@@ -249,7 +236,7 @@ async function main(): Promise<number> {
     removeEntries(expectations!, known.unexpectedPass);
     known.updated = true;
   }
-  if (known) known.file = process.env.EXPECTATIONS!.trim();
+  if (known) known.file = config.expectationsFile!;
   const failed = runFails(tests, { strict: config.strict, expectations: known });
   const results: Results = { ...resultsOf(tests, failed ? 1 : 0), ...(known ? { expectations: known } : {}) };
   state.reported = true;
@@ -261,7 +248,7 @@ async function main(): Promise<number> {
       lowestConcurrency: paced.lowestConcurrency, widestIntervalMs: paced.widestIntervalMs, throttledOutTests,
     };
   }
-  const reportsDir = resolve(process.env.REPORTS_DIR || join(ROOT, 'reports'));
+  const reportsDir = config.reportsDir;
   const previous = previousRun(reportsDir, results.target);
   if (previous) results.comparison = compareRuns(previous, results);
   const latest = join(reportsDir, 'latest');
@@ -289,7 +276,7 @@ function writeReports(latest: string, results: Results): void {
 /** The results of the run as far as it got. */
 function resultsOf(tests: TestRecord[], exitCode: number): Results {
   return {
-    resultsVersion: RESULTS_VERSION, target: redact(state.target ?? process.env.TARGET_URL ?? 'unknown target'), startedAt: state.startedAt,
+    resultsVersion: RESULTS_VERSION, target: redact(state.target ?? 'unknown target'), startedAt: state.startedAt,
     durationMs: Math.round(performance.now() - state.started), strict: state.strict,
     summary: summarise(tests), exitCode, tests,
     chatgate: {
@@ -311,7 +298,7 @@ function reportIncomplete(incomplete: NonNullable<Results['incomplete']>, exitCo
   state.reported = true;
   const tests = [...(state.collector?.records ?? []), ...extra].sort((a, b) => a.id.localeCompare(b.id));
   const results: Results = { ...resultsOf(tests, exitCode), incomplete };
-  const latest = join(resolve(process.env.REPORTS_DIR || join(ROOT, 'reports')), 'latest');
+  const latest = join(state.reportsDir ?? join(ROOT, 'reports'), 'latest');
   try {
     writeReports(latest, results);
     console.log(renderConsole(results, { color: process.stdout.isTTY }));
@@ -406,7 +393,7 @@ async function collectTests(config: Config): Promise<IndexedTest[]> {
 
 /** GitHub Actions shows $GITHUB_STEP_SUMMARY on the run's page; other steps may have written to it already. */
 function writeStepSummary(latest: string): void {
-  const target = process.env.GITHUB_STEP_SUMMARY;
+  const target = state.githubStepSummary;
   if (!target) return;
   try {
     appendFileSync(target, `${readFileSync(join(latest, 'summary.md'), 'utf8')}\n`);

@@ -9,8 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../lib/run/config.ts';
 import { keyFrom, runContext, type RunContext } from '../lib/run/run-context.ts';
 import { HttpClient, type AuthSpec, type Exchange, type RequestSpec } from '../lib/http/http-client.ts';
-import { addSecret } from '../lib/run/redact.ts';
-import { extraHeaderList } from '../lib/http/extra-headers.ts';
+import { extraHeaderList, registerRunSecrets } from '../lib/http/extra-headers.ts';
 import { runGovernor } from '../lib/run/governor.ts';
 import { exchangeContext, logExchange } from './exchange-log.ts';
 
@@ -36,10 +35,8 @@ function keysOf(): Keys {
   const limitedApiKey = ref ? keyFrom(ref.keys.limited) : undefined;
   const rateLimitApiKey = ref ? keyFrom(ref.keys.rateLimit) : undefined;
   if (ref) {
-    addSecret(apiKey, 'API_KEY');
-    addSecret(limitedApiKey, 'LIMITED_API_KEY');
-    addSecret(rateLimitApiKey, 'RATE_LIMIT_API_KEY');
-    extraHeaderList(); // registers secret HEADERS values before the first request
+    // Before the first request: the keys and the secret HEADERS values.
+    registerRunSecrets({ API_KEY: apiKey, LIMITED_API_KEY: limitedApiKey, RATE_LIMIT_API_KEY: rateLimitApiKey });
   }
   const keys: Keys = {
     apiKey, limitedApiKey, rateLimitApiKey,
@@ -60,7 +57,7 @@ function targetUrl(): string {
 const ctx = (): RunContext => runContext();
 
 /** The run's configuration, as the runner validated it: each field read from the run context when used. */
-export const config: Readonly<Config> = {
+export const config: Readonly<Pick<Config, 'targetUrl' | 'apiKey' | 'limitedApiKey' | 'rateLimitApiKey' | 'brainId' | 'rateLimitProbeMax' | 'models' | 'timeoutMs' | 'strict' | 'extraHeaders' | 'fuzz'>> = {
   get targetUrl() { return targetUrl(); },
   get apiKey() { return keysOf().apiKey; },
   get limitedApiKey() { return keysOf().limitedApiKey; },
