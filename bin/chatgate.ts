@@ -8,25 +8,26 @@
 // happened). Interrupted (SIGINT, SIGTERM), it writes the reports of the tests that
 // completed, marked incomplete, and exits 128 + the signal's number (130, 143).
 // The runner contract: docs/RUNNER.md.
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, FUZZ_MAX_SEED, checkReferenceNames, loadConfig, type Config } from '../lib/run/config.ts';
-import { EMBEDDED_KEY_VARIABLES, keyVariables, runContextOf, writeRunContext, type RunContext, type TargetRef } from '../lib/run/run-context.ts';
+import { EMBEDDED_KEY_VARIABLES, keyVariables, runContextOf, writeRunContext, type TargetRef } from '../lib/run/run-context.ts';
 import { redact, redactDeep } from '../lib/run/redact.ts';
 import { registerRunSecrets } from '../lib/http/extra-headers.ts';
 import { oneLineWarnings } from '../lib/http/header-lines.ts';
 import { preflight } from '../lib/http/preflight.ts';
 import { bypassProxyFor } from '../lib/http/proxy.ts';
-import { RESULTS_VERSION, countsAsPassing, failsTheRun, isHarnessError, runFails, summarise, type Results, type RunMode, type TestRecord } from '../lib/run/verdicts.ts';
-import { allOf, checkNamePattern, exactTitlesPattern, selectionPattern, selectionMatches } from '../lib/run/selection.ts';
+import { RESULTS_VERSION, failsTheRun, isHarnessError, runFails, summarise, type Results, type RunMode, type TestRecord } from '../lib/run/verdicts.ts';
+import { allOf, checkNamePattern, selectionPattern, selectionMatches } from '../lib/run/selection.ts';
 import { applyExpectations, checkTestIds, isNamed, isTestId, loadExpectations, removeEntries, type ExpectationsFile } from '../lib/run/expectations.ts';
-import { VerdictCollector, legacyTestId } from '../runner/verdict-collector.ts';
+import { VerdictCollector } from '../runner/verdict-collector.ts';
 import { summariseParts, type ExchangeSummary } from '../harness/exchange-log.ts';
 import { toCurl } from '../lib/http/curl.ts';
-import { foldIntoProbes, RUN_WIDE_FILE, runWideChecks, runWideTests } from '../runner/run-wide-checks.ts';
+import { foldIntoProbes, runWideChecks } from '../runner/run-wide-checks.ts';
+import { collectTests, readExchanges, retryFailures, runSuites } from '../runner/vitest-run.ts';
 import { startGovernorServer, type GovernorServer } from '../runner/governor-server.ts';
 import { THROTTLED } from '../lib/run/back-off.ts';
 import { writeResultsJson } from '../runner/report/results-json.ts';
@@ -260,8 +261,6 @@ async function main(): Promise<number> {
   return results.exitCode;
 }
 
-const SUITES_CONFIG = join(ROOT, 'suites/vitest.config.ts');
-
 /** Every report of a run into `latest` (emptied first), the job summary too. */
 function writeReports(latest: string, results: Results): void {
   rmSync(latest, { recursive: true, force: true });
@@ -319,78 +318,6 @@ function interrupted(signal: keyof typeof SIGNALS): void {
   process.exit(code);
 }
 
-/** One vitest run of suites/ in this process; verdicts come back through the collector. */
-async function runSuites(opts: { pattern?: string; files?: string[]; progress?: (n: number) => void; collector?: VerdictCollector }): Promise<VerdictCollector> {
-  const { startVitest } = await import('vitest/node');
-  const collector = opts.collector ?? new VerdictCollector(ROOT, opts.progress);
-  const vitest = await startVitest('test', opts.files ?? [], {
-    root: ROOT, config: SUITES_CONFIG, watch: false, reporters: [collector], testNamePattern: opts.pattern,
-  });
-  await vitest?.close();
-  return collector;
-}
-
-/**
- * RETRY_FAILED: reruns the tests `unexpected` picks (exactly their titles, in their
- * files) up to `retries` times. A test that passes on a rerun becomes "flaky" and
- * keeps the details of its first failure; one that never passes keeps its verdict.
- */
-async function retryFailures(records: TestRecord[], retries: number, unexpected: (t: TestRecord) => boolean): Promise<void> {
-  if (retries === 0) return;
-  let pending = records.filter((t) => unexpected(t) && t.file && t.file !== RUN_WIDE_FILE);
-  for (const t of pending) t.attempts = [{ verdict: t.verdict, ...(t.message ? { message: t.message } : {}) }];
-  for (let attempt = 2; attempt <= retries + 1 && pending.length; attempt++) {
-    process.stderr.write(`chatgate: rerunning ${pending.length} failed test${pending.length === 1 ? '' : 's'} (attempt ${attempt})\n`);
-    const rerun = await runSuites({ pattern: exactTitlesPattern(pending.map((t) => t.title)), files: [...new Set(pending.map((t) => t.file!))] });
-    const again = new Map(rerun.records.map((r) => [r.id, r]));
-    const still: TestRecord[] = [];
-    for (const t of pending) {
-      const r = again.get(t.id);
-      t.attempts!.push(r ? { verdict: r.verdict, ...(r.message ? { message: r.message } : {}) } : { verdict: 'skip', message: 'did not run on the rerun' });
-      if (r && countsAsPassing(r)) {
-        t.verdict = 'flaky';
-        t.notes.push(`flaky: ${t.attempts![0]!.verdict} on attempt 1, passed on attempt ${attempt}`);
-      } else still.push(t);
-    }
-    pending = still;
-  }
-}
-
-interface IndexedTest { id: string; title: string; file: string; /** The title-based id of results.json before resultsVersion 2. */ legacyId?: string }
-
-/** Every test of the suite with its stable id, collected without running any (imports only, no request). */
-async function collectTests(config: Config): Promise<IndexedTest[]> {
-  const out: IndexedTest[] = runWideTests().map(({ id, legacyId }) => ({ id, title: id, file: RUN_WIDE_FILE, legacyId }));
-  const { createVitest } = await import('vitest/node');
-  // Collecting imports the suite files, which read the run context: one without a
-  // target (the models, BRAIN_ID and timeouts the test ids and titles are made of).
-  const dir = mkdtempSync(join(tmpdir(), 'chatgate-collect-'));
-  const collect: RunContext = runContextOf(config, { phase: 'collect' });
-  writeRunContext(dir, collect);
-  const before = process.env.CHATGATE_RUN_DIR;
-  process.env.CHATGATE_RUN_DIR = dir;
-  const vitest = await createVitest('test', { root: ROOT, config: SUITES_CONFIG, watch: false, reporters: [] });
-  try {
-    const { testModules } = await vitest.collect([]);
-    for (const m of testModules) {
-      const file = relative(ROOT, m.moduleId);
-      // A file that does not load would drop its tests from the list without a word.
-      const failed = m.errors()[0];
-      if (failed) throw new Error(`${file} does not load while the tests are collected: ${failed.message}`);
-      for (const t of m.children.allTests()) {
-        const legacyId = legacyTestId(file, t.name);
-        const id = t.meta().chatgateId ?? legacyId;
-        out.push({ id, title: t.name, file, ...(id !== legacyId ? { legacyId } : {}) });
-      }
-    }
-    return out;
-  } finally {
-    await vitest.close();
-    if (before === undefined) delete process.env.CHATGATE_RUN_DIR; else process.env.CHATGATE_RUN_DIR = before;
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** GitHub Actions shows $GITHUB_STEP_SUMMARY on the run's page; other steps may have written to it already. */
 function writeStepSummary(latest: string): void {
   const target = state.githubStepSummary;
@@ -400,16 +327,6 @@ function writeStepSummary(latest: string): void {
   } catch (err) {
     process.stderr.write(`chatgate: could not write GITHUB_STEP_SUMMARY (${(err as Error).message}); the summary is in ${latest}/summary.md\n`);
   }
-}
-
-function readExchanges(dir: string): ExchangeSummary[] {
-  const out: ExchangeSummary[] = [];
-  for (const f of readdirSync(dir)) {
-    if (!f.endsWith('.jsonl')) continue;
-    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) if (line) out.push(JSON.parse(line));
-  }
-  // One file per worker: in time order across them, so a failure names the exchange that met it first.
-  return out.sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
 }
 
 main().then((code) => process.exit(code), (err) => {
