@@ -58,11 +58,13 @@ export function parseCli(argv: string[]): Args {
   }
 }
 
-/** --list-tests: every test's stable id and title. */
+/** --list-tests: every test's stable id and title; a probe without a streaming form says why. */
 export async function listTests(env: NodeJS.ProcessEnv): Promise<void> {
   // Collecting needs no target: TARGET_URL (and so API_KEY) is not asked for; the other knobs are checked.
   const knobs = loadConfig({ ...env, TARGET_URL: undefined });
-  for (const t of (await collectTests(knobs)).sort((a, b) => a.id.localeCompare(b.id))) console.log(`${t.id}\t${t.title}`);
+  for (const t of (await collectTests(knobs)).sort((a, b) => a.id.localeCompare(b.id))) {
+    console.log(`${t.id}\t${t.title}${t.noStreamForm ? `\t(no streaming form: ${t.noStreamForm})` : ''}`);
+  }
 }
 
 /** The settings, the expectations file and the secrets; then, for a remote target, the preflight. */

@@ -53,7 +53,13 @@ export async function retryFailures(records: TestRecord[], retries: number, unex
   }
 }
 
-export interface IndexedTest { id: string; title: string; file: string; /** The title-based id of results.json before resultsVersion 2. */ legacyId?: string }
+export interface IndexedTest {
+  id: string; title: string; file: string;
+  /** The title-based id of results.json before resultsVersion 2. */
+  legacyId?: string;
+  /** Why the probe has no streaming form (clause()'s `stream: { none }`). */
+  noStreamForm?: string;
+}
 
 /** Every test of the suite with its stable id, collected without running any (imports only, no request). */
 export async function collectTests(config: Config): Promise<IndexedTest[]> {
@@ -77,7 +83,8 @@ export async function collectTests(config: Config): Promise<IndexedTest[]> {
       for (const t of m.children.allTests()) {
         const legacyId = legacyTestId(file, t.name);
         const id = t.meta().chatgateId ?? legacyId;
-        out.push({ id, title: t.name, file, ...(id !== legacyId ? { legacyId } : {}) });
+        const noStreamForm = t.meta().chatgateNoStreamForm;
+        out.push({ id, title: t.name, file, ...(id !== legacyId ? { legacyId } : {}), ...(noStreamForm ? { noStreamForm } : {}) });
       }
     }
     return out;
