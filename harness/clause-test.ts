@@ -16,6 +16,9 @@
 // the JSON parse in json()) count nothing. A test that reached the target but judged
 // nothing in what it answered ends `inconclusive`, saying so; one that ends having made
 // no request and no check at all is an `error` (a defect of the test, docs/RUNNER.md).
+// A probe declares its streaming form (`stream: 'twin'`: the harness registers the
+// same probe with stream: true, id "<id>-stream", title "<title> (stream: true)"; or
+// `stream: { none: why }`, shown by --list-tests), as test262 declares flags.
 // A failure carries the requirement, what was expected, what was seen, the response
 // and a curl command that reproduces it (h2spec / Schemathesis style).
 import { test } from 'vitest';
@@ -32,6 +35,13 @@ import { runContext } from '../lib/run/run-context.ts';
 import { THROTTLE_ALLOWANCE_MS, THROTTLED } from '../lib/run/back-off.ts';
 import { exchangeContext, exchangeErrorBodyProblems } from './exchange-log.ts';
 
+declare module '@vitest/runner' {
+  interface TaskMeta {
+    /** Why a probe has no streaming form (clause()'s `stream: { none }`), for --list-tests. */
+    chatgateNoStreamForm?: string;
+  }
+}
+
 export class Violation extends Error {
   readonly seen: string;
   constructor(readonly expected: string, seen: string, readonly exchange?: Exchange) {
@@ -47,6 +57,8 @@ export class HarnessError extends Error {}
 
 export interface ClauseContext {
   readonly clause: ClauseId;
+  /** true in the streaming twin of a probe declared with `stream: 'twin'` (send the request with stream: true). */
+  readonly stream: boolean;
   readonly level: Level;
   /** Judged checks made so far (a pass needs at least one); reaching the server is not one. */
   readonly checks: number;
@@ -92,6 +104,12 @@ export interface ClauseOptions {
   requests?: number;
   /** Client-compatibility tests: their cell in the client x operation matrix of the reports. */
   matrix?: { client: string; operation: string };
+  /**
+   * The probe's streaming form. 'twin': the harness registers it a second time with
+   * `t.stream` true, id `<id>-stream` (or `twinId`) and title `<title> (stream: true)`;
+   * `{ none }`: why it has none (shown by --list-tests).
+   */
+  stream?: 'twin' | { twinId: string } | { none: string };
 }
 
 type TestFn = (t: ClauseContext) => Promise<void>;
@@ -103,6 +121,20 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
   const [testId, id, title, fn, opts = {}] = typeof args[2] === 'string'
     ? args as [string, ClauseId, string, TestFn, ClauseOptions?]
     : [undefined, ...(args as [ClauseId, string, TestFn, ClauseOptions?])];
+  const form = opts.stream;
+  register(testId, id, title, fn, opts, false);
+  if (form === undefined || (typeof form === 'object' && 'none' in form)) return;
+  if (testId === undefined) throw new Error(`${id} ${title}: a streaming twin needs the probe's stable id`);
+  // The twin: the same probe with stream: true, right after it in the file's order.
+  register(typeof form === 'object' && 'twinId' in form ? form.twinId : `${testId}-stream`, id, `${title} (stream: true)`, fn, opts, true);
+}
+
+/** Why a test has no streaming form, in its metadata from collection on (--list-tests shows it). */
+export function noStreamFormOf(opts: ClauseOptions): string | undefined {
+  return typeof opts.stream === 'object' && 'none' in opts.stream ? opts.stream.none : undefined;
+}
+
+function register(testId: string | undefined, id: ClauseId, title: string, fn: TestFn, opts: ClauseOptions, stream: boolean): void {
   if (testId !== undefined && !TEST_ID.test(testId)) throw new Error(`test id "${testId}" of ${id} ${title}: ids are "<suite file>/<slug>", lower case (TEST_ID)`);
   const def = CLAUSES[id];
   const level = opts.level ?? def.level;
@@ -112,18 +144,20 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
   // The id rides in the task's metadata from collection on, so the runner knows it without running the test.
   // A mutation run (mutation/setup.ts) runs tests one at a time: Stryker counts the code that
   // runs between a test's beforeEach and afterEach as that test's, which concurrent tests interleave.
-  (runContext().mode.mutation ? test : test.concurrent)(fullTitle, { timeout, ...(testId ? { meta: { chatgateId: testId } } : {}) }, async (ctx) => {
+  const noStreamForm = noStreamFormOf(opts);
+  const meta = { ...(testId ? { chatgateId: testId } : {}), ...(noStreamForm ? { chatgateNoStreamForm: noStreamForm } : {}) };
+  (runContext().mode.mutation ? test : test.concurrent)(fullTitle, { timeout, meta }, async (ctx) => {
     const rec: TestRecord = {
       id: testId ?? '', clause: id, level, verdict: 'inconclusive', message: NOT_FINISHED, title: fullTitle,
       requirement: def.requirement, notes: [], ...(opts.matrix ? { matrix: opts.matrix } : {}),
     };
     ctx.task.meta.chatgate = rec;
-    const store = { title: fullTitle, exchanges: [] as Exchange[] };
+    const store = { exchanges: [] as Exchange[] };
     const observations: string[] = [];
     let attached: Exchange | undefined;
     let fallbackCurl: string | undefined;
     const throttledOut: string[] = [];
-    const t = makeContext(id, level, observations, rec, (ex) => { attached = ex; }, (c) => { fallbackCurl = c; }, (w) => { throttledOut.push(w); });
+    const t = makeContext(id, level, stream, observations, rec, (ex) => { attached = ex; }, (c) => { fallbackCurl = c; }, (w) => { throttledOut.push(w); });
     // A 429 met by a test that does not judge rate limits is never its verdict: once a
     // request's back-off budget is spent on 429s, the test is inconclusive.
     const throttledNote = (exs: Exchange[]) => {
@@ -193,12 +227,13 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
   });
 }
 
-function makeContext(id: ClauseId, level: Level, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void, throttledOut: (what: string) => void): ClauseContext {
+function makeContext(id: ClauseId, level: Level, stream: boolean, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void, throttledOut: (what: string) => void): ClauseContext {
   let checks = 0;
   const reached = new Set<Exchange>(); // each response once, however many helpers read it
   const t: ClauseContext = {
     clause: id,
     level,
+    stream,
     get checks() { return checks; },
     get reached() { return reached.size; },
     fail(expected, seen, ex) { checks++; throw new Violation(expected, seen, ex); },

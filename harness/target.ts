@@ -9,10 +9,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../lib/run/config.ts';
 import { keyFrom, runContext, type RunContext } from '../lib/run/run-context.ts';
 import { HttpClient, type AuthSpec, type Exchange, type RequestSpec } from '../lib/http/http-client.ts';
-import { addSecret } from '../lib/run/redact.ts';
-import { extraHeaderList } from '../lib/http/extra-headers.ts';
+import { extraHeaderList, registerRunSecrets } from '../lib/http/extra-headers.ts';
 import { runGovernor } from '../lib/run/governor.ts';
-import { logExchange } from './exchange-log.ts';
+import { exchangeContext, logExchange } from './exchange-log.ts';
 
 interface Keys {
   apiKey: string; limitedApiKey?: string; rateLimitApiKey?: string;
@@ -36,10 +35,8 @@ function keysOf(): Keys {
   const limitedApiKey = ref ? keyFrom(ref.keys.limited) : undefined;
   const rateLimitApiKey = ref ? keyFrom(ref.keys.rateLimit) : undefined;
   if (ref) {
-    addSecret(apiKey, 'API_KEY');
-    addSecret(limitedApiKey, 'LIMITED_API_KEY');
-    addSecret(rateLimitApiKey, 'RATE_LIMIT_API_KEY');
-    extraHeaderList(); // registers secret HEADERS values before the first request
+    // Before the first request: the keys and the secret HEADERS values.
+    registerRunSecrets({ API_KEY: apiKey, LIMITED_API_KEY: limitedApiKey, RATE_LIMIT_API_KEY: rateLimitApiKey });
   }
   const keys: Keys = {
     apiKey, limitedApiKey, rateLimitApiKey,
@@ -60,7 +57,7 @@ function targetUrl(): string {
 const ctx = (): RunContext => runContext();
 
 /** The run's configuration, as the runner validated it: each field read from the run context when used. */
-export const config: Readonly<Config> = {
+export const config: Readonly<Pick<Config, 'targetUrl' | 'apiKey' | 'limitedApiKey' | 'rateLimitApiKey' | 'brainId' | 'rateLimitProbeMax' | 'models' | 'timeoutMs' | 'strict' | 'extraHeaders' | 'fuzz'>> = {
   get targetUrl() { return targetUrl(); },
   get apiKey() { return keysOf().apiKey; },
   get limitedApiKey() { return keysOf().limitedApiKey; },
@@ -74,8 +71,8 @@ export const config: Readonly<Config> = {
   get fuzz() { return ctx().fuzz; },
 };
 
-/** Which test an exchange belongs to, for the run-wide checks' messages. */
-export const currentTest = new AsyncLocalStorage<{ title: string; exchanges: Exchange[] }>();
+/** The exchanges of the test whose code is running, for its report (its title is exchangeContext's, harness/exchange-log.ts). */
+export const currentTest = new AsyncLocalStorage<{ exchanges: Exchange[] }>();
 
 /** Marks the fuzz phase's requests in the exchange log (its own tests judge ERR-1/ERR-2 on them, shrunk). */
 export const fuzzTraffic = new AsyncLocalStorage<true>();
@@ -87,7 +84,7 @@ function rawClient(): HttpClient {
   return client ??= new HttpClient({
     baseUrl: targetUrl(),
     timeoutMs: ctx().timeoutMs,
-    onExchange: (ex) => logExchange(ex, currentTest.getStore()?.title, fuzzTraffic.getStore() ? 'fuzz' : undefined),
+    onExchange: (ex) => logExchange(ex, exchangeContext.getStore(), fuzzTraffic.getStore() ? 'fuzz' : undefined),
     // One pace for the whole run, all workers (runner/governor-server.ts).
     gate: runGovernor(),
   });

@@ -1,19 +1,22 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { runContext } from '../lib/run/run-context.ts';
 
 // The conformance run. Started by bin/chatgate.ts (npm test), which validates the
 // configuration, starts the embedded reference server when TARGET_URL is unset, and
 // turns the tests' verdicts into reports; running vitest on this config directly
 // skips all of that.
-const timeoutMs = Number(process.env.TIMEOUT_MS || 30_000);
+// The settings come from the run context the runner wrote (validated by loadConfig).
+const context = runContext();
+const timeoutMs = context.timeoutMs;
 // Self-test seam (docs/RUNNER.md), not for users: CHATGATE_SELFTEST_SUITES=<folder>
 // adds that folder's *.suite.ts files (deliberately broken tests, a client that does
 // not load) to the run, so the self-tests can prove harness errors show as `error`.
-const selftestSuites = process.env.CHATGATE_SELFTEST_SUITES?.trim();
+const selftestSuites = context.selftestSuites;
 
 export default defineConfig({
   test: {
-    include: ['suites/**/*.test.ts', ...(selftestSuites ? [`${selftestSuites.replace(/\/+$/, '')}/**/*.suite.ts`] : [])],
+    include: ['suites/**/*.test.ts', ...(selftestSuites ? [`${selftestSuites}/**/*.suite.ts`] : [])],
     // Tests are independent requests: run them concurrently within and across files,
     // so a remote target's latency is not paid serially.
     sequence: { concurrent: true },

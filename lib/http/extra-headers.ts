@@ -31,6 +31,15 @@ export function extraHeaders(env: NodeJS.ProcessEnv = process.env): Record<strin
   return { ...cached!.record };
 }
 
+/**
+ * The one place a process registers the run's secrets: the keys it holds, labelled by
+ * the variable they came from, and the secret HEADERS values (registered on first read).
+ */
+export function registerRunSecrets(keys: Record<string, string | undefined>, env: NodeJS.ProcessEnv = process.env): void {
+  for (const [label, value] of Object.entries(keys)) addSecret(value, label);
+  extraHeaderList(env);
+}
+
 /** Registers the secret values (masked, echo-scanned) and names (value shown as ***). */
 export function registerSecrets(headers: readonly ExtraHeader[]): void {
   for (const h of headers) {

@@ -1,9 +1,17 @@
 // Reads the run's configuration from the environment and rejects a bad one with a
-// single line naming the variable and the fix, before any request is sent.
+// single line naming the variable and the fix, before any request is sent. The one
+// place npm test reads its settings (their table: lib/run/settings.ts); the workers
+// learn them from the run context (run-context.ts).
 // These variable names are a contract: the load tools and k6 scripts read the same ones.
 import { checkTargetUrl, type UrlParts } from '../spec/target-url.ts';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { selectionPattern } from './selection.ts';
 import { mergeHeaderSources, parseHeaderLines, type ExtraHeader } from '../http/header-lines.ts';
+import { ConfigError } from './config-error.ts';
+
+export { ConfigError };
 
 export interface Config {
   /** Base URL ending in /v1, without a trailing slash; undefined = embedded reference server. */
@@ -20,7 +28,23 @@ export interface Config {
   extraHeaders: ExtraHeader[];
   /** The fuzz phase (suites/fuzz.test.ts). */
   fuzz: FuzzConfig;
+  /** CLAUSES as given (checked: every glob matches a clause); undefined = all. */
+  clauses?: string;
+  /** RETRY_FAILED: reruns of an unexpected failure, 0 to 10. */
+  retryFailed: number;
+  /** EXPECTATIONS: the file of known failures as given (lib/run/expectations.ts reads it). */
+  expectationsFile?: string;
+  /** REPORTS_DIR, absolute; default the project's reports/. */
+  reportsDir: string;
+  /** GITHUB_STEP_SUMMARY: summary.md is appended to this file. */
+  githubStepSummary?: string;
+  /** REFERENCE_DEFECT / REFERENCE_VARIANTS: the embedded target's defect and variants (names checked by checkReferenceNames). */
+  reference: { defect?: string; variants: string[] };
+  /** Self-test seams (docs/RUNNER.md), not for users. */
+  selftest: { suites?: string; crash: boolean };
 }
+
+const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 // --- fuzz phase knobs -------------------------------------------------------------
 export interface FuzzConfig {
@@ -62,12 +86,6 @@ export function loadFuzzConfig(env: NodeJS.ProcessEnv): FuzzConfig {
 }
 // --- end fuzz phase knobs ---------------------------------------------------------------
 
-export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -83,6 +101,13 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(name, `${n} is out of range; set it between ${min} and ${max}`);
   return n;
+}
+
+function retryCount(env: NodeJS.ProcessEnv): number {
+  const raw = nonEmpty(env, 'RETRY_FAILED');
+  if (raw === undefined) return 0;
+  if (!/^\d+$/.test(raw) || Number(raw) > 10) throw new ConfigError('RETRY_FAILED', `"${raw}" is not a whole number from 0 to 10; set how many times a failing test is rerun`);
+  return Number(raw);
 }
 
 /** Normalises and checks TARGET_URL by the rules of lib/spec/target-url.ts (parsed with Node's URL class). */
@@ -140,6 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const modelsRaw = nonEmpty(env, 'MODELS');
   const models = (modelsRaw ?? 'svc-auto,svc').split(',').map((m) => m.trim()).filter(Boolean);
   if (models.length === 0) throw new ConfigError('MODELS', 'lists no model; give a comma list such as svc-auto,svc');
+  const clauses = nonEmpty(env, 'CLAUSES');
+  selectionPattern(clauses); // throws on a glob that matches no clause
   const strictRaw = nonEmpty(env, 'STRICT');
   if (strictRaw !== undefined && !['0', '1', 'true', 'false'].includes(strictRaw)) {
     throw new ConfigError('STRICT', `"${strictRaw}" is not 1 or 0`);
@@ -156,5 +183,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     strict: strictRaw === '1' || strictRaw === 'true',
     extraHeaders: loadExtraHeaders(env),
     fuzz: loadFuzzConfig(env),
+    clauses,
+    retryFailed: retryCount(env),
+    expectationsFile: nonEmpty(env, 'EXPECTATIONS'),
+    reportsDir: resolve(nonEmpty(env, 'REPORTS_DIR') ?? resolve(PROJECT_ROOT, 'reports')),
+    githubStepSummary: nonEmpty(env, 'GITHUB_STEP_SUMMARY'),
+    reference: {
+      ...(nonEmpty(env, 'REFERENCE_DEFECT') ? { defect: nonEmpty(env, 'REFERENCE_DEFECT') } : {}),
+      variants: (env.REFERENCE_VARIANTS ?? '').split(',').map((v) => v.trim()).filter(Boolean),
+    },
+    selftest: { suites: nonEmpty(env, 'CHATGATE_SELFTEST_SUITES')?.replace(/\/+$/, ''), crash: env.CHATGATE_SELFTEST_CRASH === '1' },
   };
+}
+
+/**
+ * The one check of the embedded reference's defect and variant names (REFERENCE_DEFECT,
+ * REFERENCE_VARIANTS) against the names the reference has; lib/ does not import reference/,
+ * so the caller passes them.
+ */
+export function checkReferenceNames(choice: Config['reference'], names: { defects: readonly string[]; variants: readonly string[] }): void {
+  if (choice.defect !== undefined && !names.defects.includes(choice.defect)) {
+    throw new ConfigError('REFERENCE_DEFECT', `"${choice.defect}" is not a defect of the reference server; npm run reference -- --list shows them`);
+  }
+  for (const v of choice.variants) {
+    if (!names.variants.includes(v)) throw new ConfigError('REFERENCE_VARIANTS', `"${v}" is not a variant of the reference server; npm run reference -- --list shows them`);
+  }
 }

@@ -36,6 +36,8 @@ export interface RunContext {
   };
   /** The fuzz phase; `seed` is drawn by the runner when FUZZ_SEED is unset, so every worker has the same. */
   fuzz: FuzzConfig;
+  /** CHATGATE_SELFTEST_SUITES (self-test seam): a folder whose *.suite.ts files suites/vitest.config.ts adds. */
+  selftestSuites?: string;
 }
 
 export interface TargetRef {
@@ -70,7 +72,8 @@ export function runContextOf(config: Config, over: Partial<RunContext> & Pick<Ru
   return {
     version: RUN_CONTEXT_VERSION, models: config.models, timeoutMs: config.timeoutMs,
     rateLimitProbeMax: config.rateLimitProbeMax, ...(config.brainId ? { brainId: config.brainId } : {}),
-    mode: { strict: config.strict }, fuzz: config.fuzz, ...over,
+    mode: { strict: config.strict }, fuzz: config.fuzz,
+    ...(config.selftest.suites ? { selftestSuites: config.selftest.suites } : {}), ...over,
   };
 }
 

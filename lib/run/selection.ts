@@ -2,7 +2,7 @@
 // start with their clause id, so the selection becomes vitest's test-name pattern.
 // vitest matches that pattern against the full name ("<describe> <title>"), so the
 // clause id is looked for at the start of any word, followed by the space of the title.
-import { ConfigError } from './config.ts';
+import { ConfigError } from './config-error.ts';
 import { CLAUSES } from '../spec/clauses.ts';
 
 function parts(raw: string | undefined): string[] {

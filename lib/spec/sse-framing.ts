@@ -344,17 +344,6 @@ export class SseTextReader {
   }
 }
 
-/** Parses a whole stream of text, given at once or as pieces (what k6/http's body string holds). */
-export function parseSseText(input: string | string[]): { events: SseEvent[]; problems: SseProblem[]; stats: SseStats } {
-  const reader = new SseTextReader();
-  const events: SseEvent[] = [];
-  for (const piece of typeof input === 'string' ? [input] : input) {
-    for (const ev of reader.push(piece)) events.push(ev);
-  }
-  reader.end();
-  return { events, problems: reader.problems, stats: reader.stats };
-}
-
 function truncate(s: string): string {
   if (s.length <= MAX_DETAIL_CHARS) return s;
   let cut = MAX_DETAIL_CHARS;

@@ -3,7 +3,7 @@
 // h2spec-style (requirement, expected, seen) with a curl line that reproduces it,
 // then the totals, what changed since the previous run, and the verdict.
 import { SECTIONS } from '../../lib/spec/clauses.ts';
-import { harnessErrorAdvice, isHarnessError, type Results, type TestRecord, type Verdict } from '../../lib/run/verdicts.ts';
+import { harnessErrorAdvice, isHarnessError, type Results } from '../../lib/run/verdicts.ts';
 import { redact } from '../../lib/run/redact.ts';
 import { comparisonLine } from './history.ts';
 import { throttleLine } from './throttle.ts';
@@ -11,17 +11,6 @@ import {
   LABEL, clauseRows, clientMatrix, failingTests, modeLine, oneLine, outcome, reasonOf, worst,
   type ClauseOutcome, type ClauseRow,
 } from './outcomes.ts';
-
-/** Worst first (verdicts only; reports refine them with expectations in outcomes.ts). */
-export const SEVERITY: Verdict[] = ['error', 'fail', 'flaky', 'warn', 'inconclusive', 'skip', 'info', 'pass'];
-
-export function clauseVerdict(tests: TestRecord[]): Verdict {
-  return SEVERITY.find((v) => tests.some((t) => t.verdict === v)) ?? 'skip';
-}
-
-export function byClause(results: Results): Map<string, TestRecord[]> {
-  return new Map(clauseRows(results).map((r) => [r.id, r.tests]));
-}
 
 const COLOR: Record<ClauseOutcome, string> = {
   error: '1;35', fail: '31', 'unexpected-pass': '31', flaky: '33', warn: '33', 'expected-fail': '34', inconclusive: '35',

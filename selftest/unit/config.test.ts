@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseTargetUrl } from '../../lib/run/config.ts';
+import { ConfigError, checkReferenceNames, loadConfig, parseTargetUrl } from '../../lib/run/config.ts';
 
 const fails = (env: Record<string, string>, variable: string, text: RegExp) => {
   let err: unknown;
@@ -45,5 +45,16 @@ describe('configuration', () => {
     try { loadConfig({ TARGET_URL: 'https://h/v1', API_KEY: 'sk-secret value' }); } catch (e) {
       expect((e as Error).message).not.toContain('sk-secret');
     }
+  });
+  it('owns the run policy too: CLAUSES, RETRY_FAILED, EXPECTATIONS, REPORTS_DIR, the embedded defect and variants', () => {
+    fails({ CLAUSES: 'NOPE-*' }, 'CLAUSES', /matches no clause id/);
+    fails({ RETRY_FAILED: '11' }, 'RETRY_FAILED', /not a whole number from 0 to 10/);
+    const c = loadConfig({ CLAUSES: ' AUTH-*,EV-1 ', RETRY_FAILED: '2', EXPECTATIONS: ' known.yaml ', REPORTS_DIR: '/tmp/x', REFERENCE_DEFECT: 'd', REFERENCE_VARIANTS: 'a, b,' });
+    expect(c).toMatchObject({ clauses: 'AUTH-*,EV-1', retryFailed: 2, expectationsFile: 'known.yaml', reportsDir: '/tmp/x', reference: { defect: 'd', variants: ['a', 'b'] } });
+    expect(loadConfig({}).reportsDir).toMatch(/\/reports$/);
+    const names = { defects: ['d'], variants: ['a', 'b'] };
+    expect(() => checkReferenceNames(c.reference, names)).not.toThrow();
+    expect(() => checkReferenceNames({ defect: 'x', variants: [] }, names)).toThrow(/REFERENCE_DEFECT: "x" is not a defect/);
+    expect(() => checkReferenceNames({ variants: ['a', 'z'] }, names)).toThrow(/REFERENCE_VARIANTS: "z" is not a variant/);
   });
 });

@@ -15,7 +15,7 @@ describe('stable test ids', () => {
       cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeout: 120_000,
     });
     expect(run.status, run.stderr).toBe(0);
-    const rows = run.stdout.trim().split('\n').map((l) => l.split('\t') as [string, string]);
+    const rows = run.stdout.trim().split('\n').map((l) => l.split('\t') as [string, string, string?]);
     expect(rows.length).toBeGreaterThan(150);
     const bad = rows.filter(([id]) => !TEST_ID.test(id)).map(([id, title]) => `${id} (${title})`);
     expect(bad, 'tests without a stable id (clause(id, clauseId, title, fn))').toEqual([]);
@@ -25,6 +25,16 @@ describe('stable test ids', () => {
     expect(dup).toEqual([]);
     const areas = new Set(rows.map(([id]) => id.split('/')[0]));
     for (const area of ['auth', 'brains', 'chat-requests', 'events', 'limits', 'models', 'resources', 'svc', 'unavailable', 'versioning', 'fuzz', 'clients', 'run-wide']) expect(areas).toContain(area);
+    // Forms as metadata (clause()'s `stream`): the harness names each streaming twin after
+    // its probe, and a probe declared without one says why.
+    const titles = new Map(rows.map(([id, title]) => [id, title]));
+    const twins = rows.filter(([id]) => /^(auth|chat-requests)\/.*-stream$/.test(id) && titles.has(id.replace(/-stream$/, '')));
+    expect(twins.length).toBeGreaterThan(50);
+    for (const [id, title] of twins) expect(title, id).toBe(`${titles.get(id.replace(/-stream$/, ''))} (stream: true)`);
+    const none = new Map(rows.filter(([, , why]) => why).map(([id, , why]) => [id, why]));
+    expect(none.get('auth/missing-key/models')).toMatch(/^\(no streaming form: GET \/models has no body/);
+    expect(none.get('chat-requests/invalid/stream-string')).toMatch(/^\(no streaming form: stream itself is the field under test\)$/);
+    expect(none.has('chat-requests/invalid/no-model')).toBe(false);
   }, 150_000);
 
   it('a suite file that does not load while the tests are collected is a crash naming it (exit 3), not a shorter list', () => {
