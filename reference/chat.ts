@@ -123,7 +123,7 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
   const plan = planReply(ctx, req, target.replyModel);
   const latency = ctx.state.opts.latency;
   // The engine model (rehearsal only) times the reply instead of the fixed delays.
-  // Stryker disable next-line all: not reached, the mutation run asks for no engine model (its self-tests run it)
+  // Stryker disable next-line all: [unreached]
   const job = ctx.state.engine?.model.submit(plan.usage.prompt_tokens, Math.max(1, ...plan.choices.map((c) => c.pieces?.length ?? 0)), ctx.signal);
   if (streaming) {
     // Stryker disable next-line UpdateOperator: [delay-0] delays
@@ -134,7 +134,7 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
     // Fuzz-only defect: right-to-left text in the request loses the [DONE].
     // Stryker disable next-line all: [gate] fuzz-rtl-stream-no-done EV-6; killed: BRAIN-5
     if (rtlStreamDefect(ctx, req)) steps = steps.filter((s) => !(s.kind === 'data' && s.payload === DONE));
-    // Stryker disable next-line all: not reached, the mutation run asks for no engine model (its self-tests run it)
+    // Stryker disable next-line all: [unreached]
     if (job) return playEngineStream(ctx, steps, job, plan.choices.length);
     await new SseWriter(ctx).play(steps, {
       ttftMs: latency.ttftMs,
@@ -143,7 +143,7 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
     });
     return;
   }
-  // Stryker disable next-line all: not reached, the mutation run asks for no engine model (its self-tests run it)
+  // Stryker disable next-line all: [unreached]
   if (job) await engineDone(job);
   else await sleep(latency.jsonMs, ctx.signal);
   // Stryker disable next-line ConditionalExpression: [equiv] client gone; killed: BRAIN-1

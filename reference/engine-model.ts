@@ -1,4 +1,4 @@
-// Stryker disable all: not the API, the rehearsal engine model is off in the conformance run (reached only with the engine option; selftest/unit/engine-model.test.ts and selftest/e2e/load-sweep-capacity.test.ts check it)
+// Stryker disable all: [not-api] banner
 // An optional model of an inference server behind the reference, for rehearsing load
 // runs against a target whose capacity is known: continuous batching with at most
 // `maxBatch` sequences holding a slot, one prefill unit working through prompts in

@@ -1,4 +1,4 @@
-// Stryker disable all: not the API, the rehearsal engine model is off in the conformance run (reached only with the engine option; selftest/unit/engine-model.test.ts checks it)
+// Stryker disable all: [not-api] banner
 // How a reply is served when the engine model is on: its text cut into o200k_base
 // tokens (one SSE content chunk per token, usage counted in those tokens), and its
 // chunks released as the model produces the tokens, instead of the fixed delays.

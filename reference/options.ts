@@ -126,7 +126,7 @@ export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
     overloadInFlight: opts.overloadInFlight ?? DEFAULT_OVERLOAD_IN_FLIGHT,
     latency,
     replyWords,
-    // Stryker disable next-line all: not reached, the mutation run asks for no engine model (its self-tests run it)
+    // Stryker disable next-line all: [unreached]
     engine: opts.engine ? resolveEngineModel(opts.engine) : undefined,
   };
 }
