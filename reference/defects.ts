@@ -200,6 +200,8 @@ const CATALOG = {
   'fuzz-trailing-garbage-accepted': { clauses: ['CHAT-6'], foundBy: 'fuzz', description: 'A body that is a JSON object followed by other text is read up to its last "}" (lenient parse).' },
   // --- a wire breach the client libraries tolerate (llama.cpp's llama-server answers 401 so) ---
   'auth-401-code-numeric': { clauses: ['ERR-1'], description: '401 error bodies carry error.code as an integer (401); every other member, and every other error body, stays conformant.' },
+  // --- issue 28: every success judged, varied requests, EV-6 after [DONE], EV-12 as gateways send it, AUTH-5's body ---
+  'snapshot-deltas-gateway': { clauses: ['EV-12'], description: 'Content deltas are snapshots ("Timber", "Timber meadow", "Timber meadow foxtrot", ...), then a closing chunk and the finish chunk each repeat the whole reply, as a real LLM gateway streams.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;

@@ -74,8 +74,9 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   };
   // cumulative-deltas: every content delta is the reply so far, as some fronts re-emit it.
   const sent = new Map<number, string>();
+  const snapshotGateway = d('snapshot-deltas-gateway');
   const contentOf = (index: number, piece: string): string => {
-    if (!d('cumulative-deltas')) return piece;
+    if (!d('cumulative-deltas') && !snapshotGateway) return piece;
     // Stryker disable next-line LogicalOperator,StringLiteral: not reached, only the cumulative-deltas defect gets past the line above (its self-test fails EV-12)
     const so = (sent.get(index) ?? '') + piece;
     sent.set(index, so);
@@ -102,7 +103,9 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
       });
     }
     for (const c of plan.choices) {
-      steps.push(chunk([choice(c.index, {}, finishOf(c.finishReason))]));
+      // snapshot-deltas-gateway: a closing chunk, then the finish chunk, each with the whole reply again.
+      if (snapshotGateway) steps.push(chunk([choice(c.index, { content: c.text }, null)]));
+      steps.push(chunk([choice(c.index, snapshotGateway ? { content: c.text } : {}, finishOf(c.finishReason))]));
       if (d('stream-two-finish-reasons')) steps.push(chunk([choice(c.index, {}, finishOf(c.finishReason))]));
       if (d('stream-content-after-finish')) steps.push(chunk([choice(c.index, { content: ' Postscript.' }, null)]));
     }
