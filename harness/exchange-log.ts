@@ -15,6 +15,7 @@ import { errorSchemaProblems } from '../lib/spec/schema-validator.ts';
 import { echoedSecretLabels, redact, redactDeep } from '../lib/run/redact.ts';
 import { parseSse } from '../lib/http/sse-reader.ts';
 import { DeltaSnapshotWatch, type SnapshotFinding } from '../lib/spec/cumulative-deltas.ts';
+import { judgeSuccessBody, type SuccessJudgement } from '../lib/spec/rules/success-body.ts';
 
 /** The title of the test whose code is running (clause() sets it), for the run-wide checks' messages. */
 export const exchangeContext = new AsyncLocalStorage<string>();
@@ -54,6 +55,8 @@ export interface ExchangeSummary {
   contentDeltas?: number;
   /** The stream's deltas were cumulative snapshots (EV-12, lib/spec/cumulative-deltas.ts). */
   snapshots?: SnapshotFinding;
+  /** A 2xx to a chat, brain or models request: the clauses its body or stream was judged on (lib/spec/rules/success-body.ts). */
+  success?: SuccessJudgement[];
 }
 
 /** One exchange as either sender saw it: what the summary is made from. */
@@ -95,6 +98,15 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
   if (p.status !== undefined && p.status < 300 && (p.streamData || /^text\/event-stream/i.test(p.headers['content-type'] ?? ''))) {
     Object.assign(s, streamEvidence(p.streamData ?? sseData(text)));
   }
+  const isStream = /^text\/event-stream/i.test(p.headers['content-type'] ?? '');
+  const success = judgeSuccessBody({
+    method: p.method, path: pathOf(p.url), status: p.status, contentType: p.headers['content-type'], text, transportError: p.transportError,
+    ...(isStream ? { streamData: p.streamData ?? sseData(text) } : {}),
+  });
+  if (success) {
+    s.success = success;
+    if (success.some((j) => j.seen)) s.bodyExcerpt = redact(text.slice(0, 300));
+  }
   if (p.status !== undefined && p.status >= 400) {
     s.errorBodyProblems = errorBodyProblems(p.headers['content-type'], text, errorSchemaProblems);
     const f = errorObjectOf(parseJson(text));
@@ -103,6 +115,10 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
     s.bodyExcerpt = redact(text.slice(0, 300));
   }
   return s;
+}
+
+function pathOf(url: string): string {
+  try { return new URL(url).pathname; } catch { return url; }
 }
 
 /** The data payloads of an event stream's body text (the strict reader, lib/http/sse-reader.ts). */

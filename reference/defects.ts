@@ -202,6 +202,7 @@ const CATALOG = {
   'auth-401-code-numeric': { clauses: ['ERR-1'], description: '401 error bodies carry error.code as an integer (401); every other member, and every other error body, stays conformant.' },
   // --- issue 28: every success judged, varied requests, EV-6 after [DONE], EV-12 as gateways send it, AUTH-5's body ---
   'snapshot-deltas-gateway': { clauses: ['EV-12'], description: 'Content deltas are snapshots ("Timber", "Timber meadow", "Timber meadow foxtrot", ...), then a closing chunk and the finish chunk each repeat the whole reply, as a real LLM gateway streams.' },
+  'usage-data-after-done': { clauses: ['EV-6'], description: 'Streams asked for with stream_options.include_usage send the usage chunk again after data: [DONE]; other streams end cleanly.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;

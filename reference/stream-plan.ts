@@ -115,6 +115,8 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   if (d('stream-chunk-not-json')) steps.splice(Math.min(2, steps.length), 0, { kind: 'data', payload: 'hello' });
   if (!d('stream-no-done')) steps.push({ kind: 'data', payload: DONE });
   if (d('stream-data-after-done')) steps.push(chunk([choice(0, { content: ' Late.' }, null)]));
+  // usage-data-after-done: the usage chunk is sent again after [DONE] on include_usage streams.
+  if (d('usage-data-after-done') && withUsage) steps.push(chunk([], usageBody(ctx, plan)));
   if (d('stream-never-closes')) steps.push({ kind: 'hang' });
   if (d('stream-stalls')) {
     steps.splice(2);

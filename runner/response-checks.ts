@@ -11,6 +11,7 @@ import { emptyErrorMembers } from '../lib/spec/error-body.ts';
 import { reuseRetryEvidence } from '../lib/http/connection-reuse.ts';
 import { describeSnapshots } from '../lib/spec/cumulative-deltas.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
+import { SUCCESS_BODY_RULES } from '../lib/spec/rules/success-body.ts';
 
 /** What one exchange shows against its rule's clause. */
 export interface ResponseViolation {
@@ -98,6 +99,7 @@ export const RESPONSE_RULES: readonly ResponseRule[] = [
     check: (e) => (e.snapshots ? describeSnapshots(e.snapshots) : undefined),
     probed: true,
   },
+  ...SUCCESS_BODY_RULES,
 ];
 
 export const RULE_BY_CLAUSE: ReadonlyMap<ClauseId, ResponseRule> = new Map(RESPONSE_RULES.map((r) => [r.clause, r]));

@@ -143,4 +143,12 @@ describe('EV: chunks', () => {
     t.observe(`usage chunk ${last ? 'last before [DONE]' : 'not last'}: prompt ${u.prompt_tokens}, completion ${u.completion_tokens}, total ${u.total_tokens}`);
     t.use(ex);
   });
+
+  // EV-6 on the include_usage stream too: a server may send its usage chunk, or more, after [DONE].
+  clause('events/done-with-usage', 'EV-6', 'with stream_options.include_usage the stream still ends with [DONE] and nothing but the close follows', async (t) => {
+    const { ex, r } = await reading(t, withUsage);
+    t.check(r.doneIndex !== undefined, 'a data: [DONE] payload', `no [DONE] in ${r.payloads.length} payloads${ex.error ? ` (${ex.error.message})` : ''}`, ex);
+    t.check(r.afterDone.length === 0, 'nothing after [DONE]', () => `${r.afterDone.length} more events, first: ${r.afterDone[0]!.data.slice(0, 80)}`, ex);
+    t.check(ex.error?.kind !== 'never-closed', 'the response to close after [DONE]', ex.error?.message ?? '', ex);
+  });
 });
