@@ -21,6 +21,9 @@ interface Target {
   brain: boolean;
 }
 
+/** Plain replies sent under concurrency, per server (empty-200-under-concurrency). */
+const concurrentReplies = new WeakMap<object, number>();
+
 /** The overload defects misbehave on every 5th authenticated chat request. */
 // Stryker disable next-line BlockStatement: equivalent in the mutation run, only the overload-503-no-body and overload-500 defects read the count (their self-tests fail ERR-4, ERR-2)
 function countChatRequest(ctx: RequestContext): void {
@@ -140,6 +143,14 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
   await sleep(latency.jsonMs, ctx.signal);
   // Stryker disable next-line ConditionalExpression: equivalent, a response whose client is gone is not on the wire (sendBody skips a destroyed response); true was killed by BRAIN-1 (run of 2026-11-24) before this line was disabled
   if (ctx.aborted) return;
+  // empty-200-under-concurrency: an upstream that takes 25 ms, and every 20th plain reply
+  // sent while another request is in flight is a 200 with an empty body.
+  if (ctx.defect('empty-200-under-concurrency')) await sleep(25, ctx.signal);
+  if (ctx.defect('empty-200-under-concurrency') && ctx.state.counters.inFlight > 1) {
+    const n = (concurrentReplies.get(ctx.state) ?? 0) + 1;
+    concurrentReplies.set(ctx.state, n);
+    if (n % 20 === 0) return sendBody(ctx, 200, 'application/json', '');
+  }
   const body = completionBody(ctx, plan);
   if (ctx.defect('cc-json-as-text')) {
     await sendBody(ctx, 200, 'text/plain', JSON.stringify(body));

@@ -203,6 +203,7 @@ const CATALOG = {
   // --- issue 28: every success judged, varied requests, EV-6 after [DONE], EV-12 as gateways send it, AUTH-5's body ---
   'snapshot-deltas-gateway': { clauses: ['EV-12'], description: 'Content deltas are snapshots ("Timber", "Timber meadow", "Timber meadow foxtrot", ...), then a closing chunk and the finish chunk each repeat the whole reply, as a real LLM gateway streams.' },
   'usage-data-after-done': { clauses: ['EV-6'], description: 'Streams asked for with stream_options.include_usage send the usage chunk again after data: [DONE]; other streams end cleanly.' },
+  'empty-200-under-concurrency': { clauses: ['SVC-1'], description: 'Every 20th plain chat reply sent while another request is in flight is HTTP 200 with an empty body (Content-Length: 0), as a router in front of an upstream does under concurrent keep-alive traffic.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;
