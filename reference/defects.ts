@@ -204,6 +204,8 @@ const CATALOG = {
   'snapshot-deltas-gateway': { clauses: ['EV-12'], description: 'Content deltas are snapshots ("Timber", "Timber meadow", "Timber meadow foxtrot", ...), then a closing chunk and the finish chunk each repeat the whole reply, as a real LLM gateway streams.' },
   'usage-data-after-done': { clauses: ['EV-6'], description: 'Streams asked for with stream_options.include_usage send the usage chunk again after data: [DONE]; other streams end cleanly.' },
   'empty-200-under-concurrency': { clauses: ['SVC-1'], description: 'Every 20th plain chat reply sent while another request is in flight is HTTP 200 with an empty body (Content-Length: 0), as a router in front of an upstream does under concurrent keep-alive traffic.' },
+  'stream-401-plain-text': { clauses: ['AUTH-5'], description: 'Streaming requests with a missing or invalid key get 401 as text/plain "Unauthorized" (not an event stream, not JSON); plain requests get the JSON error body.' },
+  'scope-gates-models': { clauses: ['AUTH-7'], description: 'GET /models answers 403 to a key without brains:invoke (chat with a plain model still works).' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;
