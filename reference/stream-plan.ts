@@ -91,7 +91,8 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
     }
   } else {
     for (const c of plan.choices) steps.push(chunk([choice(c.index, roleDelta(), null)]));
-    const pieces = plan.choices.map((c) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(c.text, false)] : splitContent(c.text, ctx.variant('char-per-chunk'))));
+    const split = (text: string) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(text, false)] : splitContent(text, ctx.variant('char-per-chunk')));
+    const pieces = plan.choices.map((c) => (d('stream-utf8-split') ? split(c.text).flatMap(splitBytes) : split(c.text)));
     const longest = Math.max(0, ...pieces.map((p) => p.length));
     // Stryker disable next-line EqualityOperator: equivalent, a k past the longest reply finds no piece and sends nothing; k >= longest was killed by BRAIN-5 (run of 2026-11-24) before this line was disabled
     for (let k = 0; k < longest; k++) {
@@ -132,6 +133,17 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
  */
 // Stryker disable next-line StringLiteral,ArrayDeclaration: equivalent in the mutation run, only the repetitive-deltas variant sends it (its self-test runs it)
 const REPETITIVE_OPENING = ['ha', 'ha', 'ha', '', ' ', 'a', 'a', 'a', '', ' '];
+
+/**
+ * stream-utf8-split: a piece with a multi-byte character is cut inside it, by bytes, and
+ * each half decoded alone (both halves carry U+FFFD), as a byte-level detokenizer does.
+ */
+function splitBytes(piece: string): string[] {
+  const bytes = Buffer.from(piece, 'utf8');
+  const at = bytes.findIndex((b) => b >= 0x80);
+  if (at === -1) return [piece];
+  return [bytes.subarray(0, at + 1).toString('utf8'), bytes.subarray(at + 1).toString('utf8')];
+}
 
 /** Content pieces whose concatenation is the text: words (with their leading space) or characters. */
 export function splitContent(text: string, perChar: boolean): string[] {

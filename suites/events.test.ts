@@ -7,6 +7,7 @@ import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import { chat, chatBody, shared } from '../harness/target.ts';
 import { readStream } from '../harness/stream-judge.ts';
+import { NON_ASCII } from '../harness/varied-requests.ts';
 import { validate } from '../lib/spec/schema-validator.ts';
 import type { Exchange } from '../lib/http/http-client.ts';
 import { DeltaSnapshotWatch, describeSnapshots } from '../lib/spec/cumulative-deltas.ts';
@@ -25,6 +26,7 @@ function contentDeltas(chunks: Array<Record<string, unknown>>): number {
 
 const stream = shared(() => chat(chatBody({ stream: true })));
 const withUsage = shared(() => chat(chatBody({ stream: true, stream_options: { include_usage: true } })));
+const nonAscii = shared(() => chat(chatBody({ stream: true, messages: NON_ASCII })));
 
 /** The stream, read; refuses to judge chunks when there is no stream at all (EV-1 says why). */
 async function reading(t: ClauseContext, source: () => Promise<Exchange> = stream) {
@@ -150,5 +152,15 @@ describe('EV: chunks', () => {
     t.check(r.doneIndex !== undefined, 'a data: [DONE] payload', `no [DONE] in ${r.payloads.length} payloads${ex.error ? ` (${ex.error.message})` : ''}`, ex);
     t.check(r.afterDone.length === 0, 'nothing after [DONE]', () => `${r.afterDone.length} more events, first: ${r.afterDone[0]!.data.slice(0, 80)}`, ex);
     t.check(ex.error?.kind !== 'never-closed', 'the response to close after [DONE]', ex.error?.message ?? '', ex);
+  });
+
+  // The reply to text beyond ASCII arrives whole: a server that cuts a multi-byte character
+  // across two chunks by bytes (each half decoded alone) hands every client U+FFFD.
+  clause('events/non-ascii', 'EV-4', 'a request in non-ASCII text streams a non-empty reply whose characters arrive whole (no U+FFFD)', async (t) => {
+    const { ex, r } = await reading(t, nonAscii);
+    const content = r.content.get(0) ?? '';
+    t.check(content.length > 0, 'non-empty content', `"" from ${r.chunks.length} chunks`, ex);
+    const at = content.indexOf('\uFFFD');
+    t.check(at === -1, 'every character whole (no U+FFFD replacement character; the request had none)', () => `U+FFFD at character ${at}: ${JSON.stringify(content.slice(Math.max(0, at - 20), at + 20))}`, ex);
   });
 });
