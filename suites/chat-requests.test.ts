@@ -188,6 +188,8 @@ describe('CHAT: requests as varied as real clients send', () => {
         const own = http.newDispatcher();
         let ex;
         try { ex = await chat({ ...make(), ...(stream ? { stream } : {}) }, keys.main, { connection: own }); } finally { await own.destroy().catch(() => {}); }
+        // Our deadline ran out while the body was sent or read: slow, not dropped (no verdict either way).
+        if (ex.error && /^timeout-/.test(ex.error.kind)) t.inconclusive(`no whole answer within TIMEOUT_MS to ${what}: ${ex.error.message}`);
         t.responded(ex);
         if (ex.status! >= 400) { t.errorBody(ex); t.note(`refused with HTTP ${ex.status}`); return; }
         t.check(ex.status! >= 200 && ex.status! < 300, 'a served reply (2xx) or an error body', `HTTP ${ex.status}`, ex);
