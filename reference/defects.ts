@@ -208,7 +208,7 @@ const CATALOG = {
   'scope-gates-models': { clauses: ['AUTH-7'], description: 'GET /models answers 403 to a key without brains:invoke (chat with a plain model still works).' },
   'content-length-chars': { clauses: ['CHAT-1', 'SVC-1'], description: 'Replies quote the request\'s non-ASCII words (as a model answers in kind), and Content-Length counts characters instead of bytes: every non-ASCII reply arrives cut.' },
   'stream-utf8-split': { clauses: ['EV-4'], description: 'Streamed replies quote the request\'s non-ASCII words, each cut by bytes inside its first multi-byte character across two deltas, each half decoded alone (U+FFFD in the reply).' },
-  'chunked-body-refused': { clauses: ['CHAT-1'], description: 'A request body sent with Transfer-Encoding: chunked (no Content-Length) is refused with 411 Length Required (RFC 9112 §6.1 requires a server to accept it).' },
+  'chunked-body-refused': { clauses: ['CHAT-1', 'SVC-5'], description: 'A request body sent with Transfer-Encoding: chunked (no Content-Length) is refused with 411 Length Required (RFC 9112 §6.1 requires a server to accept it).' },
   'oversize-drops-connection': { clauses: ['ERR-1'], description: 'A request body above the 1 MiB limit gets no answer: the connection is dropped.' },
 } satisfies Record<string, DefectInfo>;
 
