@@ -44,6 +44,7 @@ function finishReasonFor(ctx: RequestContext, truncated: boolean): string {
  * words gets up to eight of them back after the reply, as a model answers in the user's language.
  */
 function inKind(ctx: RequestContext, messages: unknown[], reply: string): string {
+  // Stryker disable next-line all: legal, the reply's text is not shown (reply-in-kind quotes the request; the content-length-chars and stream-utf8-split defects need a non-ASCII reply, their self-tests fail CHAT-1 and EV-4)
   if (!ctx.variant('reply-in-kind') && !ctx.defect('content-length-chars') && !ctx.defect('stream-utf8-split')) return reply;
   const words = messages.flatMap((m) => contentText((m as { content?: unknown } | null)?.content).split(/\s+/)).filter((w) => /[^\x00-\x7f]/.test(w));
   return words.length ? `${reply} ${words.slice(0, 8).join(' ')}` : reply;

@@ -112,7 +112,9 @@ export class RequestContext {
 
   /** The largest request body served: 1 MiB; the body-limit variants move it (both legal). */
   maxBodyBytes(): number {
+    // Stryker disable next-line all: legal, a body limit is not shown (the large-bodies-served and body-limit-128k variants move it)
     if (this.variant('large-bodies-served')) return 64 * 1024 * 1024;
+    // Stryker disable next-line all: legal, a body limit is not shown (the large-bodies-served and body-limit-128k variants move it)
     if (this.variant('body-limit-128k')) return 128 * 1024;
     return MAX_BODY_BYTES;
   }
@@ -121,6 +123,7 @@ export class RequestContext {
   body(): Promise<Buffer> {
     this.bodyPromise ??= new Promise<Buffer>((resolve, reject) => {
       // chunked-body-refused: a body sent with chunked transfer coding (RFC 9112 §6.1 requires accepting it) is refused.
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,Regex,StringLiteral: not reached, only the chunked-body-refused defect refuses a chunked body (its self-test fails CHAT-1, SVC-5)
       if (this.defect('chunked-body-refused') && /chunked/i.test(String(this.req.headers['transfer-encoding'] ?? ''))) {
         this.req.resume();
         reject(new ApiError(411, 'invalid_request_error', 'length_required', 'A Content-Length header is required.'));
@@ -137,6 +140,7 @@ export class RequestContext {
           done = true;
           this.req.off('data', onData);
           // oversize-drops-connection: the connection is dropped without an answer.
+          // Stryker disable next-line all: not reached, only the oversize-drops-connection defect drops the connection (its self-test fails ERR-1)
           if (this.defect('oversize-drops-connection')) {
             this.req.socket.destroy();
             reject(new ClientGone());
@@ -239,6 +243,7 @@ export async function sendBody(
     return finished(ctx);
   }
   // content-length-chars: Content-Length counts the characters (UTF-16 units), not the bytes.
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: not reached, only the content-length-chars defect miscounts (its self-test fails CHAT-1, SVC-1)
   h['Content-Length'] = String(ctx.defect('content-length-chars') && typeof body === 'string' && !h['Content-Encoding'] ? body.length : payload.length);
   res.writeHead(status, h);
   res.end(payload);

