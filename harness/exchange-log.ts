@@ -16,6 +16,7 @@ import { echoedSecretLabels, redact, redactDeep } from '../lib/run/redact.ts';
 import { parseSse } from '../lib/http/sse-reader.ts';
 import { DeltaSnapshotWatch, type SnapshotFinding } from '../lib/spec/cumulative-deltas.ts';
 import { judgeSuccessBody, type SuccessJudgement } from '../lib/spec/rules/success-body.ts';
+import { ANSWER_BYTES as PREFLIGHT_ANSWER_BYTES } from '../lib/http/preflight.ts';
 
 /** The title of the test whose code is running (clause() sets it), for the run-wide checks' messages. */
 export const exchangeContext = new AsyncLocalStorage<string>();
@@ -99,8 +100,11 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
     Object.assign(s, streamEvidence(p.streamData ?? sseData(text)));
   }
   const isStream = /^text\/event-stream/i.test(p.headers['content-type'] ?? '');
+  // The preflight reads only the start of its answer: a body that long is cut by us, no evidence.
+  const cutByPreflight = p.source === 'preflight' && Buffer.byteLength(text, 'utf8') >= PREFLIGHT_ANSWER_BYTES - 4;
   const success = judgeSuccessBody({
-    method: p.method, path: pathOf(p.url), status: p.status, contentType: p.headers['content-type'], text, transportError: p.transportError,
+    method: p.method, path: pathOf(p.url), status: p.status, contentType: p.headers['content-type'], text,
+    transportError: cutByPreflight ? `the preflight read only its first ${PREFLIGHT_ANSWER_BYTES} bytes (our cap exceeded)` : p.transportError,
     ...(isStream ? { streamData: p.streamData ?? sseData(text) } : {}),
   });
   if (success) {

@@ -51,6 +51,15 @@ describe('the table of per-response rules', () => {
     'EV-6': wireStream(`${sse(['Hello', ' world'])}data: {"late": true}\n\n`),
   };
 
+  it('a success without its body breaks SVC-1/2/3 or EV-6 wherever seen; the preflight\'s own 64 KiB cut is no evidence', () => {
+    const models = (text: string) => summariseParts({ source: 'preflight', method: 'GET', url: `${BASE}/models`, status: 200, headers: { 'content-type': 'application/json' }, text, curl: 'curl ...' });
+    expect(checkResponse(models(''))).toMatchObject([{ clause: 'SVC-2', seen: 'HTTP 200 with an empty body' }]);
+    expect(models(`{"object": "list", "data": [${'{"id": "m"},'.repeat(7000)}`).success).toBeUndefined();
+    expect(checkResponse(wireStream(sse(['Hello'])))).toEqual([]);
+    expect(checkResponse(breaking['SVC-1']!)[0]!.seen).toBe('HTTP 200 with an empty body');
+    expect(breaking['SVC-1']!.bodyExcerpt).toBe('');
+  });
+
   it('lists each rule with its clause once, and every rule has an exchange that breaks it alone', () => {
     expect(RESPONSE_RULES.map((r) => r.clause)).toEqual(['ERR-1', 'ERR-2', 'ERR-3', 'ERR-4', 'AUTH-9', 'SVC-8', 'EV-12', 'SVC-1', 'SVC-3', 'SVC-2', 'EV-6']);
     for (const rule of RESPONSE_RULES) {
