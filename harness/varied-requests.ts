@@ -6,7 +6,8 @@ import { chatBody } from './target.ts';
 export const NON_ASCII_TEXT = 'Grüße aus Köln, naïve café. 日本語で答えてください 中文 한국어 🙂👍🏽👨‍👩‍👧 שלום עולם مرحبا بالعالم e\u0301 n\u0303 a\u030a';
 export const NON_ASCII = [{ role: 'user', content: NON_ASCII_TEXT }];
 
-export const NEAR_LIMIT_KIB = 256;
+/** A long conversation (about 30 000 tokens), not a sensible limit's size: a paid API bills every byte. */
+export const NEAR_LIMIT_KIB = 128;
 /** 8 times the common 1 MiB default of proxies and frameworks; small enough to send within TIMEOUT_MS on a loaded machine. */
 export const OVERSIZE_MIB = 8;
 /** A long conversation: alternating turns of ~8 KiB prose until NEAR_LIMIT_KIB. */

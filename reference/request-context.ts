@@ -112,10 +112,10 @@ export class RequestContext {
 
   /** The largest request body served: 1 MiB; the body-limit variants move it (both legal). */
   maxBodyBytes(): number {
-    // Stryker disable next-line all: legal, a body limit is not shown (the large-bodies-served and body-limit-128k variants move it)
+    // Stryker disable next-line all: legal, a body limit is not shown (the large-bodies-served and body-limit-64k variants move it)
     if (this.variant('large-bodies-served')) return 64 * 1024 * 1024;
-    // Stryker disable next-line all: legal, a body limit is not shown (the large-bodies-served and body-limit-128k variants move it)
-    if (this.variant('body-limit-128k')) return 128 * 1024;
+    // Stryker disable next-line all: legal, a body limit is not shown (the large-bodies-served and body-limit-64k variants move it)
+    if (this.variant('body-limit-64k')) return 64 * 1024;
     return MAX_BODY_BYTES;
   }
 

@@ -87,7 +87,7 @@ const CATALOG = {
   // --- issue 28: requests as varied as real clients send ---
   'reply-in-kind': { description: 'A request holding non-ASCII words gets up to eight of them back after the reply (multi-byte UTF-8, emoji, CJK, right-to-left, combining marks), as a model answers in the user\'s language.' },
   'large-bodies-served': { description: 'Request bodies up to 64 MiB are served (a body limit is not shown): the oversize probe gets a served reply.' },
-  'body-limit-128k': { description: 'Request bodies above 128 KiB are refused with 413 and an error body: the near-limit conversation is refused, as a server with a tighter limit may.' },
+  'body-limit-64k': { description: 'Request bodies above 64 KiB are refused with 413 and an error body: the near-limit conversation is refused, as a server with a tighter limit may.' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;
