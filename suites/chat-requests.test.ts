@@ -179,7 +179,7 @@ describe('CHAT: requests as varied as real clients send', () => {
   // connection, never an HTML page.
   const sized: Array<[string, string, () => Record<string, unknown>]> = [
     ['near-limit', `a conversation of ${NEAR_LIMIT_KIB} KiB (as long ones reach)`, nearLimitBody],
-    ['oversize', `a request body of ${OVERSIZE_MIB} MiB (far past any sensible limit)`, oversizeBody],
+    ['oversize', `a request body of ${OVERSIZE_MIB} MiB (past the 1 MiB limits common in proxies and frameworks)`, oversizeBody],
   ];
   for (const [slug, what, make] of sized) {
     for (const stream of [false, true]) {
