@@ -17,6 +17,8 @@ import { echoedSecretLabels, redact, redactDeep } from '../lib/run/redact.ts';
 import { parseSse } from '../lib/http/sse-reader.ts';
 import { DeltaSnapshotWatch } from '../lib/spec/cumulative-deltas.ts';
 import { contentDeltaCount } from '../lib/spec/rules/stream-rules.ts';
+import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
+import { ANSWER_BYTES as PREFLIGHT_ANSWER_BYTES } from '../lib/http/preflight.ts';
 
 /** The title of the test whose code is running (clause() sets it), for the run-wide checks' messages. */
 export const exchangeContext = new AsyncLocalStorage<string>();
@@ -62,6 +64,18 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
   if (p.status !== undefined && p.status < 300 && (p.streamData || /^text\/event-stream/i.test(p.headers['content-type'] ?? ''))) {
     Object.assign(s, streamEvidence(p.streamData ?? sseData(text)));
   }
+  const isStream = /^text\/event-stream/i.test(p.headers['content-type'] ?? '');
+  // The preflight reads only the start of its answer: a body that long is cut by us, no evidence.
+  const cutByPreflight = p.source === 'preflight' && Buffer.byteLength(text, 'utf8') >= PREFLIGHT_ANSWER_BYTES - 4;
+  const success = judgeSuccessBody({
+    method: p.method, path: pathOf(p.url), status: p.status, contentType: p.headers['content-type'], text,
+    transportError: cutByPreflight ? `the preflight read only its first ${PREFLIGHT_ANSWER_BYTES} bytes (our cap exceeded)` : p.transportError,
+    ...(isStream ? { streamData: p.streamData ?? sseData(text) } : {}),
+  });
+  if (success) {
+    s.success = success;
+    if (success.some((j) => j.seen)) s.bodyExcerpt = redact(text.slice(0, 300));
+  }
   if (p.status !== undefined && p.status >= 400) {
     s.errorBodyProblems = errorBodyProblems(p.headers['content-type'], text, errorSchemaProblems);
     const f = errorObjectOf(parseJson(text));
@@ -70,6 +84,10 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
     s.bodyExcerpt = redact(text.slice(0, 300));
   }
   return s;
+}
+
+function pathOf(url: string): string {
+  try { return new URL(url).pathname; } catch { return url; }
 }
 
 /** The data payloads of an event stream's body text (the strict reader, lib/http/sse-reader.ts). */

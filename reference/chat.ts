@@ -22,6 +22,9 @@ interface Target {
   brain: boolean;
 }
 
+/** Plain replies sent under concurrency, per server (empty-200-under-concurrency). */
+const concurrentReplies = new WeakMap<object, number>();
+
 /** The overload defects misbehave on every 5th authenticated chat request. */
 // Stryker disable next-line BlockStatement: [overload] overload count
 function countChatRequest(ctx: RequestContext): void {
@@ -148,6 +151,16 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
   else await sleep(latency.jsonMs, ctx.signal);
   // Stryker disable next-line ConditionalExpression: [equiv] client gone; killed: BRAIN-1
   if (ctx.aborted) return;
+  // empty-200-under-concurrency: an upstream that takes 25 ms, and every 20th plain reply
+  // sent while another request is in flight is a 200 with an empty body.
+  // Stryker disable next-line all: [unreached] empty-200-under-concurrency SVC-1
+  if (ctx.defect('empty-200-under-concurrency')) await sleep(25, ctx.signal);
+  // Stryker disable next-line all: [unreached] empty-200-under-concurrency SVC-1
+  if (ctx.defect('empty-200-under-concurrency') && ctx.state.counters.inFlight > 1) {
+    const n = (concurrentReplies.get(ctx.state) ?? 0) + 1;
+    concurrentReplies.set(ctx.state, n);
+    if (n % 20 === 0) return sendBody(ctx, 200, 'application/json', '');
+  }
   const body = completionBody(ctx, plan);
   if (ctx.defect('cc-json-as-text')) {
     await sendBody(ctx, 200, 'text/plain', JSON.stringify(body));

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestContext } from './request-context.ts';
 import type { ChatRequest } from './chat-request.ts';
-import { countWords, generateReply, promptTokens, truncateWords } from './generate.ts';
+import { contentText, countWords, generateReply, promptTokens, truncateWords } from './generate.ts';
 import { enginePromptTokens, engineReplyTokens } from './engine-reply.ts';
 
 export interface PlannedChoice {
@@ -42,6 +42,17 @@ function finishReasonFor(ctx: RequestContext, truncated: boolean): string {
   return ctx.defect('ch-finish-nonstandard') ? 'max_tokens' : 'length';
 }
 
+/**
+ * reply-in-kind (and the defects that need a non-ASCII reply): a request holding non-ASCII
+ * words gets up to eight of them back after the reply, as a model answers in the user's language.
+ */
+function inKind(ctx: RequestContext, messages: unknown[], reply: string): string {
+  // Stryker disable next-line all: [reply] RES-MSG-1 EV-4
+  if (!ctx.variant('reply-in-kind') && !ctx.defect('content-length-chars') && !ctx.defect('stream-utf8-split')) return reply;
+  const words = messages.flatMap((m) => contentText((m as { content?: unknown } | null)?.content).split(/\s+/)).filter((w) => /[^\x00-\x7f]/.test(w));
+  return words.length ? `${reply} ${words.slice(0, 8).join(' ')}` : reply;
+}
+
 export function planReply(ctx: RequestContext, req: ChatRequest, model: string): ReplyPlan {
   const choices: PlannedChoice[] = [];
   let completion = 0;
@@ -56,7 +67,7 @@ export function planReply(ctx: RequestContext, req: ChatRequest, model: string):
       continue;
     }
     // Stryker restore all
-    const full = generateReply(req.messages, ctx.state.opts.replyWords, i);
+    const full = inKind(ctx, req.messages, generateReply(req.messages, ctx.state.opts.replyWords, i));
     // capped-empty-reply: a capped request spends its budget before any visible text.
     const { text, truncated } = ctx.variant('capped-empty-reply') && req.maxTokens !== undefined ? { text: '', truncated: true } : truncateWords(full, req.maxTokens);
     completion += countWords(text);

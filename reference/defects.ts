@@ -193,7 +193,7 @@ const CATALOG = {
   'fuzz-many-messages-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'More than 32 messages are answered 500.' },
   'fuzz-content-parts-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'Content given as an array of parts is answered 500.' },
   'fuzz-brain-tool-role-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'On POST /brains/{id}/chat, a message with role "tool" is answered 500.' },
-  'fuzz-rtl-stream-no-done': { clauses: ['EV-6'], foundBy: 'fuzz', description: 'Streams whose request holds right-to-left text (Hebrew, Arabic, U+202E, U+200F) end without data: [DONE].' },
+  'fuzz-rtl-stream-no-done': { clauses: ['EV-6'], description: 'Streams whose request holds right-to-left text (Hebrew, Arabic, U+202E, U+200F) end without data: [DONE].' },
   'fuzz-messages-400-no-body': { clauses: ['CHAT-3', 'ERR-1'], foundBy: 'fuzz', description: 'messages given as a number, boolean or null is refused 400 with an empty body.' },
   'fuzz-model-bool-accepted': { clauses: ['CHAT-2'], foundBy: 'fuzz', description: 'model given as a boolean, null, an array or an object is served with svc-auto.' },
   'fuzz-later-content-accepted': { clauses: ['CHAT-4'], foundBy: 'fuzz', description: 'Content of an invalid type is accepted in any message but the first.' },
@@ -204,6 +204,16 @@ const CATALOG = {
   // --- error bodies real gateways send, that every client library still raises its typed error on (the client cells judge the client) ---
   'errors-4xx-plain-text': { clauses: ['AUTH-1', 'CHAT-2', 'ERR-1'], description: '401 and 400 answers are text/plain: "Unauthorized" and the error\'s message as text (the status stays right).' },
   'errors-4xx-string-error': { clauses: ['AUTH-1', 'CHAT-2', 'ERR-1'], description: '401 and 400 bodies are {"error": "<message>"} as application/json: a string, not an error object (the status stays right).' },
+  // --- every success judged, varied requests, EV-6 after [DONE], EV-12 as gateways send it, AUTH-5's body ---
+  'snapshot-deltas-gateway': { clauses: ['EV-12'], description: 'Content deltas are snapshots ("Timber", "Timber meadow", "Timber meadow foxtrot", ...), then a closing chunk and the finish chunk each repeat the whole reply, as a real LLM gateway streams.' },
+  'usage-data-after-done': { clauses: ['EV-6'], description: 'Streams asked for with stream_options.include_usage send the usage chunk again after data: [DONE]; other streams end cleanly.' },
+  'empty-200-under-concurrency': { clauses: ['SVC-1'], description: 'Every 20th plain chat reply sent while another request is in flight is HTTP 200 with an empty body (Content-Length: 0), as a router in front of an upstream does under concurrent keep-alive traffic.' },
+  'stream-401-plain-text': { clauses: ['AUTH-5'], description: 'Streaming requests with a missing or invalid key get 401 as text/plain "Unauthorized" (not an event stream, not JSON); plain requests get the JSON error body.' },
+  'scope-gates-models': { clauses: ['AUTH-7'], description: 'GET /models answers 403 to a key without brains:invoke (chat with a plain model still works).' },
+  'content-length-chars': { clauses: ['CHAT-1', 'SVC-1'], description: 'Replies quote the request\'s non-ASCII words (as a model answers in kind), and Content-Length counts characters instead of bytes: every non-ASCII reply arrives cut.' },
+  'stream-utf8-split': { clauses: ['EV-4'], description: 'Streamed replies quote the request\'s non-ASCII words, each cut by bytes inside its first multi-byte character across two deltas, each half decoded alone (U+FFFD in the reply).' },
+  'chunked-body-refused': { clauses: ['CHAT-1', 'SVC-5'], description: 'A request body sent with Transfer-Encoding: chunked (no Content-Length) is refused with 411 Length Required (RFC 9112 §6.1 requires a server to accept it).' },
+  'oversize-drops-connection': { clauses: ['ERR-1'], description: 'A request body above the 1 MiB limit gets no answer: the connection is dropped.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;

@@ -1,6 +1,7 @@
 // GET /models (OpenAI's list shape) and GET /models/{id}, with the model-list defects.
 import { sendBody, sendJson, type RequestContext } from './request-context.ts';
-import { notFound } from './errors.ts';
+import { forbidden, notFound } from './errors.ts';
+import { SCOPE_BRAINS_INVOKE } from './keys.ts';
 
 export const SERVICE_MODELS = ['svc-auto', 'svc'] as const;
 /** resolved-model: what the svc-auto alias resolves to. */
@@ -30,6 +31,9 @@ export function listedModels(ctx: RequestContext): string[] {
 
 export async function handleListModels(ctx: RequestContext): Promise<void> {
   if (ctx.defect('models-404')) throw notFound('Unknown path /models.', 'not_found');
+  // scope-gates-models: the brains:invoke scope wrongly gates the model list too.
+  // Stryker disable next-line all: [unreached] scope-gates-models AUTH-7
+  if (ctx.defect('scope-gates-models') && !ctx.key?.scopes.has(SCOPE_BRAINS_INVOKE)) throw forbidden(`This API key lacks the scope ${SCOPE_BRAINS_INVOKE}.`);
   const data = listedModels(ctx).map((id) => entry(ctx, id));
   let body: unknown;
   if (ctx.defect('models-bare-array')) body = data;

@@ -110,9 +110,25 @@ export class RequestContext {
 
   // Stryker restore all
 
-  /** Reads the whole body once (memoised), refusing more than 1 MiB with 413. */
+  /** The largest request body served: 1 MiB; the body-limit variants move it (both legal). */
+  maxBodyBytes(): number {
+    // Stryker disable next-line all: [not-sent] socket buffer
+    if (this.variant('large-bodies-served')) return 64 * 1024 * 1024;
+    // Stryker disable next-line all: [not-sent] socket buffer
+    if (this.variant('body-limit-64k')) return 64 * 1024;
+    return MAX_BODY_BYTES;
+  }
+
+  /** Reads the whole body once (memoised), refusing more than maxBodyBytes() with 413. */
   body(): Promise<Buffer> {
     this.bodyPromise ??= new Promise<Buffer>((resolve, reject) => {
+      // chunked-body-refused: a body sent with chunked transfer coding (RFC 9112 §6.1 requires accepting it) is refused.
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,Regex,StringLiteral: [unreached] chunked-body-refused CHAT-1
+      if (this.defect('chunked-body-refused') && /chunked/i.test(String(this.req.headers['transfer-encoding'] ?? ''))) {
+        this.req.resume();
+        reject(new ApiError(411, 'invalid_request_error', 'length_required', 'A Content-Length header is required.'));
+        return;
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       let done = false;
@@ -120,13 +136,24 @@ export class RequestContext {
         // Stryker disable next-line AssignmentOperator: [not-sent] 1 MiB
         size += chunk.length;
         // Stryker disable all: [not-sent] 1 MiB
-        if (size > MAX_BODY_BYTES) {
+        if (size > this.maxBodyBytes()) {
           done = true;
           this.req.off('data', onData);
-          // Drain the rest without keeping it, and close the connection after the 413.
+          // oversize-drops-connection: the connection is dropped without an answer.
+          // Stryker disable next-line all: [gate] oversize-drops-connection ERR-1
+          if (this.defect('oversize-drops-connection')) {
+            this.req.socket.destroy();
+            reject(new ClientGone());
+            return;
+          }
+          // Drain the rest without keeping it and answer once it has all arrived (closing on a
+          // client still sending would reset the connection under the 413, RFC 9112 §9.6).
+          const limit = this.maxBodyBytes();
+          this.req.once('end', () => {
+            this.res.setHeader('Connection', 'close');
+            reject(new ApiError(413, 'invalid_request_error', 'request_too_large', `Request body exceeds the limit of ${limit} bytes.`));
+          });
           this.req.resume();
-          this.res.setHeader('Connection', 'close');
-          reject(new ApiError(413, 'invalid_request_error', 'request_too_large', `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes.`));
           return;
         }
         // Stryker restore all
@@ -215,7 +242,9 @@ export async function sendBody(
     res.end();
     return finished(ctx);
   }
-  h['Content-Length'] = String(payload.length);
+  // content-length-chars: Content-Length counts the characters (UTF-16 units), not the bytes.
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: [unreached] content-length-chars CHAT-1
+  h['Content-Length'] = String(ctx.defect('content-length-chars') && typeof body === 'string' && !h['Content-Encoding'] ? body.length : payload.length);
   res.writeHead(status, h);
   res.end(payload);
   return finished(ctx);

@@ -154,6 +154,9 @@ async function handle(ctx: RequestContext): Promise<void> {
   const auth = authenticate(ctx, streaming);
   if (!auth.ok) {
     if (ctx.defect('auth-401-as-event-stream') && (await asksForStream(ctx, match))) auth.error.withForm('sse');
+    // stream-401-plain-text: the streaming path refuses with a text/plain "Unauthorized".
+    // Stryker disable next-line all: [unreached] stream-401-plain-text AUTH-5
+    if (ctx.defect('stream-401-plain-text') && (await asksForStream(ctx, match))) auth.error.withForm('text');
     throw auth.error;
   }
   ctx.key = auth.key;

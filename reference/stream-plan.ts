@@ -74,8 +74,9 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   };
   // cumulative-deltas: every content delta is the reply so far, as some fronts re-emit it.
   const sent = new Map<number, string>();
+  const snapshotGateway = d('snapshot-deltas-gateway');
   const contentOf = (index: number, piece: string): string => {
-    if (!d('cumulative-deltas')) return piece;
+    if (!d('cumulative-deltas') && !snapshotGateway) return piece;
     // Stryker disable next-line LogicalOperator,StringLiteral: [gate] cumulative-deltas EV-12
     const so = (sent.get(index) ?? '') + piece;
     sent.set(index, so);
@@ -90,8 +91,10 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
     }
   } else {
     for (const c of plan.choices) steps.push(chunk([choice(c.index, roleDelta(), null)]));
+    const split = (text: string) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(text, false)] : splitContent(text, ctx.variant('char-per-chunk')));
     // The engine model plans its pieces (tokens); otherwise the text is cut into words.
-    const pieces = plan.choices.map((c) => (ctx.variant('repetitive-deltas') ? [...REPETITIVE_OPENING, ...splitContent(c.text, false)] : c.pieces ?? splitContent(c.text, ctx.variant('char-per-chunk'))));
+    // Stryker disable next-line ConditionalExpression: [gate] stream-utf8-split EV-4
+    const pieces = plan.choices.map((c) => (c.pieces ?? (d('stream-utf8-split') ? split(c.text).flatMap(splitBytes) : split(c.text))));
     const longest = Math.max(0, ...pieces.map((p) => p.length));
     // Stryker disable next-line EqualityOperator: [equiv] past reply; killed: BRAIN-5
     for (let k = 0; k < longest; k++) {
@@ -103,7 +106,11 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
       });
     }
     for (const c of plan.choices) {
-      steps.push(chunk([choice(c.index, {}, finishOf(c.finishReason))]));
+      // snapshot-deltas-gateway: a closing chunk, then the finish chunk, each with the whole reply again.
+      // Stryker disable next-line all: [unreached] snapshot-deltas-gateway EV-12
+      if (snapshotGateway) steps.push(chunk([choice(c.index, { content: c.text }, null)]));
+      // Stryker disable next-line ConditionalExpression: [unreached] snapshot-deltas-gateway EV-12
+      steps.push(chunk([choice(c.index, snapshotGateway ? { content: c.text } : {}, finishOf(c.finishReason))]));
       if (d('stream-two-finish-reasons')) steps.push(chunk([choice(c.index, {}, finishOf(c.finishReason))]));
       if (d('stream-content-after-finish')) steps.push(chunk([choice(c.index, { content: ' Postscript.' }, null)]));
     }
@@ -113,6 +120,9 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   if (d('stream-chunk-not-json')) steps.splice(Math.min(2, steps.length), 0, { kind: 'data', payload: 'hello' });
   if (!d('stream-no-done')) steps.push({ kind: 'data', payload: DONE });
   if (d('stream-data-after-done')) steps.push(chunk([choice(0, { content: ' Late.' }, null)]));
+  // usage-data-after-done: the usage chunk is sent again after [DONE] on include_usage streams.
+  // Stryker disable next-line all: [gate] usage-data-after-done EV-6
+  if (d('usage-data-after-done') && withUsage) steps.push(chunk([], usageBody(ctx, plan)));
   if (d('stream-never-closes')) steps.push({ kind: 'hang' });
   if (d('stream-stalls')) {
     steps.splice(2);
@@ -128,6 +138,17 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
  */
 // Stryker disable next-line StringLiteral,ArrayDeclaration: [gate] repetitive-deltas
 const REPETITIVE_OPENING = ['ha', 'ha', 'ha', '', ' ', 'a', 'a', 'a', '', ' '];
+
+/**
+ * stream-utf8-split: a piece with a multi-byte character is cut inside it, by bytes, and
+ * each half decoded alone (both halves carry U+FFFD), as a byte-level detokenizer does.
+ */
+function splitBytes(piece: string): string[] {
+  const bytes = Buffer.from(piece, 'utf8');
+  const at = bytes.findIndex((b) => b >= 0x80);
+  if (at === -1) return [piece];
+  return [bytes.subarray(0, at + 1).toString('utf8'), bytes.subarray(at + 1).toString('utf8')];
+}
 
 /** Content pieces whose concatenation is the text: words (with their leading space) or characters. */
 export function splitContent(text: string, perChar: boolean): string[] {

@@ -1,9 +1,10 @@
 // AUTH: keys and scopes (spec: Authentication).
 import { describe } from 'vitest';
-import { clause, type ClauseContext } from '../harness/clause-test.ts';
+import { clause, idPart, type ClauseContext } from '../harness/clause-test.ts';
 import type { AuthSpec, Exchange, RequestSpec } from '../lib/http/http-client.ts';
 import { nearMissKeys } from '../lib/run/redact.ts';
-import { brainChat, brainId, chat, chatBody, config, keys, send, shared, unlessStreamsFail, UNKNOWN_BRAIN, HELLO } from '../harness/target.ts';
+import { errorBodyProblems, errorObjectOf } from '../lib/spec/error-body.ts';
+import { brainChat, brainId, chat, chatBody, config, keys, listModels, models, send, shared, unlessStreamsFail, UNKNOWN_BRAIN, HELLO } from '../harness/target.ts';
 
 /** The three endpoints of the spec; the brain route works with any uuid because auth comes first. */
 const endpoints = (auth: AuthSpec): Array<[string, RequestSpec]> => [
@@ -161,6 +162,26 @@ describe('AUTH: the brains:invoke scope', () => {
     if (t.stream) await unlessStreamsFail(t, ex, [403]);
     t.check(ex.status !== 403, 'not 403', `HTTP 403`, ex);
   }, { stream: 'twin' });
+
+  // Every endpoint the limited key may use, tried with it: the scope gates brains only.
+  clause('auth/limited-key-models', 'AUTH-7', 'a key without brains:invoke still gets 200 on GET /models', async (t) => {
+    const ex = await send({ method: 'GET', path: '/models', auth: limited(t) });
+    t.responded(ex);
+    // A model list that fails for the main key too is SVC-2's failure, not the scope's.
+    if (ex.status !== 200) {
+      const main = await listModels();
+      if (main.status !== 200) t.inconclusive(`GET /models fails for the main key too (HTTP ${main.status ?? 'no answer'}): SVC-2 judges that, not AUTH-7`);
+    }
+    t.status(ex, 200);
+  }, { stream: NO_BODY });
+  // Every service model the limited key may use (the first is the probe above).
+  for (const model of models.slice(1)) {
+    clause(`auth/limited-key-plain-model/${idPart(model)}`, 'AUTH-7', `a key without brains:invoke still gets 200 for service model ${model}`, async (t) => {
+      const ex = await chat(chatBody({ model, ...(t.stream ? { stream: true } : {}) }), limited(t));
+      if (t.stream) await unlessStreamsFail(t, ex, [403]);
+      t.status(ex, 200);
+    }, { stream: 'twin' });
+  }
 });
 
 describe('AUTH: missing, unknown and malformed keys on the streaming path (stream: true)', () => {
@@ -173,8 +194,11 @@ describe('AUTH: missing, unknown and malformed keys on the streaming path (strea
       if (refused.length === 0) t.inconclusive(`none of the ${all.length} streaming probes on ${name} was answered 401`);
       for (const [what, ex] of refused) {
         t.check(ex.mediaType !== 'text/event-stream', `${what}: a JSON 401, not text/event-stream`, `Content-Type ${ex.headers['content-type']}`, ex);
+        // AUTH-5 asks for a JSON error body; the types of its members are ERR-1's to judge.
+        const problems = errorBodyProblems(ex.headers['content-type'], ex.text ?? '', (json) => (errorObjectOf(json) ? [] : ['no "error" object']));
+        t.check(problems.length === 0, `${what}: a 401 JSON error body ({"error": {...}} as application/json)`, problems.join('; '), ex);
       }
-      t.note(`${refused.length} of ${all.length} streaming probes answered 401, each as JSON`);
+      t.note(`${refused.length} of ${all.length} streaming probes answered 401, each a JSON error body`);
     }, { requests: 3, stream: { none: 'it judges the streaming twins above' } });
   }
 });

@@ -1,7 +1,8 @@
 // CHAT: how POST /chat/completions treats requests (spec: Endpoints > POST /chat/completions).
 import { describe } from 'vitest';
 import { clause, idPart } from '../harness/clause-test.ts';
-import { chat, chatBody, HELLO, keys, models, send, unlessStreamsFail } from '../harness/target.ts';
+import { chat, chatBody, HELLO, http, keys, models, send, unlessStreamsFail } from '../harness/target.ts';
+import { NEAR_LIMIT_KIB, nearLimitBody, NON_ASCII, OVERSIZE_MIB, oversizeBody } from '../harness/varied-requests.ts';
 
 /** Bodies CHAT-2..CHAT-5 refuse: [clause, what, body, the id's last part]. */
 const REFUSED: Array<['CHAT-2' | 'CHAT-3' | 'CHAT-4' | 'CHAT-5', string, Record<string, unknown>, string]> = [
@@ -92,5 +93,61 @@ describe('CHAT: usual OpenAI parameters and unknown fields never cause a 5xx', (
       if (t.stream) t.note(`the stream after the 200 was cut short (${ex.error.message}): EV-10 judges streams`);
       else t.fail('a complete answer', ex.error.message, ex);
     }, { stream: extra.stream ? { none: 'stream_options needs stream: true: it streams already' } : 'twin' });
+  }
+});
+
+// Requests as varied as real clients send, plain and streamed: text beyond ASCII, a
+// conversation near the size real ones reach, one far past any sensible limit, and a
+// body sent with chunked transfer coding (no Content-Length), which RFC 9112 §6.1
+// requires a server to accept and clients that stream their bodies use. Every 2xx
+// among them is also judged whole by the success-body rule (lib/spec/rules/success-body.ts).
+describe('CHAT: requests as varied as real clients send', () => {
+  clause('chat-requests/non-ascii', 'CHAT-1', 'a request in non-ASCII text (multi-byte UTF-8, emoji, CJK, right-to-left, combining marks) gets 200 and a whole JSON reply', async (t) => {
+    const ex = await chat(chatBody({ messages: NON_ASCII }));
+    t.note('its streaming form is events/non-ascii (EV-4)');
+    t.status(ex, 200);
+    t.mediaType(ex, 'application/json');
+    // A Content-Length that counts characters instead of bytes cuts every non-ASCII reply short.
+    const body = t.json(ex) as { choices?: unknown } | null;
+    t.check(body !== null && typeof body === 'object' && Array.isArray(body.choices), 'a whole chat completion (a choices array)', () => JSON.stringify(body)?.slice(0, 160) ?? '', ex);
+  });
+
+  clause('chat-requests/chunked-body', 'CHAT-1', 'a request body sent with chunked transfer coding (no Content-Length) gets 200 and a JSON reply', async (t) => {
+    const ex = await chat(chatBody(), keys.main, { chunked: true });
+    t.status(ex, 200);
+    t.mediaType(ex, 'application/json');
+    t.json(ex);
+  });
+
+  clause('chat-requests/chunked-body-stream', 'SVC-5', 'a stream: true request body sent with chunked transfer coding (no Content-Length) is answered with an event stream', async (t) => {
+    const ex = await chat(chatBody({ stream: true }), keys.main, { chunked: true });
+    await unlessStreamsFail(t, ex);
+    t.status(ex, 200);
+    t.mediaType(ex, 'text/event-stream');
+    t.check((ex.stream?.events.length ?? 0) > 0, 'at least one server-sent event', 'no event', ex);
+  });
+
+  // Either answer is legal for a body of any size: a served reply (the success-body rule
+  // judges it whole) or a refusal with an error body (413 is RFC 9110's); never a dropped
+  // connection, never an HTML page.
+  const sized: Array<[string, string, () => Record<string, unknown>]> = [
+    ['near-limit', `a conversation of ${NEAR_LIMIT_KIB} KiB (as long ones reach)`, nearLimitBody],
+    ['oversize', `a request body of ${OVERSIZE_MIB} MiB (past the 1 MiB limits common in proxies and frameworks)`, oversizeBody],
+  ];
+  for (const [slug, what, make] of sized) {
+    for (const stream of [false, true]) {
+      clause(`chat-requests/size/${slug}${stream ? '-stream' : ''}`, 'ERR-1', `${what}${stream ? ' (stream: true)' : ''} gets a served reply or an error body, not a dropped connection or an HTML page`, async (t) => {
+        // A connection of its own: the pool's next request must not meet the close a refusal may announce.
+        const own = http.newDispatcher();
+        let ex;
+        try { ex = await chat({ ...make(), ...(stream ? { stream } : {}) }, keys.main, { connection: own }); } finally { await own.destroy().catch(() => {}); }
+        // Our deadline ran out while the body was sent or read: slow, not dropped (no verdict either way).
+        if (ex.error && /^timeout-/.test(ex.error.kind)) t.inconclusive(`no whole answer within TIMEOUT_MS to ${what}: ${ex.error.message}`);
+        t.responded(ex);
+        if (ex.status! >= 400) { t.errorBody(ex); t.note(`refused with HTTP ${ex.status}`); return; }
+        t.check(ex.status! >= 200 && ex.status! < 300, 'a served reply (2xx) or an error body', `HTTP ${ex.status}`, ex);
+        t.note(`served (HTTP ${ex.status}); the success-body rule judges the reply whole`);
+      });
+    }
   }
 });

@@ -9,10 +9,18 @@ import { describe } from 'vitest';
 import { clause, type ClauseContext } from '../harness/clause-test.ts';
 import { chat, chatBody, shared } from '../harness/target.ts';
 import { readStream } from '../lib/spec/rules/stream-reading.ts';
+import { NON_ASCII } from '../harness/varied-requests.ts';
 import { validate } from '../lib/spec/schema-validator.ts';
 import type { Exchange } from '../lib/http/http-client.ts';
 import { DeltaSnapshotWatch, describeSnapshots } from '../lib/spec/cumulative-deltas.ts';
 import * as ev from '../lib/spec/rules/stream-rules.ts';
+
+/** EV-6 on one stream: the rule, and the response closes after [DONE]. */
+function endsWithDone(t: ClauseContext, { ex, r }: { ex: Exchange; r: ReturnType<typeof readStream> }): void {
+  const v = ev.done(r);
+  judge(t, ex, v && ex.error ? { ...v, seen: `${v.seen} (${ex.error.message})` } : v);
+  t.check(ex.error?.kind !== 'never-closed', 'the response to close after [DONE]', ex.error?.message ?? '', ex);
+}
 
 /** A rule's violation (if any) as this test's failure. */
 function judge(t: ClauseContext, ex: Exchange, v: ev.StreamViolation | undefined): void {
@@ -21,6 +29,7 @@ function judge(t: ClauseContext, ex: Exchange, v: ev.StreamViolation | undefined
 
 const stream = shared(() => chat(chatBody({ stream: true })));
 const withUsage = shared(() => chat(chatBody({ stream: true, stream_options: { include_usage: true } })));
+const nonAscii = shared(() => chat(chatBody({ stream: true, messages: NON_ASCII })));
 
 /** The stream, read; refuses to judge chunks when there is no stream at all (EV-1 says why). */
 async function reading(t: ClauseContext, source: () => Promise<Exchange> = stream) {
@@ -97,10 +106,7 @@ describe('EV: chunks', () => {
   });
 
   clause('events/done', 'EV-6', 'the stream ends with [DONE] and nothing but the close follows', async (t) => {
-    const { ex, r } = await reading(t);
-    const v = ev.done(r);
-    judge(t, ex, v && ex.error ? { ...v, seen: `${v.seen} (${ex.error.message})` } : v);
-    t.check(ex.error?.kind !== 'never-closed', 'the response to close after [DONE]', ex.error?.message ?? '', ex);
+    endsWithDone(t, await reading(t));
   });
 
   clause('events/one-id', 'EV-7', 'all chunks share one id starting with "chatcmpl-"', async (t) => {
@@ -125,5 +131,20 @@ describe('EV: chunks', () => {
     const last = r.chunks.at(-1) === r.usageChunk;
     t.observe(`usage chunk ${last ? 'last before [DONE]' : 'not last'}: prompt ${u.prompt_tokens}, completion ${u.completion_tokens}, total ${u.total_tokens}`);
     t.use(ex);
+  });
+
+  // EV-6 on the include_usage stream too: a server may send its usage chunk, or more, after [DONE].
+  clause('events/done-with-usage', 'EV-6', 'with stream_options.include_usage the stream still ends with [DONE] and nothing but the close follows', async (t) => {
+    endsWithDone(t, await reading(t, withUsage));
+  });
+
+  // The reply to text beyond ASCII arrives whole: a server that cuts a multi-byte character
+  // across two chunks by bytes (each half decoded alone) hands every client U+FFFD.
+  clause('events/non-ascii', 'EV-4', 'a request in non-ASCII text streams a non-empty reply whose characters arrive whole (no U+FFFD)', async (t) => {
+    const { ex, r } = await reading(t, nonAscii);
+    judge(t, ex, ev.content(r));
+    const content = r.content.get(0) ?? '';
+    const at = content.indexOf('\uFFFD');
+    t.check(at === -1, 'every character whole (no U+FFFD replacement character; the request had none)', () => `U+FFFD at character ${at}: ${JSON.stringify(content.slice(Math.max(0, at - 20), at + 20))}`, ex);
   });
 });

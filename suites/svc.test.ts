@@ -4,6 +4,18 @@ import { clause } from '../harness/clause-test.ts';
 import type { Exchange } from '../lib/http/http-client.ts';
 import { success } from '../harness/success.ts';
 import { brainChat, brainId, chat, chatBody, http, keys, listModels, send } from '../harness/target.ts';
+import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
+
+/** An exchange of the raw client as the success-body rule reads it. */
+function successAnswer(ex: Exchange) {
+  return {
+    method: ex.request.method, path: new URL(ex.request.url).pathname, status: ex.status, contentType: ex.headers['content-type'],
+    text: ex.text ?? '', transportError: ex.error?.message, streamData: ex.stream?.events.map((e) => e.data),
+  };
+}
+
+/** Requests of each round of the burst probe, all in flight at once. */
+const BURST = 20;
 
 describe('SVC: what the service does', () => {
   clause('svc/chat', 'SVC-1', 'a chat request with a known model and one user message gets 200 and a completion', async (t) => {
@@ -115,4 +127,27 @@ describe('SVC: what the service does', () => {
       await conn.destroy().catch(() => {});
     }
   }, { requests: 3 });
+
+  // Routers and gateways break under concurrent keep-alive traffic in ways one request at a
+  // time never shows (a 200 with an empty body when the upstream connection was busy):
+  // two rounds of BURST valid requests at once, the second on the connections the first
+  // left open, every answer judged by the success-body rule (lib/spec/rules/success-body.ts).
+  clause('svc/concurrent-burst', 'SVC-1', `two bursts of ${BURST} concurrent valid chat requests over kept-alive connections each get 200 and a whole chat completion`, async (t) => {
+    const all: Exchange[] = [];
+    for (let round = 0; round < 2; round++) all.push(...await Promise.all(Array.from({ length: BURST }, () => chat())));
+    let judged = 0;
+    let overloaded = 0;
+    for (const [i, ex] of all.entries()) {
+      t.responded(ex);
+      // 503 is the spec's "Service overloaded": a legal answer to a burst, with its error body ERR-4's to judge.
+      if (ex.status === 503) { overloaded++; continue; }
+      t.status(ex, 200);
+      const seen = judgeSuccessBody(successAnswer(ex))?.find((j) => j.seen)?.seen;
+      t.check(seen === undefined, 'a whole chat completion (a JSON object with a choices array) in every 200', () => `request ${i + 1} of ${all.length}: ${seen}`, ex);
+      judged++;
+    }
+    if (judged === 0) t.inconclusive(`all ${all.length} requests of the burst were answered 503 (overloaded): no reply to judge`);
+    const reused = all.filter((ex) => ex.connection?.reused).length;
+    t.note(`${judged} of ${all.length} answers judged, each a whole chat completion${overloaded ? `; ${overloaded} answered 503 (overloaded)` : ''}; ${reused} sent on a kept-alive connection`);
+  }, { requests: 2 });
 });

@@ -9,7 +9,7 @@
 import { Client, request, type Dispatcher } from 'undici';
 import diagnostics from 'node:diagnostics_channel';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { pipeline, Transform, type Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import { toCurl } from './curl.ts';
 import { withExtraHeaders } from './extra-headers.ts';
 import { createDispatcher, proxyFor } from './proxy.ts';
@@ -52,6 +52,11 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   /** Query parameters (AUTH-1 offers the key as ?api_key=); the URL shown in reports masks credential parameters. */
   query?: Record<string, string>;
+  /**
+   * Send the body with Transfer-Encoding: chunked (no Content-Length), in pieces, as clients
+   * that stream their request bodies do (RFC 9112 §6.1: a server must accept it).
+   */
+  chunked?: boolean;
   /** Read the answer as a stream of server-sent events (the SDKs decide this from the request, so do we). */
   stream?: boolean;
   /** Wait and retry on 429 (Retry-After honoured). Default true; off for rate-limit and 429 checks. */
@@ -293,7 +298,7 @@ export class HttpClient {
       wireBytes: 0,
       retries: [],
       keyEchoes: [],
-      curl: toCurl({ method: spec.method, url, headers, body, stream: spec.stream }),
+      curl: toCurl({ method: spec.method, url, headers: spec.chunked && body !== undefined ? { ...headers, 'transfer-encoding': 'chunked' } : headers, body, stream: spec.stream }),
     };
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
@@ -313,7 +318,8 @@ export class HttpClient {
         pending = request(url, {
           method: spec.method as Dispatcher.HttpMethod,
           headers,
-          body,
+          // An iterable body has no length: undici frames it with chunked transfer coding.
+          body: spec.chunked && body !== undefined ? Readable.from(bodyPieces(body)) : body,
           dispatcher,
           signal: abort.signal,
         });
@@ -404,6 +410,13 @@ export class HttpClient {
     ex.keyEchoes = echoedSecretLabels(ex.headers, ex.text ?? '', { url, authorization: headers.authorization });
     return ex;
   }
+}
+
+/** A body in a few pieces of at most 64 KiB (chunked requests). */
+function* bodyPieces(body: string): Generator<Buffer> {
+  const bytes = Buffer.from(body, 'utf8');
+  const size = Math.min(64 * 1024, Math.max(1, Math.ceil(bytes.length / 3)));
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
 }
 
 function describeFailure(err: unknown, phase: string, aborted: boolean, timeoutMs: number, ex: Exchange): Exchange['error'] {

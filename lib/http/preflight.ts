@@ -82,7 +82,8 @@ export async function preflight(input: PreflightInput): Promise<PreflightResult>
   }
 }
 
-const ANSWER_BYTES = 64 * 1024;
+/** The most of its answer the preflight reads (a body this long may have been cut by us). */
+export const ANSWER_BYTES = 64 * 1024;
 
 /** The body's first `max` bytes as text; the rest is not read. */
 async function firstBytes(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {

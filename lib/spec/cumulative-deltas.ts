@@ -4,11 +4,13 @@
 // a garbled reply while each chunk on its own looks fine.
 //
 // Judged on snapshots, not on repetition: over at least MIN_DELTAS non-empty content
-// deltas of one choice, EVERY delta after the first starts with, and is longer than,
-// either the text of all deltas before it combined, or the delta just before it.
-// Repeated words ("ha", "ha"), one-character deltas of a repetitive reply ("a", "a",
-// "a"), a single chunk, empty deltas, a role-only first chunk and a usage-only last
-// chunk never match: an equal delta does not grow, and a stream needs three.
+// deltas of one choice, every delta after the first starts with either the text of all
+// deltas before it combined, or the delta just before it; it either grows past it or
+// repeats it exactly (a closing chunk with the whole reply, a duplicated finish chunk:
+// a gateway's snapshot stream stays one), and the text grows at least MIN_DELTAS - 1
+// times. Repeated words ("ha", "ha"), one-character deltas of a repetitive reply ("a",
+// "a", "a"), a single chunk, empty deltas, a role-only first chunk and a usage-only last
+// chunk never match: repeats alone never grow, and growth needs three distinct deltas.
 //
 // Incremental, so the load driver and k6 can feed it delta by delta with bounded
 // memory: once both readings are disproved (after two or three deltas of an ordinary
@@ -23,7 +25,7 @@ export type SnapshotStyle = 'prefix of all earlier deltas combined' | 'prefix of
 
 export interface SnapshotFinding {
   choice: number;
-  /** Non-empty content deltas of the choice, all of them snapshots. */
+  /** Non-empty content deltas of the choice, all of them snapshots (growing, or repeating the one before). */
   deltas: number;
   style: SnapshotStyle;
   /** The first three deltas, each cut to QUOTE characters. */
@@ -32,35 +34,47 @@ export interface SnapshotFinding {
 
 const quote = (s: string) => (s.length > QUOTE ? `${s.slice(0, QUOTE)}…` : s);
 
+/** One reading (combined, or previous delta): whether it holds, and how often the text grew under it. */
+interface Reading { holds: boolean; grew: number }
+
 /** One choice's deltas, fed in order. */
 class ChoiceWatch {
   count = 0;
   first: string[] = [];
   private prev = '';
   private combined = '';
-  private combinedHolds = true;
-  private prevHolds = true;
+  private readonly byCombined: Reading = { holds: true, grew: 0 };
+  private readonly byPrev: Reading = { holds: true, grew: 0 };
 
   push(text: string): void {
     if (text === '') return; // empty deltas carry no text: neither for nor against
     if (this.count > 0) {
-      if (this.combinedHolds && !(text.length > this.combined.length && text.startsWith(this.combined))) this.combinedHolds = false;
-      if (this.prevHolds && !(text.length > this.prev.length && text.startsWith(this.prev))) this.prevHolds = false;
+      judge(this.byCombined, this.combined, text);
+      judge(this.byPrev, this.prev, text);
     }
     this.count++;
     if (this.first.length < 3) this.first.push(quote(text));
     // Keep the text only while a reading can still hold: a legal stream drops it early.
-    this.combined = this.combinedHolds ? this.combined + text : '';
-    this.prev = this.prevHolds ? text : '';
+    this.combined = this.byCombined.holds ? this.combined + text : '';
+    this.prev = this.byPrev.holds ? text : '';
   }
 
   finding(choice: number): SnapshotFinding | undefined {
-    if (this.count < MIN_DELTAS || !(this.combinedHolds || this.prevHolds)) return undefined;
+    if (this.count < MIN_DELTAS) return undefined;
+    const snapshot = (r: Reading) => r.holds && r.grew >= MIN_DELTAS - 1;
+    if (!snapshot(this.byCombined) && !snapshot(this.byPrev)) return undefined;
     return {
       choice, deltas: this.count, first: this.first.slice(),
-      style: this.combinedHolds ? 'prefix of all earlier deltas combined' : 'prefix of the previous delta',
+      style: snapshot(this.byCombined) ? 'prefix of all earlier deltas combined' : 'prefix of the previous delta',
     };
   }
+}
+
+/** A delta under one reading: it grows past `before` or repeats it exactly; anything else disproves the reading. */
+function judge(r: Reading, before: string, text: string): void {
+  if (!r.holds) return;
+  if (text.length > before.length && text.startsWith(before)) r.grew++;
+  else if (text !== before) r.holds = false;
 }
 
 /** Watches one stream, choice by choice; `finding()` says whether it broke EV-12. */

@@ -41,6 +41,22 @@ describe('EV-12: deltas that are snapshots of the reply so far', () => {
     for (const t of ['Hi', ' there', '!']) legal.pushChunk({ choices: [{ delta: { content: t } }] });
     expect(legal.finding()).toBeUndefined();
   });
+  it('a snapshot stream stays one when chunks repeat the one before (a real gateway\'s closing chunks)', () => {
+    // Snapshots, then two closing chunks that each repeat the whole reply.
+    const gateway = ['Timber', 'Timber meadow', 'Timber meadow foxtrot', 'Timber meadow foxtrot orbit.', 'Timber meadow foxtrot orbit.', 'Timber meadow foxtrot orbit.'];
+    expect(snapshotDeltas(gateway)).toMatchObject({ deltas: 6, style: 'prefix of the previous delta', first: ['Timber', 'Timber meadow', 'Timber meadow foxtrot'] });
+    // A duplicated finish chunk in the middle of the growth, and a closing chunk with the reply so far (combined reading).
+    expect(snapshotDeltas(['Hel', 'Hel', 'Hello', 'Hello wor'])).toMatchObject({ deltas: 4 });
+    expect(snapshotDeltas(['a', 'ab', 'aabc', 'aabaabc'])).toMatchObject({ style: 'prefix of all earlier deltas combined' });
+  });
+  it('repeats alone, or one growth among repeats, are no snapshot stream', () => {
+    for (const legal of [
+      ['ha', 'ha', 'ha', 'ha', 'ha', 'ha'],
+      ['Timber', 'Timber', 'Timber meadow'],
+      ['Timber meadow', 'Timber meadow', 'Timber meadow'],
+      ['ha', 'ha', 'ha', ' ', 'a', 'a', 'a', ' ', 'Hello', ' world'],
+    ]) expect(snapshotDeltas(legal), JSON.stringify(legal)).toBeUndefined();
+  });
   it('quotes long deltas cut short', () => {
     const long = 'x'.repeat(100);
     const f = snapshotDeltas([long, `${long}y`, `${long}yz`]);

@@ -44,10 +44,24 @@ describe('the table of per-response rules', () => {
     'AUTH-9': clean({ keyEchoes: ['API_KEY'] }),
     'SVC-8': clean({ reuseRetry: { error: 'connection reset before any response', firstSeq: 0, idleMs: 2 } }),
     'EV-12': wireStream(sse(['Hel', 'Hello', 'Hello wor', 'Hello world'])),
+    // Successes without their body (lib/spec/rules/success-body.ts).
+    'SVC-1': summariseParts({ method: 'POST', url, status: 200, headers: { 'content-type': 'application/json' }, text: '', curl: 'curl ...' }),
+    'SVC-3': summariseParts({ method: 'POST', url: `${BASE}/brains/b1/chat`, status: 200, headers: { 'content-type': 'application/json' }, text: '{"id": "chatcmpl-1", "cho', curl: 'curl ...' }),
+    'SVC-2': summariseParts({ method: 'GET', url: `${BASE}/models`, status: 200, headers: { 'content-type': 'application/json' }, text: '{"object": "list"}', curl: 'curl ...' }),
+    'EV-6': wireStream(`${sse(['Hello', ' world'])}data: {"late": true}\n\n`),
   };
 
+  it('a success without its body breaks SVC-1/2/3 or EV-6 wherever seen; the preflight\'s own 64 KiB cut is no evidence', () => {
+    const models = (text: string) => summariseParts({ source: 'preflight', method: 'GET', url: `${BASE}/models`, status: 200, headers: { 'content-type': 'application/json' }, text, curl: 'curl ...' });
+    expect(checkResponse(models(''))).toMatchObject([{ clause: 'SVC-2', seen: 'HTTP 200 with an empty body' }]);
+    expect(models(`{"object": "list", "data": [${'{"id": "m"},'.repeat(7000)}`).success).toBeUndefined();
+    expect(checkResponse(wireStream(sse(['Hello'])))).toEqual([]);
+    expect(checkResponse(breaking['SVC-1']!)[0]!.seen).toBe('HTTP 200 with an empty body');
+    expect(breaking['SVC-1']!.bodyExcerpt).toBe('');
+  });
+
   it('lists each rule with its clause once, and every rule has an exchange that breaks it alone', () => {
-    expect(RESPONSE_RULES.map((r) => r.clause)).toEqual(['ERR-1', 'ERR-2', 'ERR-3', 'ERR-4', 'AUTH-9', 'SVC-8', 'EV-12']);
+    expect(RESPONSE_RULES.map((r) => r.clause)).toEqual(['ERR-1', 'ERR-2', 'ERR-3', 'ERR-4', 'AUTH-9', 'SVC-8', 'EV-12', 'SVC-1', 'SVC-3', 'SVC-2', 'EV-6']);
     for (const rule of RESPONSE_RULES) {
       const v = checkResponse(breaking[rule.clause]!);
       // ERR-4's 503 without a body breaks ERR-1 too (every status >= 400): the two clauses say so each.
@@ -86,7 +100,7 @@ describe('the table of per-response rules', () => {
 
 describe('run-wide records from the table', () => {
   it('keep their ids: one per rule plus ERR-5, and the title-based ids EXPECTATIONS files may still name', () => {
-    expect(runWideTestIds()).toEqual(['err-1', 'err-2', 'err-3', 'err-4', 'auth-9', 'svc-8', 'ev-12', 'err-5'].map((c) => `run-wide/${c}`));
+    expect(runWideTestIds()).toEqual(['err-1', 'err-2', 'err-3', 'err-4', 'auth-9', 'svc-8', 'ev-12', 'svc-1', 'svc-3', 'svc-2', 'ev-6', 'err-5'].map((c) => `run-wide/${c}`));
     expect(runWideTests().map((t) => t.legacyId)).toEqual([
       'run-wide/ERR-1 every response with status >= 400 carries an error body',
       'run-wide/ERR-2 no request gets a 5xx other than 503',
@@ -95,6 +109,10 @@ describe('run-wide records from the table', () => {
       'run-wide/AUTH-9 no response body or header echoes a full API key',
       'run-wide/SVC-8 no request of the run met a connection closed silently after a response',
       'run-wide/EV-12 no stream of the run sends cumulative snapshots as deltas',
+      'run-wide/SVC-1 every success of the run carries a complete body (chat)',
+      'run-wide/SVC-3 every success of the run carries a complete body (brain route)',
+      'run-wide/SVC-2 every success of the run carries a complete body (models)',
+      'run-wide/EV-6 every stream of the run ends with [DONE] and nothing after it',
       'run-wide/ERR-5 param key and type/code values per status',
     ]);
   });

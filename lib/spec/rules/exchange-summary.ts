@@ -3,6 +3,7 @@
 // Types only, so the rules and the k6 bundles can take it without the harness.
 import type { ReuseRetry } from '../../http/http-client.ts';
 import type { SnapshotFinding } from '../cumulative-deltas.ts';
+import type { SuccessJudgement } from './success-body.ts';
 
 /** Who sent an exchange: absent, our raw client in a fixed probe. */
 export type ExchangeSource = 'client' | 'fuzz' | 'preflight';
@@ -39,4 +40,6 @@ export interface ExchangeSummary {
   contentDeltas?: number;
   /** The stream's deltas were cumulative snapshots (EV-12, lib/spec/cumulative-deltas.ts). */
   snapshots?: SnapshotFinding;
+  /** A 2xx to a chat, brain or models request: the clauses its body or stream was judged on (./success-body.ts). */
+  success?: SuccessJudgement[];
 }

@@ -13,6 +13,7 @@ import { reuseRetryEvidence } from './connection-reuse.ts';
 import { describeSnapshots } from '../cumulative-deltas.ts';
 import { isServerError } from './status.ts';
 import type { ExchangeSummary } from './exchange-summary.ts';
+import { SUCCESS_BODY_RULES } from './success-body.ts';
 
 /** What one exchange shows against its rule's clause. */
 export interface ResponseViolation {
@@ -104,6 +105,7 @@ export const RESPONSE_RULES: readonly ResponseRule[] = [
     check: (e) => (e.snapshots ? describeSnapshots(e.snapshots) : undefined),
     probed: true,
   },
+  ...SUCCESS_BODY_RULES,
 ];
 
 /** The rules whose breaches on generated requests the fuzz phase reports itself. */
