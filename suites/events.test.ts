@@ -18,13 +18,13 @@ import * as ev from '../lib/spec/rules/stream-rules.ts';
 /** EV-6 on one stream: the rule, and the response closes after [DONE]. */
 function endsWithDone(t: ClauseContext, { ex, r }: { ex: Exchange; r: ReturnType<typeof readStream> }): void {
   const v = ev.done(r);
-  judge(t, ex, v && ex.error ? { ...v, seen: `${v.seen} (${ex.error.message})` } : v);
+  judge(t, ex, v && ex.error ? { ...v, seen: `${v.seen} (${ex.error.message})` } : v, 'a data: [DONE] payload and nothing after it');
   t.check(ex.error?.kind !== 'never-closed', 'the response to close after [DONE]', ex.error?.message ?? '', ex);
 }
 
-/** A rule's violation (if any) as this test's failure. */
-function judge(t: ClauseContext, ex: Exchange, v: ev.StreamViolation | undefined): void {
-  if (v) t.fail(v.expected, v.seen, ex);
+/** A rule's verdict on this stream as the test's judged check: `expected` names what held when nothing broke. */
+function judge(t: ClauseContext, ex: Exchange, v: ev.StreamViolation | undefined, expected: string): void {
+  t.check(v === undefined, v?.expected ?? expected, v?.seen ?? '', ex);
 }
 
 const stream = shared(() => chat(chatBody({ stream: true })));
@@ -49,7 +49,7 @@ describe('EV: the response is an event stream', () => {
   clause('events/framing', 'EV-2', 'events end with a blank line and payloads come in data: fields', async (t) => {
     const { ex, r } = await reading(t);
     const v = ev.framing(ex.stream?.problems ?? [], r);
-    judge(t, ex, v && r.payloads.length === 0 && !ex.stream?.problems.length ? { ...v, seen: `none in ${ex.stream?.stats.bytes ?? 0} bytes: ${(ex.text ?? '').slice(0, 120)}` } : v);
+    judge(t, ex, v && r.payloads.length === 0 && !ex.stream?.problems.length ? { ...v, seen: `none in ${ex.stream?.stats.bytes ?? 0} bytes: ${(ex.text ?? '').slice(0, 120)}` } : v, 'well-formed server-sent events with data: fields');
   });
 
   clause('events/finishes', 'EV-10', 'the stream finishes within the time limit and the connection is released', async (t) => {
@@ -71,12 +71,12 @@ describe('EV: chunks', () => {
     const { ex, r } = await reading(t);
     // No payload but the terminator: nothing for EV-3 to judge (the missing reply is EV-2's or EV-4's).
     if (ev.chunkPayloads(r).length === 0) t.inconclusive(`no data payload other than [DONE] to judge (${r.payloads.length} payloads; see EV-2, EV-4)`);
-    judge(t, ex, ev.chunkShapes(r, (json) => validate('chat-completion-chunk', json).errors.map((e) => e.message))[0]);
+    judge(t, ex, ev.chunkShapes(r, (json) => validate('chat-completion-chunk', json).errors.map((e) => e.message))[0], 'every payload a chat.completion.chunk');
   });
 
   clause('events/content', 'EV-4', 'the concatenated delta.content of choice 0 is non-empty', async (t) => {
     const { ex, r } = await reading(t);
-    judge(t, ex, ev.content(r));
+    judge(t, ex, ev.content(r), 'non-empty delta.content for choice 0');
   });
 
   clause('events/snapshot-deltas', 'EV-12', 'each delta.content is new text only, not the reply so far again', async (t) => {
@@ -102,7 +102,7 @@ describe('EV: chunks', () => {
     const { ex, r } = await reading(t);
     if (r.chunks.length === 0) t.inconclusive('no JSON chunk to judge (see EV-2, EV-3)');
     t.check(r.content.size + r.finishes.size > 0, 'a choice in the chunks', 'none', ex);
-    judge(t, ex, ev.finishes(r, { stop: true })[0]);
+    judge(t, ex, ev.finishes(r, { stop: true })[0], 'one finish_reason "stop" per choice, no content after it');
   });
 
   clause('events/done', 'EV-6', 'the stream ends with [DONE] and nothing but the close follows', async (t) => {
@@ -142,7 +142,7 @@ describe('EV: chunks', () => {
   // across two chunks by bytes (each half decoded alone) hands every client U+FFFD.
   clause('events/non-ascii', 'EV-4', 'a request in non-ASCII text streams a non-empty reply whose characters arrive whole (no U+FFFD)', async (t) => {
     const { ex, r } = await reading(t, nonAscii);
-    judge(t, ex, ev.content(r));
+    judge(t, ex, ev.content(r), 'non-empty delta.content for choice 0');
     const content = r.content.get(0) ?? '';
     const at = content.indexOf('\uFFFD');
     t.check(at === -1, 'every character whole (no U+FFFD replacement character; the request had none)', () => `U+FFFD at character ${at}: ${JSON.stringify(content.slice(Math.max(0, at - 20), at + 20))}`, ex);
