@@ -7,6 +7,7 @@ import { send, type Outcome } from '../engine/lean-client.ts';
 import type { Recorder } from '../engine/recorder.ts';
 import type { ScenarioContext } from './context.ts';
 import type { StopToken } from '../setup/stop.ts';
+import { tokenCounts } from '../engine/token-count.ts';
 
 export interface PhaseSpec {
   label: string;
@@ -30,19 +31,32 @@ export interface PhaseSpec {
 }
 
 export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise<DriveResult> {
-  const make = requestFactory({ ...spec.request, target: ctx.target, options: ctx.options });
+  // The workload shapes the load of throughput, stream and sweep; rate-limit probes send the fixed prompt.
+  const workload = ctx.scenario === 'rate-limit' ? undefined : ctx.workload;
+  const make = requestFactory({ ...spec.request, target: ctx.target, options: ctx.options, workload });
   const offset = spec.seqOffset ?? 0;
+  const { requestLog, tokenizer } = ctx;
+  const phase = ctx.scenario === 'stream' || ctx.scenario === 'throughput' ? undefined : spec.label;
+  const mode = spec.mode.kind === 'rate' && spec.mode.arrival === 'gamma' && !spec.mode.arrivalOptions
+    ? { ...spec.mode, arrivalOptions: { burstiness: ctx.options.burstiness } }
+    : spec.mode;
   const driver = new Driver(spec.pool ?? ctx.pool(), {
-    mode: spec.mode,
+    mode,
     durationMs: spec.durationMs,
     maxRequests: spec.maxRequests,
     maxInFlight: ctx.options.capConcurrency,
     timeoutMs: ctx.timeoutMs,
     makeRequest: (seq, intendedAt) => make(seq + offset, intendedAt),
     onSent: (req, lag) => { for (const r of spec.recorders) r.recordSent(req.route, req.intendedAt, lag); },
-    onNotSent: (at) => { for (const r of spec.recorders) r.recordNotSent(at); },
+    onNotSent: (at) => {
+      for (const r of spec.recorders) r.recordNotSent(at);
+      requestLog?.notSent(at, phase);
+    },
     onOutcome: (o) => {
+      if (o.failure !== 'aborted') o.tokens = tokenCounts(o, tokenizer);
+      workload?.done(o.seq, o.ok, o.reply);
       for (const r of spec.recorders) r.recordOutcome(o);
+      requestLog?.outcome(o, phase);
       spec.onOutcome?.(o);
     },
   }, spec.stop ?? ctx.stop);
