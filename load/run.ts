@@ -138,7 +138,7 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   if (spec.baseline) {
     if (partial) log('baseline: not compared (partial run)');
     else {
-      summary.baseline = compareMetrics(summary.metrics, spec.baseline, spec.thresholds ?? new Map());
+      summary.baseline = compareMetrics(summary.metrics, spec.baseline, spec.thresholds ?? new Map(), { options: summary.options, workload: summary.workload, target: summary.target });
       regressions = summary.baseline.regressions;
     }
   }

@@ -18,9 +18,9 @@ export interface TimelinePoint {
   ok: number;
   failures: number;
   status: Record<string, number>;
-  /** TTFT (streams) or latency (plain requests) of the answers completed in this second. */
-  p50_ms: number;
-  p95_ms: number;
+  /** TTFT (streams) or latency (plain requests) of the successes completed in this second; null when none completed (a gap, not 0 ms). */
+  p50_ms: number | null;
+  p95_ms: number | null;
 }
 
 interface Bucket {
@@ -308,8 +308,8 @@ export class Recorder {
       ok: b?.ok ?? 0,
       failures: b?.failures ?? 0,
       status: b ? Object.fromEntries([...b.status].map(([k, v]) => [String(k), v])) : {},
-      p50_ms: b ? b.latency.percentileMs(50) : 0,
-      p95_ms: b ? b.latency.percentileMs(95) : 0,
+      p50_ms: b && b.latency.count > 0 ? b.latency.percentileMs(50) : null,
+      p95_ms: b && b.latency.count > 0 ? b.latency.percentileMs(95) : null,
     }));
   }
 
