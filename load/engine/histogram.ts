@@ -178,10 +178,11 @@ export class GapTally {
     }
   }
 
-  /** Percentile (0-100) of this stream's gaps, in ms (0 when there are none), by LatencyHistogram's method: nearest rank, the bucket's lowest value, within the exact min and max. */
+  /** Percentile (0-100) of this stream's gaps, in ms (0 when there are none), by LatencyHistogram's method (nearest rank, within the exact min and max): exact up to 64 gaps, then the bucket's lowest value. */
   percentileMs(p: number): number {
     if (this.count === 0) return 0;
     const rank = Math.max(1, Math.ceil((Math.min(100, p) / 100) * this.count));
+    if (!this.counts) return [...this.first].sort((a, b) => a - b)[rank - 1]!;
     let lo = this.minUs;
     let hi = this.maxUs;
     const all = new Map<number, number>(this.counts ?? []);
