@@ -32,7 +32,7 @@ import { runRateLimit } from './scenarios/rate-limit.ts';
 import { renderConsoleSummary } from './report/console.ts';
 import { warmUp } from './setup/warmup.ts';
 import { preflight } from '../lib/http/preflight.ts';
-import { prepareWorkload, WORKLOAD_KEYS, type PreparedWorkload } from './setup/workload-setup.ts';
+import { prepareWorkload, usesWorkload, WORKLOAD_KEYS, type PreparedWorkload } from './setup/workload-setup.ts';
 import { WorkloadInputError } from './workload/input-error.ts';
 import { RequestLog } from './report/request-log.ts';
 import { proxyFor } from '../lib/http/proxy.ts';
@@ -104,8 +104,9 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
     }
   }
   const startedAt = new Date();
-  // requests.jsonl: streamed from the first measured request (warm-up requests are not in it).
-  if (spec.outDir) ctx.requestLog = new RequestLog(spec.outDir, performance.now());
+  // requests.jsonl: streamed from the first measured request (warm-up requests are not in it);
+  // autocannon (throughput without --rate) sends on its own and has no per-request record.
+  if (spec.outDir && (spec.scenario === 'rate-limit' || usesWorkload(spec.scenario, options))) ctx.requestLog = new RequestLog(spec.outDir, performance.now());
   const meter = new CpuMeter();
   const refCpu0 = target.reference ? await target.reference.cpu().catch(() => undefined) : undefined;
   let result: ScenarioResult;

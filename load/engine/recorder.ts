@@ -340,7 +340,7 @@ export class Recorder {
       requests_without_usage: this.withoutUsage,
     };
     if (source === 'characters') {
-      return { ...out, note: 'The target sent no usage (stream_options.include_usage ignored): output is counted in characters, not tokens. Chunks are never counted as tokens.' };
+      return { ...out, note: 'The target sent no usage (stream_options.include_usage ignored): output is counted in characters, not tokens. Chunks are never counted as tokens. summary.tokens has the tokenizer\'s count of the replies, when a tokenizer was used.' };
     }
     if (this.withUsage > 0 && this.withoutUsage > 0) {
       return { ...out, note: `${this.withoutUsage} successful requests carried no usage; tokens/s counts only the ${this.withUsage} that did.` };

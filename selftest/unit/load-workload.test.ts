@@ -230,3 +230,41 @@ describe('report fixes', () => {
     expect(same.like_for_like).toBe(true);
   });
 });
+
+describe('token timing counts reasoning and tool-call deltas (load/engine/lean-client.ts)', () => {
+  it('TTFT at the first reasoning delta, ITL across reasoning, tool-call and content deltas; usage read for both counts', async () => {
+    const { LeanCall } = await import('../../load/engine/lean-client.ts');
+    let out: import('../../load/engine/lean-client.ts').Outcome | undefined;
+    const call = new LeanCall({ seq: 0, route: 'chat', key: 'main', stream: true, path: '/v1/chat/completions', body: '{}', headers: {}, intendedAt: 0, sample: false, keepReply: true }, (o) => { out = o; });
+    const c = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
+    const ctl = { abort() {}, aborted: false } as never;
+    call.onRequestStart(ctl);
+    call.onResponseStart(ctl, 200, { 'content-type': 'text/event-stream' });
+    const pieces = [
+      c({ role: 'assistant' }),
+      c({ reasoning_content: 'Think' }),
+      c({ reasoning_content: 'ing' }),
+      c({ tool_calls: [{ index: 0, id: 't', type: 'function', function: { name: 'f', arguments: '' } }] }),
+      c({ content: 'Hi' }),
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 } })}\n\n`,
+      'data: [DONE]\n\n',
+    ];
+    for (const p of pieces) call.onResponseData(ctl, Buffer.from(p));
+    call.onResponseEnd();
+    expect(out).toMatchObject({ ok: true, tokenEvents: 4, contentChunks: 1, usageTokens: 5, usagePromptTokens: 11, reply: 'ThinkingHi' });
+    expect(out!.gaps.count).toBe(3);
+    expect(out!.firstContentAt).toBeDefined();
+  });
+
+  it('a stream of role and finish chunks only is still not a usable answer', async () => {
+    const { LeanCall } = await import('../../load/engine/lean-client.ts');
+    let out: import('../../load/engine/lean-client.ts').Outcome | undefined;
+    const call = new LeanCall({ seq: 0, route: 'chat', key: 'main', stream: true, path: '/', body: '{}', headers: {}, intendedAt: 0, sample: false }, (o) => { out = o; });
+    const ctl = { abort() {}, aborted: false } as never;
+    call.onRequestStart(ctl);
+    call.onResponseStart(ctl, 200, { 'content-type': 'text/event-stream' });
+    call.onResponseData(ctl, Buffer.from(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant' }, finish_reason: null }] })}\n\ndata: [DONE]\n\n`));
+    call.onResponseEnd();
+    expect(out).toMatchObject({ ok: false, failure: 'bad_body', failureDetail: 'stream carried no content' });
+  });
+});
