@@ -176,7 +176,11 @@ export class Recorder {
       this.goodOk++;
       this.goodOutputTokens += completion ?? 0;
     }
-    if (o.stream) {
+    if (o.stream && o.firstContentAt === undefined) {
+      // A capped request answered with no output (legal): no token to time.
+      this.e2e.record(e2e);
+      if (o.firstEventAt !== undefined) this.firstEvent.record(o.firstEventAt - o.intendedAt);
+    } else if (o.stream) {
       const ttft = o.firstContentAt! - o.intendedAt;
       this.ttft.record(ttft);
       this.firstEvent.record(o.firstEventAt! - o.intendedAt);
@@ -350,7 +354,7 @@ export class Recorder {
 
   private meetsSlo(o: Outcome, e2e: number): boolean {
     const slo = this.slo!;
-    if (o.stream && slo.ttftMs !== undefined && o.firstContentAt! - o.intendedAt > slo.ttftMs) return false;
+    if (o.stream && slo.ttftMs !== undefined && (o.firstContentAt === undefined || o.firstContentAt - o.intendedAt > slo.ttftMs)) return false;
     if (slo.e2eMs !== undefined && e2e > slo.e2eMs) return false;
     if (o.stream && slo.itlP95Ms !== undefined && o.gaps.count > 0 && o.gaps.percentileMs(95) > slo.itlP95Ms) return false;
     return true;

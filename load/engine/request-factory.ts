@@ -55,6 +55,7 @@ export function requestFactory(spec: FactorySpec): (seq: number, intendedAt: num
       body: JSON.stringify(body),
       sample: seq < ALWAYS_CHECKED || seq % options.sampleEvery === 0,
       keepHeaders: spec.keepHeaders,
+      ...(body.max_tokens !== undefined ? { capped: true } : {}),
       ...(item ? { keepReply: item.keepReply, work: { promptTokens: item.promptTokens, maxTokens: item.maxTokens, session: item.session, turn: item.turn } } : {}),
       ...(keepGaps ? { keepGaps } : {}),
     };

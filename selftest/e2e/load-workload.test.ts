@@ -121,6 +121,32 @@ describe('workload runs against the reference', () => {
   });
 });
 
+describe('EV-4 under a token cap: a legal empty capped reply is not a failure; the seeded defect still is', () => {
+  it('capped-empty-reply (legal variant) with --output-tokens: every request ok, no finding', async () => {
+    const ref = await startReferenceServer({ latency: { ttftMs: 5, itlMs: 1, jsonMs: 2 }, replyWords: 16, variants: ['capped-empty-reply'] });
+    try {
+      const o = await run(referenceTarget(ref), 'stream', ['--prompt-tokens', '32', '--output-tokens', '8', '--rate', '20', '--requests', '8']);
+      expect(o.summary.findings).toEqual([]);
+      expect(o.summary.counts.ok).toBe(8);
+      expect(o.records.every((r) => r.ok && r.ttft_ms === null && r.completion_tokens === 0)).toBe(true);
+      expect(o.exitCode).toBe(0);
+    } finally {
+      await ref.close();
+    }
+  });
+
+  it('stream-empty-content (seeded EV-4 defect), uncapped: EV-4 under load', async () => {
+    const ref = await startReferenceServer({ latency: { ttftMs: 5, itlMs: 1, jsonMs: 2 }, replyWords: 16, defect: 'stream-empty-content' });
+    try {
+      const o = await run(referenceTarget(ref), 'stream', ['--prompt-tokens', '32', '--rate', '20', '--requests', '8']);
+      expect(o.summary.findings.map((f) => f.clause)).toContain('EV-4');
+      expect(o.exitCode).toBe(1);
+    } finally {
+      await ref.close();
+    }
+  });
+});
+
 describe('bad workload input: one line naming the file, the line and the fix, exit 2, before any request', () => {
   const cases: Array<[string, string[], RegExp]> = [];
   beforeAll(() => {
