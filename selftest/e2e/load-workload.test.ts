@@ -99,13 +99,14 @@ describe('workload runs against the reference', () => {
     const file = join(dir, 'trace.jsonl');
     const offsets = [0, 40, 40, 130, 300, 620];
     writeFileSync(file, offsets.map((t, i) => JSON.stringify({ timestamp: 5000 + t, input_length: 50 + i, output_length: 3 + i })).join('\n'));
-    const o = await run(target, 'stream', ['--trace', file]);
+    const o = await run(target, 'stream', ['--trace', file, '--save-gaps']);
     const recs = [...o.records].sort((a, b) => a.seq - b.seq);
     expect(recs).toHaveLength(offsets.length);
     const t0 = recs[0].intended_ms;
     recs.forEach((r, i) => {
       expect(r.intended_ms - t0).toBeCloseTo(offsets[i]!, 2);
       expect(r).toMatchObject({ prompt_tokens_sent: 50 + i, max_tokens: 3 + i, completion_tokens: 3 + i });
+      expect(r.gaps_ms).toHaveLength(r.itl.count); // --save-gaps: every gap, beside the summary
     });
     expect(o.summary.details.mode).toMatchObject({ kind: 'trace', records: offsets.length });
   });
