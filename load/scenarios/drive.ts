@@ -5,7 +5,7 @@ import { Driver, type DriveMode, type DriveResult } from '../engine/load-driver.
 import { requestFactory, type FactorySpec } from '../engine/request-factory.ts';
 import { send, type Outcome } from '../engine/lean-client.ts';
 import type { Recorder } from '../engine/recorder.ts';
-import type { ScenarioContext } from './context.ts';
+import type { ScenarioContext, ScenarioResult } from './context.ts';
 import type { StopToken } from '../setup/stop.ts';
 import { tokenCounts } from '../engine/token-count.ts';
 
@@ -93,4 +93,23 @@ export function requestOnce(ctx: ScenarioContext, spec: Omit<FactorySpec, 'targe
     });
     const timer = setTimeout(() => call.cancel('timeout'), ctx.timeoutMs);
   });
+}
+
+/** Token rates (usage, else the tokenizer) and goodput, for stream and throughput. */
+export function tokenMetrics(r: Recorder, secs: number): ScenarioResult['metrics'] {
+  const sources = r.promptSources.usage + r.promptSources.tokenizer;
+  const out: ScenarioResult['metrics'] = {};
+  if (sources > 0) {
+    out.input_tokens_per_s = r3(r.inputTokens / secs);
+    out.total_tokens_per_s = r3((r.inputTokens + r.outputTokens) / secs);
+  }
+  if (r.slo) {
+    out.goodput_rps = r3(r.goodOk / secs);
+    out.goodput_output_tokens_per_s = r3(r.goodOutputTokens / secs);
+  }
+  return out;
+}
+
+function r3(n: number): number {
+  return Math.round(n * 1000) / 1000;
 }

@@ -5,7 +5,7 @@
 import { runSeconds } from '../setup/options.ts';
 import { Recorder } from '../engine/recorder.ts';
 import type { DriveMode } from '../engine/load-driver.ts';
-import { drivePhase } from './drive.ts';
+import { drivePhase, tokenMetrics } from './drive.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 
 export function streamMode(ctx: ScenarioContext): DriveMode {
@@ -74,21 +74,6 @@ export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
       ...tokenMetrics(recorder, secs),
     },
   };
-}
-
-/** Token rates (usage, else the tokenizer) and goodput, for stream and throughput. */
-export function tokenMetrics(r: Recorder, secs: number): ScenarioResult['metrics'] {
-  const sources = r.promptSources.usage + r.promptSources.tokenizer;
-  const out: ScenarioResult['metrics'] = {};
-  if (sources > 0) {
-    out.input_tokens_per_s = round3(r.inputTokens / secs);
-    out.total_tokens_per_s = round3((r.inputTokens + r.outputTokens) / secs);
-  }
-  if (r.slo) {
-    out.goodput_rps = round3(r.goodOk / secs);
-    out.goodput_output_tokens_per_s = round3(r.goodOutputTokens / secs);
-  }
-  return out;
 }
 
 function round3(n: number): number {
