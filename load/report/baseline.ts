@@ -4,7 +4,7 @@
 // within the threshold is fine. Metrics missing on either side are listed, not judged.
 import { readFileSync } from 'node:fs';
 import { METRICS, isMetricName, type MetricName } from './metric-names.ts';
-import { UsageError, type Scenario } from '../setup/options.ts';
+import { OPTION_SPECS, UsageError, type Scenario } from '../setup/options.ts';
 
 export interface Threshold { relative: number; absolute: number }
 
@@ -49,6 +49,8 @@ export interface BaselineFile {
 // Where the reports go and how they are compared: not part of what was measured.
 const NOT_SETTINGS = new Set(['options.out', 'options.baseline', 'options.thresholds', 'options.quiet', 'options.dry_run', 'options.allow_remote', 'target.reference_cpu_s']);
 
+const OPTION_DEFAULTS = new Map(OPTION_SPECS.map((s) => [s.key.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`), s.default]));
+
 /** Every setting that differs, as dotted paths (options.rate, workload.prompt_tokens, target.url, target.reference.latency.ttftMs, ...). */
 export function settingsDiffer(baseline: RunSettings, current: RunSettings): Array<{ setting: string; baseline: unknown; current: unknown }> {
   const out: Array<{ setting: string; baseline: unknown; current: unknown }> = [];
@@ -61,6 +63,8 @@ export function settingsDiffer(baseline: RunSettings, current: RunSettings): Arr
       for (const k of [...keys].sort()) walk(`${path}.${k}`, (b as Record<string, unknown>)[k], (c as Record<string, unknown>)[k]);
       return;
     }
+    // An option newer than the baseline's summary, left at its default, is the same setting.
+    if (b === undefined && path.startsWith('options.') && JSON.stringify(c) === JSON.stringify(OPTION_DEFAULTS.get(path.slice(8)))) return;
     if (JSON.stringify(b) !== JSON.stringify(c)) out.push({ setting: path, baseline: b ?? null, current: c ?? null });
   };
   for (const part of ['target', 'options', 'workload'] as const) walk(part, baseline[part], current[part]);

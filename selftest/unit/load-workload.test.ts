@@ -228,6 +228,9 @@ describe('report fixes', () => {
     expect(cmp.settings_differ).toHaveLength(4);
     const same = compareMetrics({ ok_rps: 10 }, { path: 'b.json', scenario: 'stream', startedAt: null, metrics: { ok_rps: 10 }, settings: base }, new Map(), { ...base, options: { ...base.options, out: '/elsewhere' } });
     expect(same.like_for_like).toBe(true);
+    // An option the older baseline did not know yet, at its default, is no difference; away from it, it is.
+    expect(settingsDiffer({ options: { rate: 5 } }, { options: { rate: 5, tokenizer: 'o200k_base', burstiness: 1 } })).toEqual([]);
+    expect(settingsDiffer({ options: { rate: 5 } }, { options: { rate: 5, tokenizer: 'cl100k_base' } }).map((d) => d.setting)).toEqual(['options.tokenizer']);
   });
 });
 
