@@ -16,7 +16,7 @@ import { arrivals, gammaSampler } from '../../load/engine/arrivals.ts';
 import { LatencyHistogram } from '../../load/engine/histogram.ts';
 import { Recorder } from '../../load/engine/recorder.ts';
 import { Findings } from '../../load/report/findings.ts';
-import { settingsDiffer, compareMetrics } from '../../load/report/baseline.ts';
+import { settingsDiffer, compareMetrics, formatComparison } from '../../load/report/baseline.ts';
 import { seededRandom } from '../../lib/run/seeded-random.ts';
 
 const inputError = (f: () => unknown): string => {
@@ -226,6 +226,9 @@ describe('report fixes', () => {
     const cmp = compareMetrics({ ok_rps: 10 }, { path: 'b.json', scenario: 'stream', startedAt: null, metrics: { ok_rps: 10 }, settings: base }, new Map(), cur);
     expect(cmp.like_for_like).toBe(false);
     expect(cmp.settings_differ).toHaveLength(4);
+    const text = formatComparison(cmp);
+    expect(text).toMatch(/NOT LIKE FOR LIKE: 4 settings differ between the two runs/);
+    for (const d of cmp.settings_differ) expect(text).toContain(`  ${d.setting}: ${JSON.stringify(d.baseline)} -> ${JSON.stringify(d.current)}`);
     const same = compareMetrics({ ok_rps: 10 }, { path: 'b.json', scenario: 'stream', startedAt: null, metrics: { ok_rps: 10 }, settings: base }, new Map(), { ...base, options: { ...base.options, out: '/elsewhere' } });
     expect(same.like_for_like).toBe(true);
     // An option the older baseline did not know yet, at its default, is no difference; away from it, it is.
