@@ -49,15 +49,18 @@ export async function benchWorkload(input: WorkloadBenchInput): Promise<Record<s
       }
       console.log(`   round ${round + 1}  ${line.join('  |  ')}`);
     }
-    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const med = (xs: number[]) => {
+      const v = [...xs].sort((a, b) => a - b);
+      return (v[(v.length - 1) >> 1]! + v[v.length >> 1]!) / 2;
+    };
     const short = per.short!;
     const long = per['prompt 4096']!;
-    console.log(`   result: driver CPU per event ${med(short.us).toFixed(2)} µs (short prompt) vs ${med(long.us).toFixed(2)} µs (4,096-token prompts; building and counting them included), ` +
-      `peak RSS ${med(short.rss)} vs ${med(long.rss)} MiB (the tokenizer's ranks are part of both: loaded for every lean-client run unless --tokenizer none)`);
+    console.log(`   result (medians of the rounds): driver CPU per event ${med(short.us).toFixed(2)} µs (short prompt) vs ${med(long.us).toFixed(2)} µs (4,096-token prompts; building them included), ` +
+      `peak RSS ${Math.round(med(short.rss))} vs ${Math.round(med(long.rss))} MiB (the tokenizer's ranks are part of both: loaded for every lean-client run unless --tokenizer none)`);
     figures.workload_driver_us_per_event_short = round2(med(short.us));
     figures.workload_driver_us_per_event_4096 = round2(med(long.us));
-    figures.workload_driver_rss_mib_short = med(short.rss);
-    figures.workload_driver_rss_mib_4096 = med(long.rss);
+    figures.workload_driver_rss_mib_short = Math.round(med(short.rss));
+    figures.workload_driver_rss_mib_4096 = Math.round(med(long.rss));
 
     const rate = 50;
     const ls = input.longSeconds;
