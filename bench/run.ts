@@ -130,9 +130,9 @@ async function pinResponder(pid: number): Promise<void> {
 }
 
 /** The load harness itself, as `npm run load` runs it, in a fresh process. */
-async function chatgateLoad(argv: string[], baseUrl: string, out: string): Promise<Record<string, any>> {
+async function chatgateLoad(argv: string[], baseUrl: string, out: string, timeoutMs = 300_000): Promise<Record<string, any>> {
   const r = await run(...pinned(...withFiles(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'bin/load.ts'), ...argv, '--quiet', '--out', out])),
-    { ...process.env, TARGET_URL: baseUrl, API_KEY: KEY }, 300_000);
+    { ...process.env, TARGET_URL: baseUrl, API_KEY: KEY }, timeoutMs);
   if (!existsSync(join(out, 'summary.json'))) throw new Error(`npm run load ${argv.join(' ')} wrote no summary (exit ${r.code}): ${r.stderr.slice(0, 500)}`);
   return JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
 }

@@ -12,7 +12,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 
-type Load = (argv: string[], baseUrl: string, out: string) => Promise<Record<string, any>>;
+type Load = (argv: string[], baseUrl: string, out: string, timeoutMs?: number) => Promise<Record<string, any>>;
 type Responder = { ready: { port: number }; close(): Promise<void> };
 
 export interface WorkloadBenchInput {
@@ -66,7 +66,7 @@ export async function benchWorkload(input: WorkloadBenchInput): Promise<Record<s
     const ls = input.longSeconds;
     console.log(`\n   long run: stream at ${rate} req/s (Poisson), 1,024-token prompts, ${ls} s, requests.jsonl written as it goes; driver RSS every 5 s`);
     const out = join(input.work, 'wl-long');
-    const s = await input.chatgateLoad(['stream', '--rate', String(rate), '--duration', String(ls), '--warmup', '0', '--prompt-tokens', '1024', '--output-tokens', '40', '--cap-duration', String(ls + 60)], base, out);
+    const s = await input.chatgateLoad(['stream', '--rate', String(rate), '--duration', String(ls), '--warmup', '0', '--prompt-tokens', '1024', '--output-tokens', '40', '--cap-duration', String(ls + 60)], base, out, (ls + 120) * 1000);
     const samples = s.driver.rss_mib_samples as number[];
     const every = s.driver.rss_sample_every_s as number;
     const fifth = Math.max(1, Math.floor(samples.length / 5));
