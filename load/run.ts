@@ -194,7 +194,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const remote = config.targetUrl !== undefined && !isLoopbackHost(new URL(config.targetUrl).hostname);
   if (remote || options.dryRun || !options.quiet) {
     const out = remote || options.dryRun ? process.stdout : process.stderr;
-    out.write(`chatgate load: ${scenario} against ${redact(where)}\n${plan.lines.map((l) => `  plan: ${l}`).join('\n')}\n`);
+    const shape = workload.workload ? [`workload: ${Object.entries(workload.workload.describe()).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`] : [];
+    out.write(`chatgate load: ${scenario} against ${redact(where)}\n${[...plan.lines, ...shape].map((l) => `  plan: ${l}`).join('\n')}\n`);
   }
   if (options.dryRun) return EXIT.ok;
 

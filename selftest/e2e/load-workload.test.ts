@@ -162,6 +162,9 @@ describe('bad workload input: one line naming the file, the line and the fix, ex
       ['min above max', ['stream', '--prompt-tokens', '100', '--prompt-tokens-stdev', '10', '--prompt-tokens-min', '300', '--prompt-tokens-max', '200'], /--prompt-tokens: min 300 is above max 200/],
       ['negative length', ['stream', '--data', 'prompt_tokens=-5'], /--data: "prompt_tokens=-5" is not a length setting/],
       ['autocannon', ['throughput', '--prompt-tokens', '100'], /--prompt-tokens shapes the requests of the open-loop sender; give --rate/],
+      ['no tokenizer', ['stream', '--prompt-tokens', '100', '--tokenizer', 'none'], /--tokenizer: none cannot build prompts of a token count/],
+      ['turns without lengths', ['stream', '--turns', '3'], /--turns: sessions of synthetic turns need a prompt length; add --prompt-tokens <n>$/],
+      ['stdev without mean', ['stream', '--output-tokens-stdev', '5'], /--output-tokens: stdev, min or max given without the mean; add --output-tokens <n>$/],
     );
   });
 
