@@ -32,6 +32,7 @@ export async function prepareWorkload(scenario: Scenario, o: LoadOptions): Promi
   const tokenizer = o.tokenizer === 'none' ? undefined : await loadTokenizer(o.tokenizer);
   const dataset = o.dataset ? { source: o.dataset, conversations: parseDataset(readInput(o.dataset, '--dataset'), o.dataset, o.datasetFormat) } : undefined;
   const trace = o.trace ? { source: o.trace, records: parseTrace(readInput(o.trace, '--trace'), o.trace) } : undefined;
+  if (trace) checkTraceCaps(trace.source, trace.records.map((r) => r.offsetMs), o);
   if (!tokenizer && (lengths.prompt || o.sharedPrefixTokens > 0 || trace)) {
     throw inputError('--tokenizer', 0, 'none cannot build prompts of a token count (--prompt-tokens, --shared-prefix-tokens, --trace)', 'name an encoding, e.g. --tokenizer o200k_base');
   }
@@ -96,4 +97,19 @@ function lengthsFrom(o: LoadOptions): { prompt?: LengthDistribution; output?: Le
     prompt: one('prompt_tokens', '--prompt-tokens', o.promptTokens, o.promptTokensStdev, o.promptTokensMin, o.promptTokensMax),
     output: one('output_tokens', '--output-tokens', o.outputTokens, o.outputTokensStdev, o.outputTokensMin, o.outputTokensMax),
   };
+}
+
+/** A trace sets its own rate and length: the safety caps hold for it as for --rate and --duration. */
+function checkTraceCaps(source: string, offsets: number[], o: LoadOptions): void {
+  const lastS = offsets[offsets.length - 1]! / 1000;
+  if (o.duration === undefined && lastS > o.capDuration) {
+    throw inputError(`--trace ${source}`, 0, `the trace lasts ${Math.ceil(lastS)} s, above the cap of ${o.capDuration} s`, `raise the cap with --cap-duration ${Math.ceil(lastS) + 1}, or give --duration to replay only its start`);
+  }
+  // Most requests the trace sends within any one second.
+  let peak = 0;
+  for (let i = 0, j = 0; i < offsets.length; i++) {
+    while (offsets[i]! - offsets[j]! >= 1000) j++;
+    peak = Math.max(peak, i - j + 1);
+  }
+  if (peak > o.capRate) throw inputError(`--trace ${source}`, 0, `the trace sends ${peak} requests within one second, above the rate cap of ${o.capRate} req/s`, `raise the cap with --cap-rate ${peak}`);
 }

@@ -154,6 +154,8 @@ describe('bad workload input: one line naming the file, the line and the fix, ex
     const bad = join(dir, 'bad.jsonl');
     writeFileSync(bad, '{"prompt": "fine"}\n{"prompt": \n');
     const badTrace = join(dir, 'bad-trace.jsonl');
+    const burst = join(dir, 'burst.jsonl');
+    writeFileSync(burst, [0, 100, 200, 300, 400, 500, 1500].map((t) => JSON.stringify({ timestamp: t, input_length: 5, output_length: 5 })).join('\n'));
     writeFileSync(badTrace, '{"timestamp": 0, "input_length": 5, "output_length": 5}\n{"timestamp": 10, "input_length": -2, "output_length": 5}\n');
     cases.push(
       ['missing dataset', ['stream', '--dataset', join(dir, 'nope.jsonl')], /--dataset .*nope\.jsonl: no such file; give the path of a readable file$/],
@@ -162,6 +164,8 @@ describe('bad workload input: one line naming the file, the line and the fix, ex
       ['min above max', ['stream', '--prompt-tokens', '100', '--prompt-tokens-stdev', '10', '--prompt-tokens-min', '300', '--prompt-tokens-max', '200'], /--prompt-tokens: min 300 is above max 200/],
       ['negative length', ['stream', '--data', 'prompt_tokens=-5'], /--data: "prompt_tokens=-5" is not a length setting/],
       ['autocannon', ['throughput', '--prompt-tokens', '100'], /--prompt-tokens shapes the requests of the open-loop sender; give --rate/],
+      ['trace above the rate cap', ['stream', '--trace', burst, '--cap-rate', '5'], /--trace .*burst\.jsonl: the trace sends 6 requests within one second, above the rate cap of 5 req\/s; raise the cap with --cap-rate 6$/],
+      ['trace above the duration cap', ['stream', '--trace', burst, '--cap-duration', '1'], /the trace lasts 2 s, above the cap of 1 s; raise the cap with --cap-duration 3, or give --duration/],
       ['no tokenizer', ['stream', '--prompt-tokens', '100', '--tokenizer', 'none'], /--tokenizer: none cannot build prompts of a token count/],
       ['turns without lengths', ['stream', '--turns', '3'], /--turns: sessions of synthetic turns need a prompt length; add --prompt-tokens <n>$/],
       ['stdev without mean', ['stream', '--output-tokens-stdev', '5'], /--output-tokens: stdev, min or max given without the mean; add --output-tokens <n>$/],
