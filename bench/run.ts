@@ -26,9 +26,13 @@
 //    where they flowed at pace, its cores at the top step, memory per 1,000 streams.
 //    A full `npm run bench` took 4 to 6 minutes here.
 //
-// Options: --only throughput,cpu,floor,streams,fuzz  --seconds N (per measurement)  --pin
+// 6. workload: the stream driver's CPU per event and memory with 4,096-token prompts beside
+//    short ones, and the RSS of a steady long run (bench/workload.ts).
+//
+// Options: --only throughput,cpu,floor,streams,fuzz,workload  --seconds N (per measurement)  --pin
 // (responder on CPU 0, the tool under test on CPU 1, with taskset)  --runs N (5)
-// --max-streams N  --floor-streams N (1000). fuzz: the fuzz phase's req/s and its share of a default run (bench/fuzz.ts).
+// --max-streams N  --floor-streams N (1000)  --long-seconds N (workload's long run, 60; 600 = ten minutes).
+// fuzz: the fuzz phase's req/s and its share of a default run (bench/fuzz.ts).
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -37,6 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs as parseCommandLine } from 'node:util';
 import { forkTs, TSX_LOADER } from '../load/setup/ts-child.ts';
 import { measureDriverWork } from './driver-work.ts';
+import { benchWorkload } from './workload.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const AUTOCANNON = join(ROOT, 'node_modules/.bin/autocannon');
@@ -61,6 +66,7 @@ const seconds = args['seconds'] === undefined ? undefined : Number(args['seconds
 const runs = Number(args['runs'] ?? 5);
 const maxStreams = Number(args['max-streams'] ?? Infinity);
 const floorStreams = Number(args['floor-streams'] ?? 1000);
+const longSeconds = Number(args['long-seconds'] ?? 60);
 const work = mkdtempSync(join(tmpdir(), 'chatgate-bench-'));
 const OUT_DIR = join(process.env.REPORTS_DIR ?? join(ROOT, 'reports'), 'bench');
 
@@ -69,19 +75,19 @@ const figures: Record<string, unknown> = {};
 const loadAverage = () => loadavg().map((l) => Math.round(l * 100) / 100);
 
 /** The command line (node:util parseArgs); a bad option is one line and exit 2. */
-function benchArgs(argv: string[]): { only?: string; seconds?: string; runs?: string; 'max-streams'?: string; 'floor-streams'?: string; pin?: boolean } {
+function benchArgs(argv: string[]): { only?: string; seconds?: string; runs?: string; 'max-streams'?: string; 'floor-streams'?: string; 'long-seconds'?: string; pin?: boolean } {
   try {
     const { values } = parseCommandLine({
       args: argv, strict: true, allowPositionals: false,
-      options: { only: { type: 'string' }, seconds: { type: 'string' }, runs: { type: 'string' }, 'max-streams': { type: 'string' }, 'floor-streams': { type: 'string' }, pin: { type: 'boolean' } },
+      options: { only: { type: 'string' }, seconds: { type: 'string' }, runs: { type: 'string' }, 'max-streams': { type: 'string' }, 'floor-streams': { type: 'string' }, 'long-seconds': { type: 'string' }, pin: { type: 'boolean' } },
     });
-    for (const k of ['seconds', 'runs', 'max-streams', 'floor-streams'] as const) {
+    for (const k of ['seconds', 'runs', 'max-streams', 'floor-streams', 'long-seconds'] as const) {
       const v = values[k];
       if (v !== undefined && !(Number(v) > 0)) throw new Error(`--${k} must be a positive number (got "${v}")`);
     }
     return values;
   } catch (err) {
-    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]}; options: --only throughput,cpu,floor,streams,fuzz --seconds N --runs N --max-streams N --floor-streams N --pin\n`);
+    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]}; options: --only throughput,cpu,floor,streams,fuzz,workload --seconds N --runs N --max-streams N --floor-streams N --long-seconds N --pin\n`);
     process.exit(2);
   }
 }
@@ -124,9 +130,9 @@ async function pinResponder(pid: number): Promise<void> {
 }
 
 /** The load harness itself, as `npm run load` runs it, in a fresh process. */
-async function chatgateLoad(argv: string[], baseUrl: string, out: string): Promise<Record<string, any>> {
+async function chatgateLoad(argv: string[], baseUrl: string, out: string, timeoutMs = 300_000): Promise<Record<string, any>> {
   const r = await run(...pinned(...withFiles(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'bin/load.ts'), ...argv, '--quiet', '--out', out])),
-    { ...process.env, TARGET_URL: baseUrl, API_KEY: KEY }, 300_000);
+    { ...process.env, TARGET_URL: baseUrl, API_KEY: KEY }, timeoutMs);
   if (!existsSync(join(out, 'summary.json'))) throw new Error(`npm run load ${argv.join(' ')} wrote no summary (exit ${r.code}): ${r.stderr.slice(0, 500)}`);
   return JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
 }
@@ -450,6 +456,7 @@ const SECTIONS: Section[] = [
   { name: 'floor', run: benchFloor },
   { name: 'streams', run: benchStreams },
   { name: 'fuzz', run: async () => { Object.assign(figures, await (await import('./fuzz.ts')).benchFuzz()); } },
+  { name: 'workload', run: async () => { Object.assign(figures, await benchWorkload({ chatgateLoad, streamResponder: () => streamResponder(FLOOR), work, seconds, longSeconds })); } },
 ];
 
 /** reports/bench/summary.json (the latest run) and reports/bench/<time>.json; prints the change from the previous summary. */

@@ -33,6 +33,9 @@ import { renderConsoleSummary } from './report/console.ts';
 import { warmUp } from './setup/warmup.ts';
 import { preflight } from '../lib/http/preflight.ts';
 import { mergeMain } from './report/merge.ts';
+import { prepareWorkload, usesWorkload, WORKLOAD_KEYS, type PreparedWorkload } from './setup/workload-setup.ts';
+import { WorkloadInputError } from './workload/input-error.ts';
+import { RequestLog } from './report/request-log.ts';
 import { proxyFor } from '../lib/http/proxy.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -60,6 +63,8 @@ export interface RunSpec {
   baseline?: BaselineFile;
   thresholds?: Map<MetricName, Threshold>;
   log?: (line: string) => void;
+  /** The workload built before the target started (main does it, to exit 2 on bad input); built here when absent. */
+  workload?: PreparedWorkload;
 }
 
 export interface RunOutcome {
@@ -67,6 +72,7 @@ export interface RunOutcome {
   exitCode: number;
   summaryPath?: string;
   htmlPath?: string;
+  requestsPath?: string;
 }
 
 /** Runs one scenario against a resolved target and writes its reports (tests call this directly). */
@@ -76,6 +82,7 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   const findings = new Findings();
   const progress = new Progress(!options.quiet);
   let pool: Pool | undefined;
+  const prepared = spec.workload ?? await prepareWorkload(spec.scenario, options);
   const ctx: ScenarioContext = {
     scenario: spec.scenario,
     options,
@@ -85,6 +92,8 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
     progress,
     findings,
     pool: () => (pool ??= createPool(target.origin, options.capConcurrency, options.timeoutMs ?? spec.config.timeoutMs)),
+    workload: prepared.workload,
+    tokenizer: prepared.tokenizer,
   };
   // ajv compiles the schemas on first use (tens of ms): not in the middle of the run.
   for (const name of ['chat-completion', 'chat-completion-chunk', 'error'] as const) validate(name, {});
@@ -96,6 +105,9 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
     }
   }
   const startedAt = new Date();
+  // requests.jsonl: streamed from the first measured request (warm-up requests are not in it);
+  // autocannon (throughput without --rate) sends on its own and has no per-request record.
+  if (spec.outDir && (spec.scenario === 'rate-limit' || usesWorkload(spec.scenario, options))) ctx.requestLog = new RequestLog(spec.outDir, performance.now());
   const meter = new CpuMeter();
   const refCpu0 = target.reference ? await target.reference.cpu().catch(() => undefined) : undefined;
   let result: ScenarioResult;
@@ -104,6 +116,7 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   } finally {
     progress.stop();
     await pool?.destroy().catch(() => {});
+    ctx.requestLog?.close();
   }
   const driver = meter.stop();
   const refCpu1 = target.reference && refCpu0 ? await target.reference.cpu().catch(() => undefined) : undefined;
@@ -120,11 +133,14 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
     referenceCpuS: refCpu0 && refCpu1 ? Math.round((refCpu1.user_s + refCpu1.system_s - refCpu0.user_s - refCpu0.system_s) * 1000) / 1000 : null,
     findings: findings.list(),
   });
+  if (ctx.workload) summary.workload = ctx.workload.describe();
+  summary.tokens = result.recorder.tokens();
+  if (ctx.requestLog) summary.requests_log = { file: 'requests.jsonl', lines: ctx.requestLog.lines };
   let regressions = 0;
   if (spec.baseline) {
     if (partial) log('baseline: not compared (partial run)');
     else {
-      summary.baseline = compareMetrics(summary.metrics, spec.baseline, spec.thresholds ?? new Map());
+      summary.baseline = compareMetrics(summary.metrics, spec.baseline, spec.thresholds ?? new Map(), { options: summary.options, workload: summary.workload, target: summary.target });
       regressions = summary.baseline.regressions;
     }
   }
@@ -136,10 +152,10 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   }
   log(redact(renderConsoleSummary(summary)));
   if (summary.baseline) log(redact(formatComparison(summary.baseline)));
-  if (summaryPath) log(`reports: ${summaryPath}\n         ${htmlPath}`);
+  if (summaryPath) log(`reports: ${summaryPath}\n         ${htmlPath}${ctx.requestLog ? `\n         ${ctx.requestLog.path}` : ''}`);
   const failing = findingsFail(summary.findings, spec.config.strict);
   const exitCode = partial ? EXIT.interrupted : regressions > 0 || failing ? EXIT.failed : EXIT.ok;
-  return { summary, exitCode, summaryPath, htmlPath };
+  return { summary, exitCode, summaryPath, htmlPath, requestsPath: ctx.requestLog?.path };
 }
 
 /** Everything from argv to exit code. */
@@ -155,6 +171,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   let plan;
   let baseline: BaselineFile | undefined;
   let thresholds: Map<MetricName, Threshold>;
+  let workload: PreparedWorkload;
   try {
     parsed = parseArgs(argv, env);
     if (parsed.help) {
@@ -170,8 +187,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (config.targetUrl) checkRemote(config.targetUrl, parsed.options.allowRemote);
     thresholds = parseThresholds(parsed.options.thresholds);
     if (parsed.options.baseline) baseline = loadBaseline(parsed.options.baseline, parsed.scenario);
+    workload = await prepareWorkload(parsed.scenario, parsed.options);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ConfigError) return fail(e.message);
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof WorkloadInputError) return fail(e.message);
     throw e;
   }
   const { scenario, options } = parsed;
@@ -179,7 +197,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const remote = config.targetUrl !== undefined && !isLoopbackHost(new URL(config.targetUrl).hostname);
   if (remote || options.dryRun || !options.quiet) {
     const out = remote || options.dryRun ? process.stdout : process.stderr;
-    out.write(`chatgate load: ${scenario} against ${redact(where)}\n${plan.lines.map((l) => `  plan: ${l}`).join('\n')}\n`);
+    const shape = workload.workload ? [`workload: ${Object.entries(workload.workload.describe()).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`] : [];
+    out.write(`chatgate load: ${scenario} against ${redact(where)}\n${[...plan.lines, ...shape].map((l) => `  plan: ${l}`).join('\n')}\n`);
   }
   if (options.dryRun) return EXIT.ok;
 
@@ -191,7 +210,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   let target: LoadTarget;
   try {
-    target = config.targetUrl ? remoteTarget(config) : await embeddedTarget(referenceOptionsFor(options));
+    // The embedded reference answers as long as the longest reply asked for, unless told otherwise.
+    const longest = workload.workload?.maxOutputTokens();
+    const refOptions = !parsed.given.has('refReplyWords') && longest !== undefined && longest > options.refReplyWords ? { ...options, refReplyWords: longest } : options;
+    target = config.targetUrl ? remoteTarget(config) : await embeddedTarget(referenceOptionsFor(refOptions));
   } catch (e) {
     return fail(`could not start the embedded reference server: ${(e as Error).message}`);
   }
@@ -214,7 +236,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   process.on('SIGTERM', onSigint);
   try {
     const outDir = resolve(options.out ?? join(env.REPORTS_DIR || join(ROOT, 'reports'), 'load', new Date().toISOString().replace(/[:.]/g, '-')));
-    const outcome = await executeRun({ scenario, options, config, target, stop, outDir, baseline, thresholds });
+    const outcome = await executeRun({ scenario, options, config, target, stop, outDir, baseline, thresholds, workload });
     return outcome.exitCode;
   } catch (e) {
     if (e instanceof TargetUnreachable) return fail(`TARGET_URL: ${e.message}; check the address and that the service is up`);
@@ -251,6 +273,10 @@ function checkCombinations(scenario: Scenario, o: LoadOptions, given: Set<keyof 
   const proxy = config.targetUrl ? proxyFor(config.targetUrl) : undefined;
   if (proxy && scenario === 'throughput' && (o.rate === undefined || o.rateEngine === 'autocannon')) {
     throw new UsageError(`${proxy.variable}: throughput ${o.rate === undefined ? 'at fixed connections' : 'with --rate-engine autocannon'} runs on autocannon, which cannot go through a proxy; give --rate <n> (the open-loop sender goes through ${proxy.shown}), or set NO_PROXY=${new URL(config.targetUrl!).hostname} if the target is reachable directly`);
+  }
+  const shaping = WORKLOAD_KEYS.filter((k) => given.has(k));
+  if (scenario === 'throughput' && shaping.length && (o.rate === undefined || o.rateEngine === 'autocannon')) {
+    throw new UsageError(`${OPTION_SPECS.find((s) => s.key === shaping[0])!.flag} shapes the requests of the open-loop sender; give --rate <n> (autocannon cycles fixed bodies)`);
   }
   if (scenario === 'throughput' && o.rate !== undefined && o.rate < 1 && o.rateEngine === 'autocannon') {
     throw new UsageError(`--rate ${o.rate}: autocannon sends whole requests per second; use at least 1, or --rate-engine open-loop`);

@@ -28,6 +28,7 @@ const PLOT_PERCENTILES = [
 ];
 
 type Internal = hdr.Histogram & {
+  lowestEquivalentValue(value: number): number;
   recordedValuesIterator: { reset(): void; hasNext(): boolean; next(): { valueIteratedTo: number; countAtValueIteratedTo: number } };
 };
 
@@ -73,8 +74,18 @@ export class LatencyHistogram {
     return this.h.totalCount;
   }
 
+  /**
+   * The one percentile method of the harness (GapTally uses it too): nearest rank, the
+   * value reported being the lowest of the bucket holding that rank, never outside the
+   * recorded min and max (HdrHistogram's own answer, the bucket's highest value, can
+   * exceed the max); p100 is the max.
+   */
   percentileMs(p: number): number {
-    return this.h.totalCount === 0 ? 0 : round3(this.h.getValueAtPercentile(p) / 1000);
+    const h = this.h as Internal;
+    if (h.totalCount === 0) return 0;
+    if (p >= 100) return round3(h.maxValue / 1000);
+    const v = h.lowestEquivalentValue(h.getValueAtPercentile(p));
+    return round3(Math.min(h.maxValue, Math.max(h.minNonZeroValue, v)) / 1000);
   }
 
   summary(): LatencySummary {
@@ -100,11 +111,12 @@ export class LatencyHistogram {
     return { percentile: [...PLOT_PERCENTILES], value_ms: PLOT_PERCENTILES.map((p) => this.percentileMs(p)) };
   }
 
-  /** Equal-width buckets from 0 to the 99.9th percentile (the rest piles into the last bucket). */
+  /** Equal-width buckets from 0 to the max, the last one holding the max: every recorded value has its bar. */
   bucketPlot(buckets = 50): BucketPlot {
     if (this.count === 0) return { bucket_ms: [], count: [] };
-    const top = Math.max(this.percentileMs(99.9), 0.001);
-    const width = top / buckets;
+    const top = Math.max(this.h.maxValue / 1000, 0.001);
+    // Slightly wider than top/buckets, so the max falls inside the last bucket, not past it.
+    const width = (top / buckets) * (1 + 1e-9);
     const counts = new Array<number>(buckets).fill(0);
     const it = (this.h as Internal).recordedValuesIterator;
     it.reset();
@@ -166,23 +178,33 @@ export class GapTally {
     }
   }
 
-  /** Percentile (0-100) of this stream's gaps, in ms (0 when there are none): exact up to 64 gaps, then to the histogram's 3 digits. */
+  /** Percentile (0-100) of this stream's gaps, in ms (0 when there are none), by LatencyHistogram's method (nearest rank, within the exact min and max): exact up to 64 gaps, then the bucket's lowest value. */
   percentileMs(p: number): number {
     if (this.count === 0) return 0;
-    const rank = Math.max(1, Math.ceil((p / 100) * this.count));
+    const rank = Math.max(1, Math.ceil((Math.min(100, p) / 100) * this.count));
     if (!this.counts) return [...this.first].sort((a, b) => a - b)[rank - 1]!;
-    const all = new Map<number, number>(this.counts);
+    let lo = this.minUs;
+    let hi = this.maxUs;
+    const all = new Map<number, number>(this.counts ?? []);
     for (const ms of this.first) {
-      const k = hdrKey(toUs(ms));
+      const us = toUs(ms);
+      if (us < lo) lo = us;
+      if (us > hi) hi = us;
+      const k = hdrKey(us);
       all.set(k, (all.get(k) ?? 0) + 1);
     }
+    if (p >= 100) return hi / 1000;
     const keys = [...all.keys()].sort((a, b) => a - b);
     let seen = 0;
+    let at = keys[keys.length - 1]!;
     for (const k of keys) {
       seen += all.get(k)!;
-      if (seen >= rank) return k / 1000;
+      if (seen >= rank) {
+        at = k;
+        break;
+      }
     }
-    return keys[keys.length - 1]! / 1000;
+    return Math.min(hi, Math.max(lo, at)) / 1000;
   }
 }
 

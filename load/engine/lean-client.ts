@@ -13,6 +13,8 @@ import { GapTally } from './histogram.ts';
 import { SseScan } from './sse-scan.ts';
 import { DeltaSnapshotWatch, describeSnapshots } from '../../lib/spec/cumulative-deltas.ts';
 import type { RouteKind } from './request-bodies.ts';
+import type { WorkMeta } from '../workload/workload.ts';
+import type { TokenCounts } from './token-count.ts';
 
 export type FailureKind =
   | 'timeout' // no complete answer within the time limit
@@ -48,11 +50,23 @@ export interface Outcome {
   /** Body text of a non-2xx answer (first 4 KiB). */
   errorBody?: string;
   contentChunks: number;
+  /** Chunks that carried output (content, reasoning_content or tool-call deltas): TTFT and ITL count these. */
+  tokenEvents: number;
   outputChars: number;
   /** usage.completion_tokens as the target reported it (absent when it sent none). */
   usageTokens?: number;
-  /** Gaps between consecutive content chunks: a tally at histogram precision, bounded however long the stream. */
+  /** usage.prompt_tokens as the target reported it. */
+  usagePromptTokens?: number;
+  /** The reply's text (content and reasoning), when the request asked to keep it. */
+  reply?: string;
+  /** Gaps between consecutive output chunks: a tally at histogram precision, bounded however long the stream. */
   gaps: GapTally;
+  /** Every gap as measured (ms), when the request asked for them (--save-gaps). */
+  allGaps?: number[];
+  /** What the workload put into the request (prompt tokens sent, max_tokens, session). */
+  work?: WorkMeta;
+  /** Prompt and completion tokens with their source (set by the phase before the recorders see it). */
+  tokens?: TokenCounts;
   /** SSE events dispatched (streams). */
   events: number;
   ok: boolean;
@@ -74,6 +88,13 @@ export interface LeanRequest {
   /** Check against the schemas (sampled). */
   sample: boolean;
   keepHeaders?: boolean;
+  /** Keep the reply's text in the outcome (multi-turn history, token counts without usage). */
+  keepReply?: boolean;
+  /** Keep every inter-token gap in the outcome. */
+  keepGaps?: boolean;
+  /** The body sets max_tokens: an empty reply is then legal (EV-4 asks for content only of uncapped requests). */
+  capped?: boolean;
+  work?: WorkMeta;
 }
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
@@ -96,15 +117,20 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   private jsonBytes = 0;
   private done = false;
   private readonly sample: boolean;
+  private readonly capped: boolean;
 
   constructor(req: LeanRequest, private readonly onDone: (o: Outcome) => void) {
     this.sample = req.sample;
+    this.capped = req.capped === true;
     this.outcome = {
       seq: req.seq, route: req.route, key: req.key, stream: req.stream,
       intendedAt: req.intendedAt, sentAt: 0, endAt: 0,
-      contentChunks: 0, outputChars: 0, gaps: new GapTally(), events: 0, ok: false, schemaChecked: req.sample,
+      contentChunks: 0, tokenEvents: 0, outputChars: 0, gaps: new GapTally(), events: 0, ok: false, schemaChecked: req.sample,
     };
     if (req.keepHeaders) this.outcome.headers = {};
+    if (req.keepReply) this.outcome.reply = '';
+    if (req.keepGaps) this.outcome.allGaps = [];
+    if (req.work) this.outcome.work = req.work;
   }
 
   // --- undici handler -----------------------------------------------------------------
@@ -176,7 +202,8 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       o.events = this.reader.events;
       if (this.reader.problems.length > 0) return this.fail('bad_body', `SSE: ${this.reader.problems[0]!.detail}`);
       if (!this.done) return this.fail('incomplete_stream', `stream closed without data: [DONE] after ${this.reader.events} events`);
-      if (o.contentChunks === 0) return this.fail('bad_body', 'stream carried no content');
+      // EV-4's scope, as the fuzz oracle states it: a capped request may spend its tokens on hidden reasoning and send no content.
+      if (o.contentChunks === 0 && !this.capped) return this.fail('bad_body', 'stream carried no content');
       const snapshots = this.snapshots?.finding();
       if (snapshots) return this.fail('bad_body', `stream breaks EV-12: ${describeSnapshots(snapshots)}`);
       o.ok = true;
@@ -242,16 +269,33 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       if (!v.valid) return this.fail('bad_body', `chunk breaks ${v.errors[0]!.clause}: ${v.errors[0]!.message}`);
     }
     this.snapshots?.pushChunk(chunk);
-    const content = chunk.choices?.[0]?.delta?.content;
-    if (typeof content === 'string' && content.length > 0) {
-      if (o.firstContentAt === undefined) o.firstContentAt = now;
-      else o.gaps.add(now - o.lastContentAt!);
-      o.lastContentAt = now;
-      o.contentChunks++;
-      o.outputChars += content.length;
+    const delta = chunk.choices?.[0]?.delta;
+    if (delta) {
+      const content = delta.content;
+      const reasoning = delta.reasoning_content;
+      const hasContent = typeof content === 'string' && content.length > 0;
+      const hasReasoning = typeof reasoning === 'string' && reasoning.length > 0;
+      // Reasoning (vLLM, DeepSeek) and tool-call deltas are output the model generated: they time tokens too.
+      if (hasContent || hasReasoning || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0)) {
+        if (o.firstContentAt === undefined) o.firstContentAt = now;
+        else {
+          o.gaps.add(now - o.lastContentAt!);
+          o.allGaps?.push(now - o.lastContentAt!);
+        }
+        o.lastContentAt = now;
+        o.tokenEvents++;
+      }
+      if (hasContent) {
+        o.contentChunks++;
+        o.outputChars += content.length;
+        if (o.reply !== undefined) o.reply += content;
+      }
+      if (hasReasoning) {
+        o.outputChars += reasoning.length;
+        if (o.reply !== undefined) o.reply += reasoning;
+      }
     }
-    const tokens = chunk.usage?.completion_tokens;
-    if (typeof tokens === 'number') o.usageTokens = tokens;
+    this.usage(chunk.usage);
   }
 
   private checkJson(): void {
@@ -274,11 +318,18 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     o.firstContentAt = now;
     o.lastContentAt = now;
     o.contentChunks = 1;
+    o.tokenEvents = 1;
     o.outputChars = content.length;
-    const tokens = body.usage?.completion_tokens;
-    if (typeof tokens === 'number') o.usageTokens = tokens;
+    if (o.reply !== undefined) o.reply = content;
+    this.usage(body.usage);
     o.ok = true;
     this.finish();
+  }
+
+  private usage(u: { completion_tokens?: unknown; prompt_tokens?: unknown } | null | undefined): void {
+    if (!u) return;
+    if (typeof u.completion_tokens === 'number') this.outcome.usageTokens = u.completion_tokens;
+    if (typeof u.prompt_tokens === 'number') this.outcome.usagePromptTokens = u.prompt_tokens;
   }
 
   private fail(kind: FailureKind, detail: string): void {
@@ -307,13 +358,13 @@ export class LeanCall implements Dispatcher.DispatchHandler {
 }
 
 interface ChunkLike {
-  choices?: Array<{ delta?: { content?: unknown } }>;
-  usage?: { completion_tokens?: unknown } | null;
+  choices?: Array<{ delta?: { content?: unknown; reasoning_content?: unknown; tool_calls?: unknown } }>;
+  usage?: { completion_tokens?: unknown; prompt_tokens?: unknown } | null;
   error?: unknown;
 }
 interface CompletionLike {
   choices?: Array<{ message?: { content?: unknown } }>;
-  usage?: { completion_tokens?: unknown };
+  usage?: { completion_tokens?: unknown; prompt_tokens?: unknown };
 }
 
 function flatten(h: Record<string, string | string[] | undefined>): Record<string, string> {

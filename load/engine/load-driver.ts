@@ -1,17 +1,17 @@
 // The streaming (and plain-request) load driver: sends lean requests on an undici
 // Pool either open-loop (each request at its scheduled time, whatever the target is
-// doing: constant or Poisson arrivals) or closed-loop (a fixed number of requests in
+// doing: constant, Poisson, gamma or trace arrivals) or closed-loop (a fixed number of requests in
 // flight, each one sent when the previous finished). One timer drives the schedule
 // and one sweeps time limits; requests own no timers or promises, which is what lets
 // one core hold thousands of streams.
 import { createRequire } from 'node:module';
 import { Pool, type Dispatcher } from 'undici';
-import { arrivals, type ArrivalKind } from './arrivals.ts';
+import { arrivals, type ArrivalKind, type ArrivalOptions } from './arrivals.ts';
 import { send, type LeanCall, type LeanRequest, type Outcome } from './lean-client.ts';
 import type { StopToken } from '../setup/stop.ts';
 
 export type DriveMode =
-  | { kind: 'rate'; rate: number; arrival: ArrivalKind; seed: number }
+  | { kind: 'rate'; rate: number; arrival: ArrivalKind; seed: number; arrivalOptions?: ArrivalOptions }
   | { kind: 'concurrency'; concurrency: number; rampUpMs: number };
 
 export interface DrivePlan {
@@ -185,7 +185,7 @@ export class Driver {
   }
 
   private openLoop(startedAt: number, mode: Extract<DriveMode, { kind: 'rate' }>, finish: () => void): void {
-    const schedule = arrivals(mode.arrival, mode.rate, this.plan.durationMs, mode.seed);
+    const schedule = arrivals(mode.arrival, mode.rate, this.plan.durationMs, mode.seed, mode.arrivalOptions);
     let next = schedule.next();
     const tick = () => {
       if (!this.sending) return;

@@ -19,9 +19,9 @@ export interface TimelinePoint {
   ok: number;
   failures: number;
   status: Record<string, number>;
-  /** TTFT (streams) or latency (plain requests) of the answers completed in this second. */
-  p50_ms: number;
-  p95_ms: number;
+  /** TTFT (streams) or latency (plain requests) of the successes completed in this second; null when none completed (a gap, not 0 ms). */
+  p50_ms: number | null;
+  p95_ms: number | null;
 }
 
 interface Bucket {
@@ -72,6 +72,17 @@ export class Recorder {
   errorAnswersChecked = 0;
   errorAnswersImproper = 0;
   readonly retryHints: number[] = [];
+  /** Token accounting of successful requests: each count from usage, else the tokenizer (load/engine/token-count.ts). */
+  inputTokens = 0;
+  outputTokens = 0;
+  readonly promptSources = { usage: 0, tokenizer: 0, none: 0 };
+  readonly completionSources = { usage: 0, tokenizer: 0, none: 0 };
+  /** usage.prompt_tokens minus the tokenizer's count of what was sent, where both are known. */
+  private readonly promptCheck = { compared: 0, equal: 0, min: Infinity, max: -Infinity };
+  /** Per-request SLOs: a success meeting all of them is goodput. */
+  slo: { ttftMs?: number; itlP95Ms?: number; e2eMs?: number } | undefined;
+  goodOk = 0;
+  goodOutputTokens = 0;
   private readonly timeline: Bucket[] = [];
   private readonly routes = new Map<RouteKind, RouteStats>();
 
@@ -147,14 +158,37 @@ export class Recorder {
       this.usageTokens += o.usageTokens;
     } else this.withoutUsage++;
     this.outputChars += o.outputChars;
-    if (o.stream) {
+    const t = o.tokens;
+    if (t) {
+      this.promptSources[t.promptSource]++;
+      this.completionSources[t.completionSource]++;
+      this.inputTokens += t.prompt ?? 0;
+      this.outputTokens += t.completion ?? 0;
+      if (t.promptSource === 'usage' && t.promptSent !== undefined) {
+        const d = t.prompt! - t.promptSent;
+        this.promptCheck.compared++;
+        if (d === 0) this.promptCheck.equal++;
+        if (d < this.promptCheck.min) this.promptCheck.min = d;
+        if (d > this.promptCheck.max) this.promptCheck.max = d;
+      }
+    }
+    const completion = t?.completion ?? o.usageTokens;
+    if (this.slo && this.meetsSlo(o, e2e)) {
+      this.goodOk++;
+      this.goodOutputTokens += completion ?? 0;
+    }
+    if (o.stream && o.firstContentAt === undefined) {
+      // A capped request answered with no output (legal): no token to time.
+      this.e2e.record(e2e);
+      if (o.firstEventAt !== undefined) this.firstEvent.record(o.firstEventAt - o.intendedAt);
+    } else if (o.stream) {
       const ttft = o.firstContentAt! - o.intendedAt;
       this.ttft.record(ttft);
       this.firstEvent.record(o.firstEventAt! - o.intendedAt);
       this.e2e.record(e2e);
       o.gaps.recordInto(this.itl);
-      if (o.usageTokens !== undefined && o.usageTokens > 1) {
-        this.tpot.record((o.lastContentAt! - o.firstContentAt!) / (o.usageTokens - 1));
+      if (completion !== undefined && completion > 1) {
+        this.tpot.record((o.lastContentAt! - o.firstContentAt!) / (completion - 1));
       }
       b.latency.record(ttft);
       route.latency.record(ttft);
@@ -279,8 +313,8 @@ export class Recorder {
       ok: b?.ok ?? 0,
       failures: b?.failures ?? 0,
       status: b ? Object.fromEntries([...b.status].map(([k, v]) => [String(k), v])) : {},
-      p50_ms: b ? b.latency.percentileMs(50) : 0,
-      p95_ms: b ? b.latency.percentileMs(95) : 0,
+      p50_ms: b && b.latency.count > 0 ? b.latency.percentileMs(50) : null,
+      p95_ms: b && b.latency.count > 0 ? b.latency.percentileMs(95) : null,
     }));
   }
 
@@ -311,12 +345,44 @@ export class Recorder {
       requests_without_usage: this.withoutUsage,
     };
     if (source === 'characters') {
-      return { ...out, note: 'The target sent no usage (stream_options.include_usage ignored): output is counted in characters, not tokens. Chunks are never counted as tokens.' };
+      return { ...out, note: 'The target sent no usage (stream_options.include_usage ignored): output is counted in characters, not tokens. Chunks are never counted as tokens. summary.tokens has the tokenizer\'s count of the replies, when a tokenizer was used.' };
     }
     if (this.withUsage > 0 && this.withoutUsage > 0) {
       return { ...out, note: `${this.withoutUsage} successful requests carried no usage; tokens/s counts only the ${this.withUsage} that did.` };
     }
     return out;
+  }
+
+  private meetsSlo(o: Outcome, e2e: number): boolean {
+    const slo = this.slo!;
+    if (o.stream && slo.ttftMs !== undefined && (o.firstContentAt === undefined || o.firstContentAt - o.intendedAt > slo.ttftMs)) return false;
+    if (slo.e2eMs !== undefined && e2e > slo.e2eMs) return false;
+    if (o.stream && slo.itlP95Ms !== undefined && o.gaps.count > 0 && o.gaps.percentileMs(95) > slo.itlP95Ms) return false;
+    return true;
+  }
+
+  /** Input, output and total tokens and their rates, each count's source, and usage checked against the tokenizer. */
+  tokens(): Record<string, unknown> | null {
+    const ps = this.promptSources;
+    const cs = this.completionSources;
+    if (ps.usage + ps.tokenizer + ps.none === 0) return null;
+    const secs = this.activeSeconds();
+    const c = this.promptCheck;
+    const notes: string[] = [];
+    if (ps.tokenizer > 0) notes.push(`${ps.tokenizer} requests had no usage.prompt_tokens: their input tokens are the tokenizer's count of the message contents sent (no chat-template tokens).`);
+    if (cs.tokenizer > 0) notes.push(`${cs.tokenizer} requests had no usage.completion_tokens: their output tokens are the tokenizer's count of the reply text received.`);
+    if (ps.none + cs.none > 0) notes.push(`${ps.none} input and ${cs.none} output counts are missing (no usage and no tokenizer): the totals leave them out.`);
+    return {
+      input_tokens_total: this.inputTokens,
+      output_tokens_total: this.outputTokens,
+      input_tokens_per_s: round3(this.inputTokens / secs),
+      output_tokens_per_s: round3(this.outputTokens / secs),
+      total_tokens_per_s: round3((this.inputTokens + this.outputTokens) / secs),
+      prompt_tokens_source: { ...ps },
+      completion_tokens_source: { ...cs },
+      prompt_tokens_usage_vs_sent: c.compared === 0 ? null : { compared: c.compared, equal: c.equal, min_difference: c.min, max_difference: c.max },
+      ...(notes.length ? { note: notes.join(' ') } : {}),
+    };
   }
 
   latencySummaries(): Record<string, LatencySummary> {

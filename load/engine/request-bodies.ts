@@ -22,6 +22,8 @@ export interface BodyOptions {
   maxTokens?: number;
   /** Needed by the brain routes. */
   brainId?: string;
+  /** The workload's messages (load/workload): sent as they are, instead of the prompt. */
+  messages?: Array<{ role: string; content: string }>;
 }
 
 /**
@@ -51,7 +53,7 @@ export function bodyFor(route: RouteKind, options: BodyOptions, seq: number): Re
   const body: Record<string, unknown> = {};
   if (route === 'chat') body.model = options.model;
   if (route === 'brain-model') body.model = BRAIN_MODEL_PREFIX + requireBrain(options.brainId);
-  body.messages = [{ role: 'user', content: options.prompt + ' (request ' + seq + ')' }];
+  body.messages = options.messages ?? [{ role: 'user', content: options.prompt + ' (request ' + seq + ')' }];
   if (options.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };

@@ -6,6 +6,7 @@ import type { LeanRequest } from './lean-client.ts';
 import { extraHeaders } from '../../lib/http/extra-headers.ts';
 import type { LoadOptions } from '../setup/options.ts';
 import type { LoadTarget } from '../setup/load-target.ts';
+import type { Workload } from '../workload/workload.ts';
 
 export const ALWAYS_CHECKED = 20;
 
@@ -19,6 +20,8 @@ export interface FactorySpec {
   /** Override --brain-share (the rate-limit scenario sends plain chat only). */
   brainShare?: number;
   keepHeaders?: boolean;
+  /** What each request says (prompt, max_tokens, session); without it, the fixed --prompt. */
+  workload?: Workload;
 }
 
 export function requestFactory(spec: FactorySpec): (seq: number, intendedAt: number) => LeanRequest {
@@ -39,15 +42,22 @@ export function requestFactory(spec: FactorySpec): (seq: number, intendedAt: num
   };
   const share = spec.brainShare ?? options.brainShare;
   const paths = new Map<string, string>();
+  const { workload } = spec;
+  const keepGaps = options.saveGaps === true;
   return (seq, intendedAt) => {
     const route = routeAt(seq, share);
     let path = paths.get(route);
     if (path === undefined) paths.set(route, (path = target.basePath + pathFor(route, target.brainId)));
+    const item = workload?.next(seq);
+    const body = item ? bodyFor(route, { ...bodyOptions, messages: item.messages, maxTokens: item.maxTokens }, seq) : bodyFor(route, bodyOptions, seq);
     return {
       seq, route, key: spec.keyLabel, stream, path, headers, intendedAt,
-      body: JSON.stringify(bodyFor(route, bodyOptions, seq)),
+      body: JSON.stringify(body),
       sample: seq < ALWAYS_CHECKED || seq % options.sampleEvery === 0,
       keepHeaders: spec.keepHeaders,
+      ...(body.max_tokens !== undefined ? { capped: true } : {}),
+      ...(item ? { keepReply: item.keepReply, work: { promptTokens: item.promptTokens, maxTokens: item.maxTokens, session: item.session, turn: item.turn } } : {}),
+      ...(keepGaps ? { keepGaps } : {}),
     };
   };
 }

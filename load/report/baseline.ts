@@ -4,7 +4,7 @@
 // within the threshold is fine. Metrics missing on either side are listed, not judged.
 import { readFileSync } from 'node:fs';
 import { METRICS, isMetricName, type MetricName } from './metric-names.ts';
-import { UsageError, type Scenario } from '../setup/options.ts';
+import { OPTION_SPECS, UsageError, type Scenario } from '../setup/options.ts';
 
 export interface Threshold { relative: number; absolute: number }
 
@@ -26,6 +26,16 @@ export interface BaselineComparison {
   baseline_started_at: string | null;
   rows: BaselineRow[];
   regressions: number;
+  /** Settings (options, workload, target, reference model) that differ between the two runs: then the comparison is not like for like. */
+  settings_differ: Array<{ setting: string; baseline: unknown; current: unknown }>;
+  like_for_like: boolean;
+}
+
+/** What decides a run's figures besides the target's speed: compared setting by setting. */
+export interface RunSettings {
+  options?: Record<string, unknown>;
+  workload?: Record<string, unknown>;
+  target?: Record<string, unknown>;
 }
 
 export interface BaselineFile {
@@ -33,6 +43,32 @@ export interface BaselineFile {
   scenario: string;
   startedAt: string | null;
   metrics: Record<string, number | null>;
+  settings?: RunSettings;
+}
+
+// Where the reports go and how they are compared: not part of what was measured.
+const NOT_SETTINGS = new Set(['options.out', 'options.baseline', 'options.thresholds', 'options.quiet', 'options.dry_run', 'options.allow_remote', 'target.reference_cpu_s']);
+
+const OPTION_DEFAULTS = new Map(OPTION_SPECS.map((s) => [s.key.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`), s.default]));
+
+/** Every setting that differs, as dotted paths (options.rate, workload.prompt_tokens, target.url, target.reference.latency.ttftMs, ...). */
+export function settingsDiffer(baseline: RunSettings, current: RunSettings): Array<{ setting: string; baseline: unknown; current: unknown }> {
+  const out: Array<{ setting: string; baseline: unknown; current: unknown }> = [];
+  const walk = (path: string, b: unknown, c: unknown): void => {
+    if (NOT_SETTINGS.has(path)) return;
+    const bo = b !== null && typeof b === 'object' && !Array.isArray(b);
+    const co = c !== null && typeof c === 'object' && !Array.isArray(c);
+    if (bo && co) {
+      const keys = new Set([...Object.keys(b as object), ...Object.keys(c as object)]);
+      for (const k of [...keys].sort()) walk(`${path}.${k}`, (b as Record<string, unknown>)[k], (c as Record<string, unknown>)[k]);
+      return;
+    }
+    // An option newer than the baseline's summary, left at its default, is the same setting.
+    if (b === undefined && path.startsWith('options.') && JSON.stringify(c) === JSON.stringify(OPTION_DEFAULTS.get(path.slice(8)))) return;
+    if (JSON.stringify(b) !== JSON.stringify(c)) out.push({ setting: path, baseline: b ?? null, current: c ?? null });
+  };
+  for (const part of ['target', 'options', 'workload'] as const) walk(part, baseline[part], current[part]);
+  return out;
 }
 
 /** Reads and checks a baseline before the run starts (a wrong file is exit 2, not a surprise at the end). */
@@ -49,7 +85,12 @@ export function loadBaseline(path: string, scenario: Scenario): BaselineFile {
   if (doc.scenario !== scenario) {
     throw new UsageError(`--baseline ${path} is from the ${String(doc.scenario)} scenario; compare ${scenario} runs with a ${scenario} baseline`);
   }
-  return { path, scenario, startedAt: typeof doc.started_at === 'string' ? doc.started_at : null, metrics: doc.metrics as Record<string, number | null> };
+  const d = doc as Record<string, unknown>;
+  const obj = (v: unknown) => (v !== null && typeof v === 'object' ? v as Record<string, unknown> : undefined);
+  return {
+    path, scenario, startedAt: typeof doc.started_at === 'string' ? doc.started_at : null, metrics: doc.metrics as Record<string, number | null>,
+    settings: { options: obj(d.options), workload: obj(d.workload), target: obj(d.target) },
+  };
 }
 
 /** "ttft_p95_ms=10%" (relative) or "ttft_p95_ms=25" (absolute, in the metric's unit). */
@@ -69,6 +110,7 @@ export function compareMetrics(
   current: Record<string, number | null | undefined>,
   baseline: BaselineFile,
   overrides: Map<MetricName, Threshold>,
+  currentSettings?: RunSettings,
 ): BaselineComparison {
   const rows: BaselineRow[] = [];
   const names = new Set([...Object.keys(baseline.metrics), ...Object.keys(current)]);
@@ -95,7 +137,13 @@ export function compareMetrics(
     baseline_started_at: baseline.startedAt,
     rows,
     regressions: rows.filter((r) => r.verdict === 'regression').length,
+    ...likeForLike(baseline.settings, currentSettings),
   };
+}
+
+function likeForLike(b: RunSettings | undefined, c: RunSettings | undefined): Pick<BaselineComparison, 'settings_differ' | 'like_for_like'> {
+  const differ = b && c ? settingsDiffer(b, c) : [];
+  return { settings_differ: differ, like_for_like: differ.length === 0 };
 }
 
 export function formatComparison(cmp: BaselineComparison): string {
@@ -110,8 +158,13 @@ export function formatComparison(cmp: BaselineComparison): string {
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const differ = cmp.settings_differ ?? [];
   return [
     `Baseline ${cmp.baseline_file}${cmp.baseline_started_at ? ` (${cmp.baseline_started_at})` : ''}: ${cmp.regressions} regression${cmp.regressions === 1 ? '' : 's'}`,
+    ...(differ.length ? [
+      `NOT LIKE FOR LIKE: ${differ.length} setting${differ.length === 1 ? '' : 's'} differ between the two runs, so a change below may come from them and not from the target:`,
+      ...differ.map((d) => `  ${d.setting}: ${JSON.stringify(d.baseline)} -> ${JSON.stringify(d.current)}`),
+    ] : []),
     line(head),
     ...body.map(line),
   ].join('\n');

@@ -27,6 +27,15 @@ export function renderConsoleSummary(s: LoadSummary): string {
       : `  output: no usage from the target; ${out.output_chars_per_s} characters/s (characters, not tokens)`);
     if (out.note && out.tokens_source === 'usage') lines.push(`  note: ${out.note}`);
   }
+  if (s.workload) lines.push(`  workload: ${Object.entries(s.workload).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`);
+  const tk = s.tokens as { input_tokens_total: number; output_tokens_total: number; input_tokens_per_s: number; output_tokens_per_s: number; total_tokens_per_s: number; prompt_tokens_source: Record<string, number>; completion_tokens_source: Record<string, number>; note?: string } | null | undefined;
+  if (tk) {
+    const src = (m: Record<string, number>) => Object.entries(m).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ');
+    lines.push(`  tokens: input ${tk.input_tokens_total} (${src(tk.prompt_tokens_source)}), output ${tk.output_tokens_total} (${src(tk.completion_tokens_source)}); ${tk.input_tokens_per_s} in/s, ${tk.output_tokens_per_s} out/s, ${tk.total_tokens_per_s} total/s`);
+    if (tk.note) lines.push(`  note: ${tk.note}`);
+  }
+  const gp = (s.details as { goodput?: { requests: number } }).goodput;
+  if (gp && s.metrics.goodput_rps != null) lines.push(`  goodput (within the --slo-* bounds): ${gp.requests} requests, ${s.metrics.goodput_rps} req/s, ${s.metrics.goodput_output_tokens_per_s} output tokens/s`);
   if (s.scenario === 'sweep') {
     const d = s.details as { steps?: Array<{ offered: number; achieved_ok_rps: number; goodput_rps: number; ttft_p95_ms: number; error_share: number; slo_met: boolean | null }>; unit?: string; max_meeting_slo?: number | null; goodput_at_max_rps?: number | null; broken_at?: number | null; bound_by_detail?: string[]; resolved?: boolean; note?: string };
     for (const st of d.steps ?? []) {

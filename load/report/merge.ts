@@ -492,13 +492,18 @@ export function mergeLoad(inputs: Array<{ path: string; doc: LoadSummary }>): { 
   return { summary, warnings };
 }
 
+/** The larger of two per-second figures; null (a second without answers) gives way to a figure. */
+function worst(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
+}
+
 function mergeTimelines(lines: LoadSummary['timeline'][]): LoadSummary['timeline'] {
   const out: LoadSummary['timeline'] = [];
   for (const line of lines) {
     line.forEach((p, i) => {
       const t = out[i];
       // p50/p95 of a second cannot be added: the worst runner's is shown.
-      out[i] = t ? { ...(addDeep(t, p) as typeof p), t_s: t.t_s, p50_ms: Math.max(t.p50_ms, p.p50_ms), p95_ms: Math.max(t.p95_ms, p.p95_ms) } : { ...p };
+      out[i] = t ? { ...(addDeep(t, p) as typeof p), t_s: t.t_s, p50_ms: worst(t.p50_ms, p.p50_ms), p95_ms: worst(t.p95_ms, p.p95_ms) } : { ...p };
     });
   }
   return out;

@@ -54,10 +54,14 @@ export const METRICS = {
   e2e_p99_ms: ms('End-to-end stream time, 99th percentile.', 0.3, 5),
   output_tokens_per_s: { unit: 'tokens/s', better: 'higher', description: 'Output tokens per second over the run, from usage.completion_tokens (absent when the target sends no usage).', tolerance: { relative: 0.1, absolute: 0 } } as MetricInfo,
   streams_ok_per_s: rate('Streams completed successfully per second.'),
+  tpot_p95_ms: ms('Time per output token after the first, 95th percentile.', 0.2, 1),
+  input_tokens_per_s: { unit: 'tokens/s', better: 'higher', description: 'Prompt tokens of successful requests per second: usage.prompt_tokens, else the tokenizer\'s count of what was sent (summary.json tokens says which).', tolerance: { relative: 0.1, absolute: 0 } } as MetricInfo,
+  total_tokens_per_s: { unit: 'tokens/s', better: 'higher', description: 'Input plus output tokens of successful requests per second.', tolerance: { relative: 0.1, absolute: 0 } } as MetricInfo,
+  goodput_output_tokens_per_s: { unit: 'tokens/s', better: 'higher', description: 'Output tokens per second of the successful requests that met every per-request SLO.', tolerance: { relative: 0.1, absolute: 0 } } as MetricInfo,
 
   // --- sweep ---------------------------------------------------------------------------
   max_rate_meeting_slo_rps: rate('Highest offered rate (or concurrency, see the unit in the summary) whose step met the SLO.'),
-  goodput_rps: rate('Requests per second that met every per-request SLO, at the best step.'),
+  goodput_rps: rate('Requests per second that met every per-request SLO (stream: over the run; sweep: at the best step).'),
 
   // --- rate-limit ----------------------------------------------------------------------
   first_429_offered_rps: { unit: 'req/s', better: 'higher', description: 'Offered rate of the ramp step where the throttled key first got a 429.', tolerance: { relative: 0.2, absolute: 0 } } as MetricInfo,

@@ -109,6 +109,9 @@ ${failures.length ? `<table><tr><th>failure</th><th>count</th></tr>${failures.ma
 ${s.failure_examples.length ? `<table><tr><th>failure</th><th>status</th><th style="text-align:left">example</th></tr>${s.failure_examples.map((e) => `<tr><td>${esc(e.kind)}</td><td>${e.status ?? '–'}</td><td style="text-align:left">${esc(e.detail)}</td></tr>`).join('')}</table>` : ''}
 ${Object.keys(s.routes).length > 1 ? `<table><tr><th>route</th><th>sent</th><th>ok</th><th>p50 ms</th><th>p95 ms</th><th>statuses</th></tr>${Object.entries(s.routes).map(([k, v]) => { const r = v as { sent: number; ok: number; p50_ms: number; p95_ms: number; status_codes: Record<string, number> }; return `<tr><td>${esc(k)}</td><td>${r.sent}</td><td>${r.ok}</td><td>${r.p50_ms}</td><td>${r.p95_ms}</td><td>${esc(JSON.stringify(r.status_codes))}</td></tr>`; }).join('')}</table>` : ''}
 ${s.output ? `<h3>Output</h3>${kvTable(s.output)}` : ''}
+${s.tokens ? `<h3>Tokens</h3>${kvTable(s.tokens)}` : ''}
+${s.workload ? `<h3>Workload</h3>${kvTable(s.workload)}` : ''}
+${s.requests_log ? `<p class="muted">per request: <code>${esc(s.requests_log.file)}</code> beside this report (${s.requests_log.lines} lines)</p>` : ''}
 <p class="muted">body checks: ${s.body_checks.checked} checked against the schemas, ${s.body_checks.invalid} invalid · error answers: ${s.error_answers.checked} checked, ${s.error_answers.improper} without a proper error body</p>`;
 }
 
@@ -187,7 +190,7 @@ const CHART_CODE = String.raw`
   function plot(parentId, title, x, list, xLabel, yLabel, extra) {
     extra = extra || {};
     var opts = { title: title, width: WIDTH, height: 280, legend: { live: true },
-      scales: { x: { time: false }, y: extra.ylog ? { distr: 3 } : {} },
+      scales: { x: extra.xRange ? { time: false, range: function () { return extra.xRange; } } : { time: false }, y: extra.ylog ? { distr: 3 } : {} },
       axes: [ { label: xLabel, splits: extra.xSplits, values: extra.xValues }, { label: yLabel } ],
       series: series(list) };
     if (extra.y2) { opts.scales.y2 = {}; opts.axes.push({ side: 1, scale: 'y2', label: extra.y2, grid: { show: false } }); }
@@ -210,8 +213,11 @@ const CHART_CODE = String.raw`
       { xSplits: function () { return [0, 1, 2, 3, 4, 5]; }, xValues: function (u, v) { return v.map(pLabel); } });
   });
   var buckets = D.plots.buckets || {};
-  ['ttft_ms', 'itl_ms', 'e2e_ms', 'latency_ms'].filter(function (n) { return buckets[n]; }).forEach(function (n) {
-    plot('bucket-charts', n + ' histogram', buckets[n].bucket_ms, [{ label: 'requests', values: buckets[n].count, bars: true }], 'ms', 'count');
+  // Bars at their bucket's centre on an x range from 0 to the last bucket's top edge, so the first and last bars show whole.
+  ['ttft_ms', 'itl_ms', 'e2e_ms', 'tpot_ms', 'latency_ms'].filter(function (n) { return buckets[n]; }).forEach(function (n) {
+    var e = buckets[n].bucket_ms, w = e.length > 1 ? e[1] - e[0] : Math.max(e[0], 0.001);
+    plot('bucket-charts', n + ' histogram', e.map(function (v) { return v + w / 2; }), [{ label: 'requests', values: buckets[n].count, bars: true }], 'ms', 'count',
+      { xRange: [0, e[e.length - 1] + w] });
   });
   // Timeline: answers per second by status class, and latency per second.
   var T = D.timeline || [];
@@ -229,7 +235,8 @@ const CHART_CODE = String.raw`
     ];
     plot('timeline-charts', 'Throughput and status codes per second', x, lines, 's', 'per second');
     var metric = D.scenario === 'stream' || D.scenario === 'sweep' ? 'TTFT' : 'latency';
-    plot('timeline-charts', metric + ' per second (answers completed in that second)', x, [
+    // A second without answers has no latency: null, drawn as a gap (uPlot does not span gaps), never as 0 ms.
+    plot('timeline-charts', metric + ' per second (answers completed in that second; gaps: none)', x, [
       { label: 'p50', values: T.map(function (p) { return p.p50_ms; }) },
       { label: 'p95', values: T.map(function (p) { return p.p95_ms; }) }], 's', 'ms');
   }

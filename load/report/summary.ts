@@ -52,6 +52,12 @@ export interface LoadSummary {
   /** HdrHistogram compressed base64 (microseconds), for merging or re-analysis. */
   hdr_us: Record<string, string>;
   baseline: BaselineComparison | null;
+  /** What the requests said (load/workload): source, lengths, tokenizer, seed. */
+  workload?: Record<string, unknown>;
+  /** Input/output/total tokens and rates, each count's source (usage or tokenizer). */
+  tokens?: Record<string, unknown> | null;
+  /** The per-request records beside summary.json. */
+  requests_log?: { file: string; lines: number };
 }
 
 export interface SummaryInput {

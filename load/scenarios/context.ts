@@ -9,6 +9,9 @@ import type { Progress } from '../report/progress.ts';
 import type { Findings } from '../report/findings.ts';
 import type { Recorder } from '../engine/recorder.ts';
 import type { MetricName } from '../report/metric-names.ts';
+import type { Workload } from '../workload/workload.ts';
+import type { Tokenizer } from '../workload/tokenizer.ts';
+import type { RequestLog } from '../report/request-log.ts';
 
 export interface ScenarioContext {
   scenario: Scenario;
@@ -20,6 +23,12 @@ export interface ScenarioContext {
   findings: Findings;
   /** One keep-alive pool per run (created on first use, closed by the runner). */
   pool(): Pool;
+  /** What the requests say (load/workload); undefined = the fixed --prompt (rate-limit, autocannon). */
+  workload?: Workload;
+  /** Counts tokens the target did not report (--tokenizer; undefined = none). */
+  tokenizer?: Tokenizer;
+  /** requests.jsonl, when the run writes reports. */
+  requestLog?: RequestLog;
 }
 
 export interface ScenarioResult {

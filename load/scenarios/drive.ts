@@ -5,8 +5,9 @@ import { Driver, type DriveMode, type DriveResult } from '../engine/load-driver.
 import { requestFactory, type FactorySpec } from '../engine/request-factory.ts';
 import { send, type Outcome } from '../engine/lean-client.ts';
 import type { Recorder } from '../engine/recorder.ts';
-import type { ScenarioContext } from './context.ts';
+import type { ScenarioContext, ScenarioResult } from './context.ts';
 import type { StopToken } from '../setup/stop.ts';
+import { tokenCounts } from '../engine/token-count.ts';
 
 export interface PhaseSpec {
   label: string;
@@ -30,19 +31,32 @@ export interface PhaseSpec {
 }
 
 export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise<DriveResult> {
-  const make = requestFactory({ ...spec.request, target: ctx.target, options: ctx.options });
+  // The workload shapes the load of throughput, stream and sweep; rate-limit probes send the fixed prompt.
+  const workload = ctx.scenario === 'rate-limit' ? undefined : ctx.workload;
+  const make = requestFactory({ ...spec.request, target: ctx.target, options: ctx.options, workload });
   const offset = spec.seqOffset ?? 0;
+  const { requestLog, tokenizer } = ctx;
+  const phase = ctx.scenario === 'stream' || ctx.scenario === 'throughput' ? undefined : spec.label;
+  const mode = spec.mode.kind === 'rate' && spec.mode.arrival === 'gamma' && !spec.mode.arrivalOptions
+    ? { ...spec.mode, arrivalOptions: { burstiness: ctx.options.burstiness } }
+    : spec.mode;
   const driver = new Driver(spec.pool ?? ctx.pool(), {
-    mode: spec.mode,
+    mode,
     durationMs: spec.durationMs,
     maxRequests: spec.maxRequests,
     maxInFlight: ctx.options.capConcurrency,
     timeoutMs: ctx.timeoutMs,
     makeRequest: (seq, intendedAt) => make(seq + offset, intendedAt),
     onSent: (req, lag) => { for (const r of spec.recorders) r.recordSent(req.route, req.intendedAt, lag); },
-    onNotSent: (at) => { for (const r of spec.recorders) r.recordNotSent(at); },
+    onNotSent: (at) => {
+      for (const r of spec.recorders) r.recordNotSent(at);
+      requestLog?.notSent(at, phase);
+    },
     onOutcome: (o) => {
+      if (o.failure !== 'aborted') o.tokens = tokenCounts(o, tokenizer);
+      workload?.done(o.seq, o.ok, o.reply);
       for (const r of spec.recorders) r.recordOutcome(o);
+      requestLog?.outcome(o, phase);
       spec.onOutcome?.(o);
     },
   }, spec.stop ?? ctx.stop);
@@ -79,4 +93,23 @@ export function requestOnce(ctx: ScenarioContext, spec: Omit<FactorySpec, 'targe
     });
     const timer = setTimeout(() => call.cancel('timeout'), ctx.timeoutMs);
   });
+}
+
+/** Token rates (usage, else the tokenizer) and goodput, for stream and throughput. */
+export function tokenMetrics(r: Recorder, secs: number): ScenarioResult['metrics'] {
+  const sources = r.promptSources.usage + r.promptSources.tokenizer;
+  const out: ScenarioResult['metrics'] = {};
+  if (sources > 0) {
+    out.input_tokens_per_s = r3(r.inputTokens / secs);
+    out.total_tokens_per_s = r3((r.inputTokens + r.outputTokens) / secs);
+  }
+  if (r.slo) {
+    out.goodput_rps = r3(r.goodOk / secs);
+    out.goodput_output_tokens_per_s = r3(r.goodOutputTokens / secs);
+  }
+  return out;
+}
+
+function r3(n: number): number {
+  return Math.round(n * 1000) / 1000;
 }

@@ -19,7 +19,7 @@ import { ALWAYS_CHECKED } from '../engine/request-factory.ts';
 import { createPool } from '../engine/load-driver.ts';
 import { describe, validate } from '../../lib/spec/schema-validator.ts';
 import type { FailureKind } from '../engine/lean-client.ts';
-import { drivePhase } from './drive.ts';
+import { drivePhase, tokenMetrics } from './drive.ts';
 import { extraHeaders } from '../../lib/http/extra-headers.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 
@@ -59,7 +59,7 @@ async function runPaced(ctx: ScenarioContext, rate: number): Promise<ScenarioRes
         peak_in_flight: res.peakInFlight,
         schedule_lag_p99_ms: recorder.scheduleLag.percentileMs(99),
       },
-      metrics: latencyMetrics(recorder, secs),
+      metrics: { ...latencyMetrics(recorder, secs), ...tokenMetrics(recorder, secs) },
       plots: { latency_uncorrected_ms: recorder.latencyFromSend },
     };
   } finally {

@@ -43,7 +43,9 @@ export interface LoadOptions {
   duration?: number;
   requests?: number;
   rate?: number;
-  arrival?: 'constant' | 'poisson';
+  arrival?: 'constant' | 'poisson' | 'gamma' | 'trace';
+  burstiness: number;
+  trace?: string;
   rateEngine: 'open-loop' | 'autocannon';
   connections: number;
   concurrency?: number;
@@ -51,6 +53,24 @@ export interface LoadOptions {
   model?: string;
   prompt: string;
   maxTokens?: number;
+  // workload (load/workload)
+  promptTokens?: number;
+  promptTokensStdev?: number;
+  promptTokensMin?: number;
+  promptTokensMax?: number;
+  outputTokens?: number;
+  outputTokensStdev?: number;
+  outputTokensMin?: number;
+  outputTokensMax?: number;
+  data?: string;
+  tokenizer: string;
+  dataset?: string;
+  datasetFormat: 'auto' | 'openai' | 'sharegpt' | 'prompts' | 'text';
+  multiTurn: boolean;
+  turns: number;
+  sharedPrefixTokens: number;
+  unique: boolean;
+  saveGaps: boolean;
   brainShare: number;
   sampleEvery: number;
   seed: number;
@@ -115,13 +135,16 @@ const LOAD: readonly Scenario[] = ['throughput', 'stream'];
 const STREAMING: readonly Scenario[] = ['stream', 'sweep'];
 const PACED: readonly Scenario[] = ['throughput', 'stream', 'sweep'];
 const SENDERS: readonly Scenario[] = ['throughput', 'stream', 'sweep'];
+const WORKLOAD: readonly Scenario[] = ['throughput', 'stream', 'sweep'];
 
 export const OPTION_SPECS: readonly OptionSpec[] = [
   // --- how much load --------------------------------------------------------------
   { key: 'duration', flag: '--duration', env: 'LOAD_DURATION', kind: 'seconds', scenarios: LOAD, min: 0.1, arg: 's', help: 'How long to send (seconds; 500ms, 2m also accepted). Default 10, or until --requests are sent.' },
   { key: 'requests', flag: '--requests', env: 'LOAD_REQUESTS', kind: 'integer', scenarios: 'all', min: 1, max: 10_000_000, arg: 'n', help: 'Stop after sending this many requests (throughput, stream: instead of --duration; sweep, rate-limit: upper bound on the whole run).' },
   { key: 'rate', flag: '--rate', env: 'LOAD_RATE', kind: 'number', scenarios: LOAD, min: 0.01, arg: 'req/s', help: 'Fixed overall request rate. throughput: constant rate (see --rate-engine), latencies free of coordinated omission; stream: open-loop arrival rate (default 10 unless --concurrency).' },
-  { key: 'arrival', flag: '--arrival', env: 'LOAD_ARRIVAL', kind: 'enum', values: ['poisson', 'constant'], scenarios: PACED, help: 'Open-loop arrivals: Poisson (exponential gaps, like real users) or evenly spaced. Default poisson for stream and sweep, constant for throughput --rate (as wrk2).' },
+  { key: 'arrival', flag: '--arrival', env: 'LOAD_ARRIVAL', kind: 'enum', values: ['poisson', 'constant', 'gamma', 'trace'], scenarios: PACED, help: 'Open-loop arrivals: Poisson (exponential gaps, like real users), evenly spaced, gamma (gaps shaped by --burstiness) or trace (the offsets of --trace). Default poisson for stream and sweep, constant for throughput --rate (as wrk2); trace when --trace is given.' },
+  { key: 'burstiness', flag: '--burstiness', env: 'LOAD_BURSTINESS', kind: 'number', scenarios: PACED, default: 1, min: 0.01, max: 1000, arg: 'k', help: 'Gamma arrivals: shape of the gaps (vLLM\'s meaning): 1 = Poisson, below 1 burstier, above 1 more evenly spaced; the mean rate stays --rate. Giving it selects --arrival gamma.' },
+  { key: 'trace', flag: '--trace', env: 'LOAD_TRACE', kind: 'string', scenarios: ['stream'], arg: 'file', help: 'Replay a trace: JSONL {"timestamp": ms, "input_length": n, "output_length": n} (or CSV with those columns); each record is sent at its offset from the first with a synthetic prompt of its length, asking its reply length. Sending ends with the trace (or --duration).' },
   { key: 'rateEngine', flag: '--rate-engine', env: 'LOAD_RATE_ENGINE', kind: 'enum', values: ['open-loop', 'autocannon'], scenarios: ['throughput'], default: 'open-loop', help: 'With --rate: who paces the requests. open-loop (wrk2 model): evenly spaced arrivals over --connections, latency from each intended send time; autocannon: its overallRate (each connection sends its per-second quota in a burst) with a post-hoc correction.' },
   { key: 'connections', flag: '--connections', env: 'LOAD_CONNECTIONS', kind: 'integer', scenarios: ['throughput'], default: 10, min: 1, arg: 'n', help: 'Keep-alive connections (autocannon\'s, or those the fixed-rate sender spreads its requests over).' },
   { key: 'concurrency', flag: '--concurrency', env: 'LOAD_CONCURRENCY', kind: 'integer', scenarios: STREAMING, min: 1, arg: 'n', help: 'stream: hold this many streams open (closed loop) instead of an arrival rate. sweep: the first step with --sweep-by concurrency.' },
@@ -129,9 +152,26 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'model', flag: '--model', env: 'LOAD_MODEL', kind: 'string', scenarios: 'all', arg: 'id', help: 'Model of plain chat requests (default: the first of MODELS, svc-auto).' },
   { key: 'prompt', flag: '--prompt', env: 'LOAD_PROMPT', kind: 'string', scenarios: 'all', default: DEFAULT_PROMPT, arg: 'text', help: 'User message; " (request N)" is appended so no two requests are identical.' },
   { key: 'maxTokens', flag: '--max-tokens', env: 'LOAD_MAX_TOKENS', kind: 'integer', scenarios: 'all', min: 1, max: 1_000_000, arg: 'n', help: 'Send max_tokens.' },
+  { key: 'promptTokens', flag: '--prompt-tokens', env: 'LOAD_PROMPT_TOKENS', kind: 'integer', scenarios: WORKLOAD, min: 1, max: 10_000_000, arg: 'n', help: 'Synthetic prompts of this many tokens (the mean with --prompt-tokens-stdev), built and counted with --tokenizer.' },
+  { key: 'promptTokensStdev', flag: '--prompt-tokens-stdev', env: 'LOAD_PROMPT_TOKENS_STDEV', kind: 'number', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Standard deviation of the prompt length (a normal, rounded, clamped to min..max; default 0 = fixed).' },
+  { key: 'promptTokensMin', flag: '--prompt-tokens-min', env: 'LOAD_PROMPT_TOKENS_MIN', kind: 'integer', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Shortest prompt (default mean - 4 stdev, at least 1).' },
+  { key: 'promptTokensMax', flag: '--prompt-tokens-max', env: 'LOAD_PROMPT_TOKENS_MAX', kind: 'integer', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Longest prompt (default mean + 4 stdev).' },
+  { key: 'outputTokens', flag: '--output-tokens', env: 'LOAD_OUTPUT_TOKENS', kind: 'integer', scenarios: WORKLOAD, min: 1, max: 1_000_000, arg: 'n', help: 'Reply length asked for with max_tokens (the mean with --output-tokens-stdev); the actual length is reported per request.' },
+  { key: 'outputTokensStdev', flag: '--output-tokens-stdev', env: 'LOAD_OUTPUT_TOKENS_STDEV', kind: 'number', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Standard deviation of the asked reply length (default 0 = fixed).' },
+  { key: 'outputTokensMin', flag: '--output-tokens-min', env: 'LOAD_OUTPUT_TOKENS_MIN', kind: 'integer', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Shortest asked reply (default mean - 4 stdev, at least 1).' },
+  { key: 'outputTokensMax', flag: '--output-tokens-max', env: 'LOAD_OUTPUT_TOKENS_MAX', kind: 'integer', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Longest asked reply (default mean + 4 stdev).' },
+  { key: 'data', flag: '--data', env: 'LOAD_DATA', kind: 'string', scenarios: WORKLOAD, arg: 'k=v,...', help: 'The lengths in one value (GuideLLM form): prompt_tokens=256,output_tokens=128, also prompt_tokens_stdev, _min, _max and the same for output_tokens.' },
+  { key: 'tokenizer', flag: '--tokenizer', env: 'LOAD_TOKENIZER', kind: 'enum', values: ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base', 'none'], scenarios: WORKLOAD, default: 'o200k_base', help: 'Encoding that builds synthetic prompts and counts tokens the target did not report in usage (gpt-tokenizer); none = count only from usage.' },
+  { key: 'dataset', flag: '--dataset', env: 'LOAD_DATASET', kind: 'string', scenarios: WORKLOAD, arg: 'file', help: 'Prompts from a file: OpenAI chat JSONL {"messages": [...]}, ShareGPT {"conversations": [...]}, JSONL {"prompt": ..., "output_tokens": n}, or .txt (one prompt per line); records are used in order, round and round.' },
+  { key: 'datasetFormat', flag: '--dataset-format', env: 'LOAD_DATASET_FORMAT', kind: 'enum', values: ['auto', 'openai', 'sharegpt', 'prompts', 'text'], scenarios: WORKLOAD, default: 'auto', help: 'Format of --dataset (auto: by each line\'s fields, .txt as text).' },
+  { key: 'multiTurn', flag: '--multi-turn', env: 'LOAD_MULTI_TURN', kind: 'bool', scenarios: WORKLOAD, default: false, help: 'Dataset: send every user turn of a conversation, each carrying the conversation so far with the replies the target gave (default: the first turn only).' },
+  { key: 'turns', flag: '--turns', env: 'LOAD_TURNS', kind: 'integer', scenarios: WORKLOAD, default: 1, min: 1, max: 1000, arg: 'n', help: 'Synthetic prompts: turns per session; each turn adds a new prompt to the conversation so far (with the target\'s replies).' },
+  { key: 'sharedPrefixTokens', flag: '--shared-prefix-tokens', env: 'LOAD_SHARED_PREFIX_TOKENS', kind: 'integer', scenarios: WORKLOAD, default: 0, min: 0, max: 10_000_000, arg: 'n', help: 'A system prompt of this many tokens, the same in every request (what prefix caching serves).' },
+  { key: 'unique', flag: '--unique', env: 'LOAD_UNIQUE', kind: 'bool', scenarios: WORKLOAD, default: true, help: 'Make every request\'s text its own (a request number, or its own synthetic words) so no response cache serves it; --no-unique repeats the same text for the same length.' },
+  { key: 'saveGaps', flag: '--save-gaps', env: 'LOAD_SAVE_GAPS', kind: 'bool', scenarios: WORKLOAD, default: false, help: 'requests.jsonl: every inter-token gap of each stream, not only its summary.' },
   { key: 'brainShare', flag: '--brain-share', env: 'LOAD_BRAIN_SHARE', kind: 'share', scenarios: SENDERS, default: 0, arg: '0-1', help: 'Share of requests that invoke the brain (BRAIN_ID), half through model "brain:<id>", half through POST /brains/{id}/chat.' },
   { key: 'sampleEvery', flag: '--sample-every', env: 'LOAD_SAMPLE_EVERY', kind: 'integer', scenarios: SENDERS, min: 1, arg: 'n', help: 'Check every Nth success body (and every chunk of every Nth stream) against the schemas; the first 20 are always checked. 1 = all. Default 20; 100 for throughput, where a check costs more than the request.' },
-  { key: 'seed', flag: '--seed', env: 'LOAD_SEED', kind: 'integer', scenarios: PACED, default: 1, min: 0, arg: 'n', help: 'Seed of the Poisson arrivals (same seed, same schedule).' },
+  { key: 'seed', flag: '--seed', env: 'LOAD_SEED', kind: 'integer', scenarios: PACED, default: 1, min: 0, arg: 'n', help: 'Seed of the Poisson and gamma arrivals and of the workload (lengths, synthetic words): same seed, same run.' },
   { key: 'coCorrection', flag: '--co-correction', env: 'LOAD_CO_CORRECTION', kind: 'bool', scenarios: ['throughput'], default: true, help: 'With --rate-engine autocannon: correct its latencies for coordinated omission (HdrHistogram expected-interval correction); --no-co-correction shows them raw.' },
   { key: 'warmup', flag: '--warmup', env: 'LOAD_WARMUP', kind: 'integer', scenarios: 'all', default: 5, min: 0, max: 1000, arg: 'n', help: 'Requests sent (5 at a time) and discarded before the measured run; a target that answers none of them stops the run (exit 2).' },
   { key: 'timeoutMs', flag: '--timeout-ms', env: 'TIMEOUT_MS', kind: 'integer', scenarios: 'all', min: 100, max: 3_600_000, arg: 'ms', help: 'Limit for one request including its whole body or stream (default TIMEOUT_MS, 30000).' },
@@ -158,9 +198,9 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'sweepMax', flag: '--sweep-max', env: 'LOAD_SWEEP_MAX', kind: 'number', scenarios: ['sweep'], min: 0.01, arg: 'n', help: 'Highest step (default: the rate or concurrency cap).' },
   { key: 'sweepSteps', flag: '--sweep-steps', env: 'LOAD_SWEEP_STEPS', kind: 'integer', scenarios: ['sweep'], default: 8, min: 1, max: 100, arg: 'n', help: 'Most steps.' },
   { key: 'stepDuration', flag: '--step-duration', env: 'LOAD_STEP_DURATION', kind: 'seconds', scenarios: ['sweep'], default: 4, min: 0.2, arg: 's', help: 'Length of one sweep step.' },
-  { key: 'sloTtftP95Ms', flag: '--slo-ttft-p95-ms', env: 'LOAD_SLO_TTFT_P95_MS', kind: 'number', scenarios: ['sweep'], default: 1000, min: 1, arg: 'ms', help: 'SLO: p95 time to first token; per request, a TTFT above it is not goodput.' },
-  { key: 'sloItlP95Ms', flag: '--slo-itl-p95-ms', env: 'LOAD_SLO_ITL_P95_MS', kind: 'number', scenarios: ['sweep'], min: 1, arg: 'ms', help: 'SLO: p95 inter-token latency (per request: its own p95 gap).' },
-  { key: 'sloE2eP95Ms', flag: '--slo-e2e-p95-ms', env: 'LOAD_SLO_E2E_P95_MS', kind: 'number', scenarios: ['sweep'], min: 1, arg: 'ms', help: 'SLO: p95 end-to-end stream time.' },
+  { key: 'sloTtftP95Ms', flag: '--slo-ttft-p95-ms', env: 'LOAD_SLO_TTFT_P95_MS', kind: 'number', scenarios: ['stream', 'sweep'], default: 1000, min: 1, arg: 'ms', help: 'SLO: p95 time to first token; per request, a TTFT above it is not goodput.' },
+  { key: 'sloItlP95Ms', flag: '--slo-itl-p95-ms', env: 'LOAD_SLO_ITL_P95_MS', kind: 'number', scenarios: ['stream', 'sweep'], min: 1, arg: 'ms', help: 'SLO: p95 inter-token latency (per request: its own p95 gap).' },
+  { key: 'sloE2eP95Ms', flag: '--slo-e2e-p95-ms', env: 'LOAD_SLO_E2E_P95_MS', kind: 'number', scenarios: ['stream', 'sweep'], min: 1, arg: 'ms', help: 'SLO: p95 end-to-end stream time.' },
   { key: 'sloErrorShare', flag: '--slo-error-share', env: 'LOAD_SLO_ERROR_SHARE', kind: 'share', scenarios: ['sweep'], default: 0.01, arg: '0-1', help: 'SLO: most failed requests (any non-2xx or error, 429/503 included) per step.' },
 
   // --- rate-limit -------------------------------------------------------------------
@@ -274,6 +314,15 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   }
   // Defaults that depend on the scenario.
   options.sampleEvery ??= sc === 'throughput' ? 100 : 20;
+  // Arrivals named by their own options: --trace replays, --burstiness shapes gamma gaps.
+  if (given.has('trace')) {
+    if (given.has('arrival') && options.arrival !== 'trace') throw new UsageError(`--trace replays the trace's own arrival times; drop --arrival ${String(options.arrival)} (or give --arrival trace)`);
+    options.arrival = 'trace';
+  } else if (options.arrival === 'trace') throw new UsageError('--arrival trace needs the trace: add --trace <file> (stream only)');
+  if (given.has('burstiness')) {
+    if (given.has('arrival') && options.arrival !== 'gamma') throw new UsageError(`--burstiness shapes gamma arrivals; drop --arrival ${String(options.arrival)} or give --arrival gamma`);
+    options.arrival = 'gamma';
+  }
   return { scenario: sc, options: options as unknown as LoadOptions, given, help };
 }
 
@@ -340,13 +389,14 @@ export function helpText(): string {
     '',
     'Scenarios:',
     '  throughput   non-streaming chat completions, autocannon at full speed or a fixed rate (open loop): req/s, latency percentiles, status codes',
-    '  stream       streaming chat completions: TTFT, inter-token latency, E2E, output tokens/s',
+    '  stream       streaming chat completions: TTFT, inter-token latency, E2E, input/output tokens/s, goodput',
     '  sweep        raise the stream rate (or concurrency) step by step until the SLO breaks, then bisect to the limit; goodput, the SLO that bound it, the curve',
     '  rate-limit   ramp one key until 429s; shedding, error bodies, Retry-After, recovery, a second key',
     '  merge        one summary.json + report.html from many runners\' summaries (k6 runners or runs of this tool): npm run load -- merge --help',
     '',
     'Target: TARGET_URL, API_KEY, RATE_LIMIT_API_KEY, LIMITED_API_KEY, BRAIN_ID, MODELS, TIMEOUT_MS as for npm test;',
     'without TARGET_URL the embedded reference server is started (with latency injection).',
+    'Workload: --prompt-tokens/--output-tokens (or --data), --dataset, --trace, --turns, --shared-prefix-tokens (docs/LOAD.md, "Workload").',
     '',
     'Options (flag / variable, default):',
   ];

@@ -68,9 +68,14 @@ export function planFor(scenario: Scenario, o: LoadOptions): Plan {
         lines.push(`stream: ${o.concurrency} concurrent streams (closed loop) for ${secs} s${o.requests ? `, at most ${o.requests} requests` : ''}`);
         return { maxSeconds: secs, maxConcurrency: o.concurrency, requests: o.requests, lines };
       }
+      if (o.arrival === 'trace') {
+        const upTo = o.duration ?? o.capDuration;
+        lines.push(`stream: replay of the trace ${o.trace} at its own times, for at most ${upTo} s${o.requests ? `, at most ${o.requests} requests` : ''}`);
+        return { maxSeconds: upTo, requests: o.requests, lines };
+      }
       const rate = o.rate ?? 10;
       const requests = Math.min(Math.ceil(rate * secs), o.requests ?? Infinity);
-      lines.push(`stream: ${o.arrival ?? 'poisson'} arrivals at ${rate} req/s x ${secs} s = about ${requests} streams`);
+      lines.push(`stream: ${o.arrival === 'gamma' ? `gamma (burstiness ${o.burstiness})` : o.arrival ?? 'poisson'} arrivals at ${rate} req/s x ${secs} s = about ${requests} streams`);
       return { maxSeconds: secs, maxRate: rate, requests, lines };
     }
     case 'sweep': {

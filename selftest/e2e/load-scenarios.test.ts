@@ -2,7 +2,7 @@
 // its stable fields and units, report.html self-contained with uPlot charts; the brain
 // mix reaches both brain routes; a fast wrong answer (bad body, stream without
 // [DONE], deltas that are cumulative snapshots: EV-12) is a failure, not a success; a target without usage is counted in
-// characters, clearly labelled, never in chunks.
+// characters (output) and by the tokenizer (tokens), clearly labelled, never in chunks.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +46,7 @@ describe('scenarios against the embedded reference (child process)', () => {
     const dir = join(out, 'throughput');
     const o = await run(target, 'throughput', ['--connections', '4', '--duration', '2', '--brain-share', '0.2'], dir);
     const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-    expect(Object.keys(s)).toEqual(SUMMARY_FIELDS);
+    expect(Object.keys(s)).toEqual([...SUMMARY_FIELDS, 'tokens']); // tokens: null, autocannon reads no usage per request
     expect(s).toMatchObject({ format: 'chatgate-load-summary', format_version: 1, scenario: 'throughput', partial: false, stop_reason: 'completed' });
     expect(s.status_codes).toEqual({ 200: s.counts.ok });
     expect(s.counts.ok).toBeGreaterThan(50);
@@ -205,7 +205,9 @@ describe('judging answers under load', () => {
     expect((o.summary.output as { output_chars_total: number }).output_chars_total).toBeGreaterThan(0);
     expect((o.summary.output as { note: string }).note).toMatch(/counted in characters, not tokens\. Chunks are never counted as tokens/);
     expect(o.summary.metrics.output_tokens_per_s).toBeNull();
-    expect(o.summary.latencies.tpot_ms!.count).toBe(0);
+    // summary.tokens counts the reply text with the tokenizer instead, and says so; TPOT uses that count.
+    expect((o.summary.tokens as { completion_tokens_source: Record<string, number> }).completion_tokens_source).toEqual({ usage: 0, tokenizer: o.summary.counts.ok, none: 0 });
+    expect(o.summary.latencies.tpot_ms!.count).toBe(o.summary.counts.ok);
     expect(o.exitCode).toBe(0);
   });
 });

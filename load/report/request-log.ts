@@ -1,0 +1,99 @@
+// requests.jsonl: one line per request (and per arrival the driver could not send),
+// streamed to disk as the run goes, so a result can be audited, re-cut or lined up with
+// the server's logs. Lines are buffered and written with writeSync (at 64 KiB, every
+// 250 ms and at the end, also on process exit), so memory stays flat and an
+// interrupted run keeps every line it had. Keys never appear: a record names the key
+// by its label ('main'), and free text goes through redact().
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { redact } from '../../lib/run/redact.ts';
+import { round3 } from '../engine/histogram.ts';
+import type { Outcome } from '../engine/lean-client.ts';
+
+const FLUSH_BYTES = 64 * 1024;
+
+export class RequestLog {
+  readonly path: string;
+  private fd: number | undefined;
+  private buffer: string[] = [];
+  private bytes = 0;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onExit = () => this.flush();
+  lines = 0;
+
+  /** @param t0 performance.now() of the run's start: offsets in the file count from it. */
+  constructor(dir: string, private readonly t0: number) {
+    mkdirSync(dir, { recursive: true });
+    this.path = join(dir, 'requests.jsonl');
+    this.fd = openSync(this.path, 'w');
+    this.timer = setInterval(() => this.flush(), 250);
+    this.timer.unref();
+    process.on('exit', this.onExit);
+  }
+
+  outcome(o: Outcome, phase?: string): void {
+    const rec: Record<string, unknown> = {
+      seq: o.seq,
+      ...(phase ? { phase } : {}),
+      key: o.key,
+      route: o.route,
+      ...(o.work?.session !== undefined ? { session: o.work.session, turn: o.work.turn } : {}),
+      intended_ms: this.ms(o.intendedAt),
+      sent_ms: this.ms(o.sentAt),
+      sent_at: new Date(performance.timeOrigin + o.sentAt).toISOString(),
+      status: o.status ?? null,
+      ok: o.ok,
+      error: o.failure ?? null,
+      ...(o.failureDetail && !o.ok ? { error_detail: redact(o.failureDetail).slice(0, 200) } : {}),
+      ttft_ms: o.stream && o.firstContentAt !== undefined ? round3(o.firstContentAt - o.intendedAt) : null,
+      e2e_ms: o.endAt > 0 ? round3(o.endAt - o.intendedAt) : null,
+    };
+    if (o.stream) {
+      const g = o.gaps;
+      rec.itl = g.count === 0 ? null : { count: g.count, p50_ms: round3(g.percentileMs(50)), p95_ms: round3(g.percentileMs(95)), max_ms: round3(g.percentileMs(100)) };
+      if (o.allGaps) rec.gaps_ms = o.allGaps.map(round3);
+    }
+    const t = o.tokens;
+    if (t) {
+      rec.prompt_tokens = t.prompt ?? null;
+      rec.prompt_tokens_source = t.promptSource;
+      if (t.promptSent !== undefined) rec.prompt_tokens_sent = t.promptSent;
+      rec.completion_tokens = t.completion ?? null;
+      rec.completion_tokens_source = t.completionSource;
+    }
+    if (o.work?.maxTokens !== undefined) rec.max_tokens = o.work.maxTokens;
+    this.push(JSON.stringify(rec));
+  }
+
+  /** An arrival the driver did not send (the in-flight cap was full). */
+  notSent(intendedAt: number, phase?: string): void {
+    this.push(JSON.stringify({ seq: null, ...(phase ? { phase } : {}), intended_ms: this.ms(intendedAt), sent_ms: null, status: null, ok: false, error: 'not_sent' }));
+  }
+
+  flush(): void {
+    if (this.fd === undefined || this.buffer.length === 0) return;
+    const text = this.buffer.join('\n') + '\n';
+    this.buffer = [];
+    this.bytes = 0;
+    writeSync(this.fd, text);
+  }
+
+  close(): void {
+    this.flush();
+    clearInterval(this.timer);
+    process.off('exit', this.onExit);
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private push(line: string): void {
+    this.buffer.push(line);
+    this.lines++;
+    this.bytes += line.length + 1;
+    if (this.bytes >= FLUSH_BYTES) this.flush();
+  }
+
+  private ms(at: number): number {
+    return round3(at - this.t0);
+  }
+}
