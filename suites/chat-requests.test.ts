@@ -104,28 +104,28 @@ describe('CHAT: usual OpenAI parameters and unknown fields never cause a 5xx', (
 describe('CHAT: requests as varied as real clients send', () => {
   clause('chat-requests/non-ascii', 'CHAT-1', 'a request in non-ASCII text (multi-byte UTF-8, emoji, CJK, right-to-left, combining marks) gets 200 and a whole JSON reply', async (t) => {
     const ex = await chat(chatBody({ messages: NON_ASCII }));
-    t.note('its streaming form is events/non-ascii (EV-4)');
     t.status(ex, 200);
     t.mediaType(ex, 'application/json');
     // A Content-Length that counts characters instead of bytes cuts every non-ASCII reply short.
     const body = t.json(ex) as { choices?: unknown } | null;
     t.check(body !== null && typeof body === 'object' && Array.isArray(body.choices), 'a whole chat completion (a choices array)', () => JSON.stringify(body)?.slice(0, 160) ?? '', ex);
-  });
+  }, { stream: { none: 'its streaming form is events/non-ascii (EV-4)' } });
 
   clause('chat-requests/chunked-body', 'CHAT-1', 'a request body sent with chunked transfer coding (no Content-Length) gets 200 and a JSON reply', async (t) => {
     const ex = await chat(chatBody(), keys.main, { chunked: true });
     t.status(ex, 200);
     t.mediaType(ex, 'application/json');
     t.json(ex);
-  });
+  }, { stream: { none: 'its streaming form judges SVC-5: chat-requests/chunked-body-sse' } });
 
-  clause('chat-requests/chunked-body-stream', 'SVC-5', 'a stream: true request body sent with chunked transfer coding (no Content-Length) is answered with an event stream', async (t) => {
+  // Not a twin: a chunked streaming request judges the stream being served (SVC-5).
+  clause('chat-requests/chunked-body-sse', 'SVC-5', 'a stream: true request body sent with chunked transfer coding (no Content-Length) is answered with an event stream', async (t) => {
     const ex = await chat(chatBody({ stream: true }), keys.main, { chunked: true });
     await unlessStreamsFail(t, ex);
     t.status(ex, 200);
     t.mediaType(ex, 'text/event-stream');
     t.check((ex.stream?.events.length ?? 0) > 0, 'at least one server-sent event', 'no event', ex);
-  });
+  }, { stream: { none: 'it streams already' } });
 
   // Either answer is legal for a body of any size: a served reply (the success-body rule
   // judges it whole) or a refusal with an error body (413 is RFC 9110's); never a dropped
@@ -135,19 +135,18 @@ describe('CHAT: requests as varied as real clients send', () => {
     ['oversize', `a request body of ${OVERSIZE_MIB} MiB (past the 1 MiB limits common in proxies and frameworks)`, oversizeBody],
   ];
   for (const [slug, what, make] of sized) {
-    for (const stream of [false, true]) {
-      clause(`chat-requests/size/${slug}${stream ? '-stream' : ''}`, 'ERR-1', `${what}${stream ? ' (stream: true)' : ''} gets a served reply or an error body, not a dropped connection or an HTML page`, async (t) => {
-        // A connection of its own: the pool's next request must not meet the close a refusal may announce.
-        const own = http.newDispatcher();
-        let ex;
-        try { ex = await chat({ ...make(), ...(stream ? { stream } : {}) }, keys.main, { connection: own }); } finally { await own.destroy().catch(() => {}); }
-        // Our deadline ran out while the body was sent or read: slow, not dropped (no verdict either way).
-        if (ex.error && /^timeout-/.test(ex.error.kind)) t.inconclusive(`no whole answer within TIMEOUT_MS to ${what}: ${ex.error.message}`);
-        t.responded(ex);
-        if (ex.status! >= 400) { t.errorBody(ex); t.note(`refused with HTTP ${ex.status}`); return; }
-        t.check(ex.status! >= 200 && ex.status! < 300, 'a served reply (2xx) or an error body', `HTTP ${ex.status}`, ex);
-        t.note(`served (HTTP ${ex.status}); the success-body rule judges the reply whole`);
-      });
-    }
+    clause(`chat-requests/size/${slug}`, 'ERR-1', `${what} gets a served reply or an error body, not a dropped connection or an HTML page`, async (t) => {
+      const stream = t.stream;
+      // A connection of its own: the pool's next request must not meet the close a refusal may announce.
+      const own = http.newDispatcher();
+      let ex;
+      try { ex = await chat({ ...make(), ...(stream ? { stream } : {}) }, keys.main, { connection: own }); } finally { await own.destroy().catch(() => {}); }
+      // Our deadline ran out while the body was sent or read: slow, not dropped (no verdict either way).
+      if (ex.error && /^timeout-/.test(ex.error.kind)) t.inconclusive(`no whole answer within TIMEOUT_MS to ${what}: ${ex.error.message}`);
+      t.responded(ex);
+      if (ex.status! >= 400) { t.errorBody(ex); t.note(`refused with HTTP ${ex.status}`); return; }
+      t.check(ex.status! >= 200 && ex.status! < 300, 'a served reply (2xx) or an error body', `HTTP ${ex.status}`, ex);
+      t.note(`served (HTTP ${ex.status}); the success-body rule judges the reply whole`);
+    }, { stream: 'twin' });
   }
 });
