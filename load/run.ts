@@ -3,7 +3,6 @@
 // in a child process), the scenario under a stop token that Ctrl-C fires, then the
 // reports, the baseline comparison and the exit code.
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Pool } from 'undici';
 import { ConfigError, loadConfig, type Config } from '../lib/run/config.ts';
 import { registerSecrets } from '../lib/http/extra-headers.ts';
@@ -38,7 +37,6 @@ import { WorkloadInputError } from './workload/input-error.ts';
 import { RequestLog } from './report/request-log.ts';
 import { proxyFor } from '../lib/http/proxy.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The target did not answer the warm-up at all: a configuration problem (exit 2), not a finding. */
 export class TargetUnreachable extends Error {}
@@ -235,7 +233,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
   try {
-    const outDir = resolve(options.out ?? join(env.REPORTS_DIR || join(ROOT, 'reports'), 'load', new Date().toISOString().replace(/[:.]/g, '-')));
+    const outDir = resolve(options.out ?? join(config.reportsDir, 'load', new Date().toISOString().replace(/[:.]/g, '-')));
     const outcome = await executeRun({ scenario, options, config, target, stop, outDir, baseline, thresholds, workload });
     return outcome.exitCode;
   } catch (e) {
