@@ -9,3 +9,19 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Standard normal draws from `random` (Box-Muller, the second value of each pair kept for the next draw). */
+export function normalSampler(random: () => number): () => number {
+  let spare: number | undefined;
+  return () => {
+    if (spare !== undefined) {
+      const s = spare;
+      spare = undefined;
+      return s;
+    }
+    const r = Math.sqrt(-2 * Math.log(1 - random()));
+    const a = 2 * Math.PI * random();
+    spare = r * Math.sin(a);
+    return r * Math.cos(a);
+  };
+}

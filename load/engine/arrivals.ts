@@ -5,7 +5,7 @@
 // (vLLM's --burstiness: shape k, 1 = Poisson, below 1 burstier, above 1 more even);
 // trace = the offsets of a trace file. Seeded, so a run can be repeated exactly.
 // Plain module (no Node APIs).
-import { seededRandom } from '../../lib/run/seeded-random.ts';
+import { normalSampler, seededRandom } from '../../lib/run/seeded-random.ts';
 
 export type ArrivalKind = 'constant' | 'poisson' | 'gamma' | 'trace';
 
@@ -43,18 +43,8 @@ export function gammaSampler(shape: number, scale: number, random: () => number)
   const k = boost ? shape + 1 : shape;
   const d = k - 1 / 3;
   const c = 1 / Math.sqrt(9 * d);
-  let spare: number | undefined;
-  const normal = (): number => {
-    if (spare !== undefined) {
-      const s = spare;
-      spare = undefined;
-      return s;
-    }
-    const r = Math.sqrt(-2 * Math.log(1 - random()));
-    const a = 2 * Math.PI * random();
-    spare = r * Math.sin(a);
-    return r * Math.cos(a);
-  };
+  const normal = normalSampler(random);
+
   return () => {
     let x: number;
     for (;;) {

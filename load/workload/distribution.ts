@@ -2,6 +2,7 @@
 // [min, max] (vLLM's and GuideLLM's synthetic data options), drawn from a seeded
 // generator so the same seed gives the same lengths. Plain module (k6 may bundle it).
 import { inputError } from './input-error.ts';
+import { normalSampler } from '../../lib/run/seeded-random.ts';
 
 export interface LengthDistribution {
   mean: number;
@@ -36,19 +37,7 @@ export function lengthDistribution(source: string, parts: { mean: number; stdev?
 /** Draws whole lengths: mean when stdev is 0, else a normal (Box-Muller) rounded and clamped to [min, max]. */
 export function lengthSampler(d: LengthDistribution, random: () => number): () => number {
   if (d.stdev === 0) return () => Math.round(d.mean);
-  let spare: number | undefined;
-  const normal = (): number => {
-    if (spare !== undefined) {
-      const s = spare;
-      spare = undefined;
-      return s;
-    }
-    const u = 1 - random();
-    const v = random();
-    const r = Math.sqrt(-2 * Math.log(u));
-    spare = r * Math.sin(2 * Math.PI * v);
-    return r * Math.cos(2 * Math.PI * v);
-  };
+  const normal = normalSampler(random);
   return () => Math.min(d.max, Math.max(d.min, Math.round(d.mean + d.stdev * normal())));
 }
 

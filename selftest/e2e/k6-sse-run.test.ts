@@ -12,9 +12,9 @@
 // selftest/unit/k6-stream-sse.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
 import { METRICS } from '../../load/report/metric-names.ts';
 import { loadConfig } from '../../lib/run/config.ts';
@@ -25,27 +25,9 @@ import { referenceTarget } from '../../load/setup/load-target.ts';
 import { StopToken } from '../../load/setup/stop.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import { HANG_GUARD_MS } from '../support/limit.ts';
+import { findBin } from '../support/k6-merge-segments.ts';
 
-function executable(file: string | undefined): string | undefined {
-  if (!file) return undefined;
-  try {
-    accessSync(file, constants.X_OK);
-    return file;
-  } catch {
-    return undefined;
-  }
-}
-
-function findK6Sse(): string | undefined {
-  if (process.env.K6_SSE_BIN) return executable(process.env.K6_SSE_BIN);
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const found = dir ? executable(join(dir, 'k6-sse')) : undefined;
-    if (found) return found;
-  }
-  return undefined;
-}
-
-const k6sse = findK6Sse();
+const k6sse = findBin('k6-sse', 'K6_SSE_BIN');
 const SKIPPED = 'k6-sse run tests: skipped, no k6 with xk6-sse (set K6_SSE_BIN or put k6-sse on PATH)';
 if (!k6sse) console.info(SKIPPED);
 const title = (t: string) => (k6sse ? t : `${SKIPPED}: ${t}`);
