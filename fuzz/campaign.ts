@@ -371,21 +371,27 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   for (let r = 0; [...byClause.values()].some((l) => l.length > r); r++) for (const l of byClause.values()) if (l[r]) ordered.push(l[r]!);
 
   // 4. Shrink the smallest uncovered member of each group, at most 3 per group and
-  // MAX_SHRINKS in all. The budget decides what is minimised, never whether a clause fails:
+  // maxShrinks in all. The budget decides what is minimised, never whether a clause fails:
   // a group left uncovered is reported with the request that showed it.
   let shrinks = 0;
   const covered = (m: Member) => coveredRaw(m.raw, m.breach.clause);
-  for (const [, members] of ordered) {
-    members.sort((a, b) => bytesOf(a.raw.c) - bytesOf(b.raw.c) || a.raw.i - b.raw.i);
-    for (let k = 0; k < 3; k++) {
+  /** The finding standing for a group whose failures were not shrunk. */
+  const unshrunkOf = new Map<string, Finding>();
+  for (const [, members] of ordered) members.sort((a, b) => bytesOf(a.raw.c) - bytesOf(b.raw.c) || a.raw.i - b.raw.i);
+  // Passes: every group's first shrink before any group's second.
+  for (let k = 0; k < 3; k++) {
+    for (const [key, members] of ordered) {
       const m = members.find((x) => !covered(x));
-      if (!m) break;
+      if (!m) continue;
       if (summary.stoppedByTransport || shrinks >= maxShrinks || now() > deadline) {
+        if (k > 0 || unshrunkOf.has(key)) continue;
         const why = summary.stoppedByTransport
           ? `not shrunk: the target failed ${summary.stoppedByTransport} generated requests at the transport level, so the fuzz phase stopped sending`
           : shrinks >= maxShrinks ? `not shrunk: the shrink budget (${maxShrinks} failures) was spent` : 'not shrunk: the time cap was reached';
-        keep(makeFinding(m.breach, m.raw.c, m.raw.ex, m.raw.i, m.raw.seed, '0', 0, 0, [why], 'unshrunk'));
-        break;
+        const f = makeFinding(m.breach, m.raw.c, m.raw.ex, m.raw.i, m.raw.seed, '0', 0, 0, [why], 'unshrunk');
+        unshrunkOf.set(key, f);
+        keep(f);
+        continue;
       }
       shrinks++;
       const out = await shrink(arb, m, deadline, budget, o, judge);
@@ -418,7 +424,14 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     if (f && f.clause === clause) f.rawCount++;
     else if (!f) summary.unattributed++;
   };
-  for (const [key, members] of groups) for (const m of members) attribute(m.raw, key.split('|')[0]!);
+  for (const [key, members] of groups) {
+    for (const m of members) {
+      // A failure no finding explains belongs to its group's unshrunk one, when there is one.
+      const standIn = unshrunkOf.get(key);
+      if (standIn && findings.has(standIn.signature) && ![...findings.values()].some((x) => coveredBy(x, m.raw))) standIn.rawCount++;
+      else attribute(m.raw, key.split('|')[0]!);
+    }
+  }
   for (const raw of covRaws) for (const b of raw.breaches) {
     const f = [...findings.values()].find((x) => x.clause === b.clause && x.origin === 'coverage' && x.caseIndex === raw.i);
     if (f) continue; // counted when made
