@@ -3,8 +3,10 @@
 //    section suites plus the fuzz phase, fixed seed: the fixed probes pass (every one
 //    of them a pass, not merely no fail) on the defect's clauses (their tests and the
 //    run-wide checks, which leave ERR-1 and ERR-2 on generated requests to the fuzz
-//    tests), the fuzz test of each clause fails with a shrunk request no bigger than
-//    the defect needs, and the replay command it prints reproduces the same failure.
+//    tests), the fuzz test of each clause fails with a minimised request (a coverage
+//    probe alone, or a shrunk one) no bigger than the defect needs, and the replay
+//    command it prints reproduces the same failure (fuzz-seeds.test.ts: the same
+//    verdicts over 10 seeds).
 // 2. No false findings: in-process campaigns (the suite's own runCampaign, without the
 //    vitest wrapper) against the reference over several seeds, every legal variant and the
 //    independent server end with no finding.
@@ -27,7 +29,7 @@ const SEED = '7';
 /** The default budget (FUZZ_RUNS unset) catches every one of them with this seed. */
 const RUNS = '200';
 /** Replays cost a run each: one defect per kind of finding (crash on a parameter, on text, a stream, an error body, raw text, the brain route). */
-const REPLAYED = new Set(['fuzz-stop-array-500', 'fuzz-nul-500', 'fuzz-rtl-stream-no-done', 'fuzz-messages-400-no-body', 'fuzz-trailing-garbage-accepted', 'fuzz-brain-tool-role-500']);
+const REPLAYED = new Set(['fuzz-top-p-max-500', 'fuzz-stop-array-500', 'fuzz-nul-500', 'fuzz-rtl-stream-no-done', 'fuzz-messages-400-no-body', 'fuzz-trailing-garbage-accepted', 'fuzz-brain-tool-role-500']);
 const FUZZ_FILE = 'suites/fuzz.test.ts';
 const slot = limiter(2);
 const rows = new Map<string, string[]>();
@@ -53,6 +55,11 @@ const SHRUNK_AT_MOST: Record<string, { bytes: number; fields: number; check?: (b
   'fuzz-later-content-accepted': { bytes: 140, fields: 3 },
   'fuzz-stream-number-accepted': { bytes: 110, fields: 4 },
   'fuzz-trailing-garbage-accepted': { bytes: 120, fields: 0 },
+  'fuzz-temperature-string-500': { bytes: 110, fields: 3 },
+  'fuzz-top-p-max-500': { bytes: 110, fields: 3 },
+  'fuzz-stop-empty-500': { bytes: 110, fields: 3 },
+  // A message with a name, a parameter out of range, a not-quite-JSON body: each in its smallest coverage request.
+  'fuzz-noisy-three-clauses': { bytes: 130, fields: 4 },
 };
 
 const FUZZ_ONLY = Object.entries(DEFECTS).filter(([, d]) => d.foundBy === 'fuzz');
@@ -64,7 +71,7 @@ function findingsIn(seen: string): Shown[] {
   const out: Shown[] = [];
   for (const block of seen.split(/\n(?=#\d+ )/)) {
     const sig = /^#\d+ (.*)$/m.exec(block)?.[1];
-    const size = /shrunk request \((\d+) bytes, (\d+) top-level fields.*?\): POST \S+ (.*)$/m.exec(block);
+    const size = /(?:shrunk|coverage|replayed) request \((\d+) bytes, (\d+) top-level fields.*?\): POST \S+ (.*)$/m.exec(block);
     const replay = /^ {2}replay: (.*)$/m.exec(block)?.[1];
     if (!sig || !size || !replay) continue;
     let body: unknown;
