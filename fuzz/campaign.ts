@@ -1,17 +1,22 @@
-// The fuzz campaign: generate, send, judge, group, shrink, report.
+// The fuzz campaign: the coverage phase, then random requests; judge, group, minimise, report.
 //
-// fast-check runs an async property one run at a time, which would make the campaign as
-// slow as the target's latency times the run count. So generation and shrinking are split:
-// - case i of a run is the first value fast-check generates for seed caseSeed(seed, i)
-//   (fc.check replaying path "0"), so cases are independent of each other and of the
-//   order they are sent in: the batch goes out FUZZ_CONCURRENCY at a time and the same
-//   seed always gives the same requests;
-// - each distinct failure is then shrunk with fc.check on its own case seed (path "0",
-//   endOnFailure off), whose counterexample path makes the shrunk request replayable:
-//   FUZZ_SEED=<seed> FUZZ_REPLAY=<case>@<path>.
-// Failures are grouped by (clause, status, kind, route, streaming); the smallest of a
-// group is shrunk, and other raw failures that show every feature the shrunk one needed
-// count as the same bug (signature.ts). Another raw failure not covered is shrunk too.
+// 0. The coverage phase (coverage.ts) sends its fixed list first: the same requests for
+//    every seed. A failing pack is split into its probes, a probe's size bisected, so a
+//    coverage finding is the one change that caused it (FUZZ_REPLAY=<k>@c:<probe>:<size>).
+// 1. The random phase gets what is left of FUZZ_RUNS (at least a quarter of it). fast-check
+//    runs an async property one run at a time, which would make it as slow as the target's
+//    latency times the run count, so generation and shrinking are split:
+//    - case i is the first value fast-check generates for seed caseSeed(seed, i) (fc.check
+//      replaying path "0"), so cases are independent of each other and of the order they
+//      are sent in: FUZZ_CONCURRENCY at a time, and the same seed gives the same requests;
+//    - a failure is shrunk with fc.check on its own case seed (path "0", endOnFailure off),
+//      whose counterexample path makes the shrunk request replayable:
+//      FUZZ_SEED=<seed> FUZZ_REPLAY=<case>@<path>.
+// Random failures a finding already explains (signature.ts: same status, every feature the
+// finding needed) are its. The rest are grouped by (clause, status, kind, route, streaming)
+// and shrunk in passes, each clause's first group before any clause's second, at most
+// maxShrinks in all. The shrink budget decides what is minimised, never whether a clause
+// fails: a group it does not reach is reported with the request that showed it, and its curl.
 import fc from 'fast-check';
 import type { AuthSpec, Exchange, RequestSpec } from '../lib/http/http-client.ts';
 import type { FuzzConfig } from '../lib/run/config.ts';

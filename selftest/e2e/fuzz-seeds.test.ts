@@ -15,12 +15,14 @@ import { MAX_SHRINKS, runCampaign, type CampaignResult } from '../../fuzz/campai
 import { FUZZ_CLAUSES } from '../../fuzz/oracles.ts';
 import { clauseOutcome } from '../../fuzz/verdict.ts';
 import { fullCurl } from '../../fuzz/report.ts';
-import { HANG_GUARD_MS } from '../support/limit.ts';
+import { HANG_GUARD_MS, limiter } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const FUZZ_ONLY = Object.entries(DEFECTS).filter(([, d]) => d.foundBy === 'fuzz');
 const rows: string[][] = [];
+/** Campaigns in process are CPU-bound: two defects at a time on the 2-core machine. */
+const slot = limiter(2);
 
 async function campaign(defect: string | undefined, seed: number, extra: { runs?: number; coverage?: boolean; maxShrinks?: number; replay?: { caseIndex: number; path: string } } = {}): Promise<CampaignResult> {
   const ref = await startReferenceServer({ defect: defect as never });
@@ -39,9 +41,9 @@ async function campaign(defect: string | undefined, seed: number, extra: { runs?
 
 const verdicts = (r: CampaignResult) => FUZZ_CLAUSES.map((c) => `${c}:${clauseOutcome(r, c).verdict}`).join(' ');
 
-describe('the same verdicts for every seed', () => {
+describe.concurrent('the same verdicts for every seed', () => {
   for (const [name, defect] of FUZZ_ONLY) {
-    it(`${name}: ${defect.clauses.join(', ')} fail for ${SEEDS.length} seeds, every clause the same`, async () => {
+    it(`${name}: ${defect.clauses.join(', ')} fail for ${SEEDS.length} seeds, every clause the same`, () => slot(async () => {
       const started = performance.now();
       const seen = new Map<string, number[]>();
       for (const seed of SEEDS) {
@@ -53,7 +55,7 @@ describe('the same verdicts for every seed', () => {
       }
       rows.push([name, defect.clauses.join(', '), String(seen.size), `${((performance.now() - started) / 1000).toFixed(1)} s`]);
       expect([...seen].map(([v, s]) => `seeds ${s.join(',')}: ${v.split(' ').filter((x) => !x.endsWith(':pass')).join(' ')}`)).toHaveLength(1);
-    }, HANG_GUARD_MS);
+    }), HANG_GUARD_MS);
   }
 });
 
