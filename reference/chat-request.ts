@@ -70,6 +70,7 @@ export async function readJsonBody(ctx: RequestContext): Promise<unknown> {
       if (lenient !== undefined) return lenient;
     }
     // fuzz-noisy-three-clauses: a body that looks like an object (a trailing comma, single quotes) gets a text/plain 400.
+    // Stryker disable next-line all: not reached, only the fuzz-noisy-three-clauses defect reads it (its self-test fails CHAT-6)
     if (ctx.defect('fuzz-noisy-three-clauses') && raw.startsWith('{') && raw.endsWith('}')) throw badRequest('The request body is not valid JSON.', 'invalid_json').withForm('text');
     if (ctx.defect('bad-json-500')) throw serverError('Internal error while reading the request.');
     if (ctx.defect('bad-json-200')) return structuredClone(DEFAULT_REQUEST);
@@ -204,6 +205,7 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
 
   // params-ignored: a server that reads none of the optional parameters (all ignored, never refused).
   const readNumber = ctx.variant('params-ignored') ? ignoredNumber : checkedNumber;
+  // Stryker disable next-line all: legal, CHAT-8 (parameters honoured, ignored or refused with 400); the wrapper only lets the fuzz-noisy-three-clauses defect change the refusal's form (its self-test fails ERR-1)
   const optionalNumber: typeof checkedNumber = (...args) => noisyParamError(ctx, () => readNumber(...args));
   // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: legal, CHAT-8: the usual OpenAI parameters are honoured, ignored or refused with 400 (which values are refused, and the message, are not shown)
   const n = optionalNumber(raw, 'n', (v) => Number.isInteger(v) && v >= 1 && v <= MAX_CHOICES, `an integer from 1 to ${MAX_CHOICES}`) ?? 1;
