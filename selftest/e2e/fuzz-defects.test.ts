@@ -231,6 +231,10 @@ describe('reproducible and configurable', () => {
     bad({ FUZZ_SEED: '1', FUZZ_REPLAY: 'x' }, 'FUZZ_REPLAY');
     expect(loadFuzzConfig({})).toMatchObject({ runs: 200, seed: undefined, replay: undefined });
     expect(loadFuzzConfig({ FUZZ_SEED: '9', FUZZ_REPLAY: '17@0:3:1' }).replay).toEqual({ caseIndex: 17, path: '0:3:1' });
+    // Coverage requests: k@c, one probe k@c:j, at a size k@c:j:n.
+    expect(loadFuzzConfig({ FUZZ_SEED: '9', FUZZ_REPLAY: '4@c:2:33' }).replay).toEqual({ caseIndex: 4, path: 'c:2:33' });
+    bad({ FUZZ_SEED: '1', FUZZ_REPLAY: '4@c:x' }, 'FUZZ_REPLAY');
+    bad({ FUZZ_SEED: '1', FUZZ_REPLAY: '4@c:1:2:3' }, 'FUZZ_REPLAY');
     // The runner turns it into one line and exit 2 before any request.
     const run = await runSuite({ FUZZ_RUNS: 'lots' });
     expect(run.exitCode).toBe(2);
