@@ -72,7 +72,7 @@ function findingsIn(seen: string): Shown[] {
   const out: Shown[] = [];
   for (const block of seen.split(/\n(?=#\d+ )/)) {
     const sig = /^#\d+ (.*)$/m.exec(block)?.[1];
-    const size = /(?:shrunk|coverage|replayed) request \((\d+) bytes, (\d+) top-level fields.*?\): POST \S+ (.*)$/m.exec(block);
+    const size = /(?:shrunk request|coverage request|replayed request|request as generated, not shrunk) \((\d+) bytes, (\d+) top-level fields.*?\): POST \S+ (.*)$/m.exec(block);
     const replay = /^ {2}replay: (.*)$/m.exec(block)?.[1];
     if (!sig || !size || !replay) continue;
     let body: unknown;
