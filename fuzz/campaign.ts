@@ -220,7 +220,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   if (replay) {
     const isCoverage = replay.path.startsWith('c');
     const s = isCoverage ? 0 : caseSeed(seed, replay.caseIndex);
-    const c = isCoverage ? coverageCaseAt(coverageCases(covOpts), replay.caseIndex, replay.path, covOpts) : caseAt(arb, s, replay.path);
+    const c = isCoverage ? coverageCaseAt(coverageCases(covOpts), replay.caseIndex, replay.path) : caseAt(arb, s, replay.path);
     const ex = await o.send(requestFor(c, o));
     tally(c, ex);
     summary.replay = `${replay.caseIndex}@${replay.path}`;
@@ -313,7 +313,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     let stopped = false;
     for (let j = 0; j < probes.length && probes.length > 1; j++) {
       const p = probes[j]!;
-      const c = packCase([p], covOpts);
+      const c = packCase([p]);
       const r = await resend(c);
       if (!r) { stopped = true; break; }
       if (!r.hit.length) continue;
@@ -336,7 +336,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
       let lo = p.size.min, hi = p.size.n;
       while (lo < hi) {
         const mid = Math.floor((lo + hi) / 2);
-        const cm = packCase([p], covOpts, [mid]);
+        const cm = packCase([p], [mid]);
         const r = await resend(cm);
         if (!r) break;
         best.requests++;

@@ -240,7 +240,7 @@ export function coverageProbes(o: CoverageOptions): Probe[] {
 }
 
 /** The request of a pack: each probe's change on one ordinary body (messages concatenated). */
-export function packCase(probes: Probe[], o: CoverageOptions, sizes: Array<number | undefined> = []): FuzzCase {
+export function packCase(probes: Probe[], sizes: Array<number | undefined> = []): FuzzCase {
   const built = probes.map((p, i) => p.build(sizes[i]));
   const p0 = probes[0]!;
   const name = probes.map((p, i) => (sizes[i] !== undefined && sizes[i] !== p.size?.n ? `${p.name}(${sizes[i]})` : p.name)).join(' + ');
@@ -254,7 +254,6 @@ export function packCase(probes: Probe[], o: CoverageOptions, sizes: Array<numbe
     for (const k of probes[i]!.concat) lists.set(k, [...(lists.get(k) ?? []), ...(one[k] as unknown[])]);
   });
   for (const [k, items] of lists) body[k] = items;
-  void o;
   return { kind: p0.kind, route: p0.route, body, label: `coverage: ${name}` };
 }
 
@@ -268,30 +267,28 @@ export function coverageCases(o: CoverageOptions): CoverageCase[] {
   }
   const packs: Probe[][] = [];
   for (const list of groups.values()) {
-    const open: Array<{ probes: Probe[]; keys: Set<string> }> = [];
+    const open: Array<{ probes: Probe[]; keys: Set<string>; bytes: number }> = [];
     for (const p of list) {
       if (!p.packable) { packs.push([p]); continue; }
-      // Top-level keys stay disjoint; items of messages and tools simply add up.
-      const slot = open.find((s) => s.probes.length < PACK_SIZE && p.keys.every((k) => !s.keys.has(k)));
-      if (slot) { slot.probes.push(p); p.keys.forEach((k) => slot.keys.add(k)); }
-      else open.push({ probes: [p], keys: new Set(p.keys) });
+      // Top-level keys stay disjoint; items of messages and tools simply add up; the body stays within the cap.
+      const bytes = sizeOf(packCase([p]).body);
+      const slot = open.find((s) => s.probes.length < PACK_SIZE && s.bytes + bytes <= o.maxBodyBytes && p.keys.every((k) => !s.keys.has(k)));
+      if (slot) { slot.probes.push(p); p.keys.forEach((k) => slot.keys.add(k)); slot.bytes += bytes; }
+      else open.push({ probes: [p], keys: new Set(p.keys), bytes });
     }
     packs.push(...open.map((s) => s.probes));
   }
-  return packs.map((ps, index) => ({ index, probes: ps, case: packCase(ps, o) })).filter((c) => fits(c.case, o.maxBodyBytes)).map((c, index) => ({ ...c, index }));
-}
-
-function fits(c: FuzzCase, cap: number): boolean {
-  return (c.raw !== undefined ? Buffer.byteLength(c.raw) : sizeOf(c.body)) <= cap;
+  // Each probe's body counts whole (its frame too), so a pack is never larger than the sum.
+  return packs.map((ps, index) => ({ index, probes: ps, case: packCase(ps) }));
 }
 
 /** The case a coverage replay id names: "c" (request k), "c:j" (its probe j alone), "c:j:n" (at size n). */
-export function coverageCaseAt(list: CoverageCase[], k: number, path: string, o: CoverageOptions): FuzzCase {
+export function coverageCaseAt(list: CoverageCase[], k: number, path: string): FuzzCase {
   const c = list[k];
   if (!c) throw new Error(`FUZZ_REPLAY=${k}@${path}: the coverage phase has ${list.length} requests (0 to ${list.length - 1})`);
   const [, j, n] = path.split(':');
   if (j === undefined) return c.case;
   const p = c.probes[Number(j)];
   if (!p) throw new Error(`FUZZ_REPLAY=${k}@${path}: coverage request ${k} has ${c.probes.length} probes`);
-  return packCase([p], o, [n === undefined ? undefined : Number(n)]);
+  return packCase([p], [n === undefined ? undefined : Number(n)]);
 }

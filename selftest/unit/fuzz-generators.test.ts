@@ -1,7 +1,7 @@
 // fuzz/generators.ts: the shapes that crash real servers are generated on purpose, and 200
 // random requests meet each of them. The first 200 cases of a fixed seed are exactly the
 // requests the random phase of a run with that FUZZ_SEED sends when it gets 200 (after the
-// coverage phase: FUZZ_RUNS=368 against the embedded reference; caseAt(caseSeed(seed, i))), so
+// coverage phase: FUZZ_RUNS=376 against the embedded reference; caseAt(caseSeed(seed, i))), so
 // counting them is counting what the random phase sends.
 import { describe, expect, it } from 'vitest';
 import { caseArbitrary, KNOWN_FIELDS, levelOf, SHAPES, type CaseKind, type FuzzCase } from '../../fuzz/generators.ts';
