@@ -297,7 +297,10 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   // 2. Coverage failures: a pack is split (each probe alone), a size bisected; what is left
   // is the smallest coverage request that fails. Nothing random to shrink.
   for (const raw of covRaws) {
-    const open = raw.breaches.filter((b) => !coveredRaw(raw, b.clause));
+    const probes = raw.cc.probes;
+    // A pack's many features make it look explained by findings that have nothing to do with
+    // it: only a probe alone is checked against them (before it is sent: same status assumed).
+    const open = probes.length > 1 ? raw.breaches : raw.breaches.filter((b) => !coveredRaw(raw, b.clause));
     if (!open.length) continue;
     const wanted = new Set(open.map((b) => b.clause));
     const resend = async (c: FuzzCase) => {
@@ -308,19 +311,22 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
       const hit = ex.status === raw.ex.status ? judge(c, ex).filter((b) => wanted.has(b.clause)) : [];
       return { ex, hit };
     };
-    const made: Finding[] = [];
-    const probes = raw.cc.probes;
     let stopped = false;
+    let explained = false;
     for (let j = 0; j < probes.length && probes.length > 1; j++) {
       const p = probes[j]!;
       const c = packCase([p]);
+      const alone = (ex: Exchange, breaches: Breach[]): Raw => ({ i: raw.i, seed: 0, c, ex, breaches, feats: new Set(features(c.body)) });
+      if (open.every((b) => coveredRaw(alone(raw.ex, open), b.clause))) { explained = true; continue; }
       const r = await resend(c);
       if (!r) { stopped = true; break; }
-      if (!r.hit.length) continue;
-      made.push(...await bisected(raw, j, c, r.ex, r.hit, resend));
+      const fresh = r.hit.filter((b) => !coveredRaw(alone(r.ex, r.hit), b.clause));
+      if (r.hit.length && !fresh.length) explained = true;
+      if (fresh.length) (await bisected(raw, j, c, r.ex, fresh, resend)).forEach(keep);
     }
-    if (probes.length === 1) made.push(...await bisected(raw, 0, raw.c, raw.ex, open, resend, 'c'));
-    if (!made.length) {
+    const made = probes.length === 1 ? await bisected(raw, 0, raw.c, raw.ex, open, resend, 'c') : [];
+    const madeHere = [...findings.values()].some((f) => f.origin === 'coverage' && f.caseIndex === raw.i);
+    if (!made.length && !madeHere && !explained) {
       // No probe fails alone (or the budget ran out): the pack as sent is the finding.
       const why = stopped ? 'not split: the shrink budget or the time cap was spent' : 'no probe of this request fails alone: together they do';
       for (const b of open) made.push(makeFinding(b, raw.c, raw.ex, raw.i, 0, 'c', 1, 0, probes.length > 1 ? [why] : [], 'coverage'));
