@@ -1,7 +1,8 @@
 // `npm run bench` section 5, fuzz (or `npx tsx bench/fuzz.ts` alone): the fuzz phase's speed.
-// 1. Requests per second of the campaign (generation, sending, judging; FUZZ_RUNS=200,
-//    FUZZ_CONCURRENCY=4, the defaults) against the reference server in this process,
-//    3 rounds, median. Shrinking is not in it: the reference has no defect.
+// 1. Requests per second of the campaign (the coverage phase and the random one:
+//    generation, sending, judging; FUZZ_RUNS=200, FUZZ_CONCURRENCY=4, the defaults) against
+//    the reference server in this process, 3 rounds, median, with each phase's request
+//    count and the campaign's wall time. Shrinking is not in it: the reference has no defect.
 // 2. Its share of a default `npm test` run's wall time: default runs and FUZZ_RUNS=0 runs
 //    take turns (2 rounds), share = (default - without) / default, median of the rounds.
 //    The fuzz tests run beside the other suites, so this is what the phase adds, not its
@@ -24,7 +25,7 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
-async function campaignRate(seed: number): Promise<{ rate: number; sent: number; ms: number }> {
+async function campaignRate(seed: number): Promise<{ rate: number; sent: number; coverage: number; ms: number }> {
   const ref = await startReferenceServer({});
   const http = new HttpClient({ baseUrl: ref.url, timeoutMs: 30_000 });
   try {
@@ -32,7 +33,7 @@ async function campaignRate(seed: number): Promise<{ rate: number; sent: number;
       send: (s) => http.send(s), auth: { key: ref.keys.main }, models: ['svc-auto', 'svc'], brainId: ref.brainId,
       fuzz: { runs: FUZZ_DEFAULT_RUNS, seed, timeMs: 120_000, concurrency: 4, maxBodyBytes: 64 * 1024, replay: undefined },
     });
-    return { rate: (r.summary.sent / r.summary.sendMs) * 1000, sent: r.summary.sent, ms: r.summary.sendMs };
+    return { rate: (r.summary.sent / r.summary.sendMs) * 1000, sent: r.summary.sent, coverage: r.summary.coverage.sent, ms: r.summary.sendMs };
   } finally {
     await http.close();
     await ref.close();
@@ -57,12 +58,12 @@ function defaultRun(extra: Record<string, string>): Promise<{ wallMs: number; co
 
 /** Prints the figures and returns them (snake_case, units in the names) for reports/bench/summary.json. */
 export async function benchFuzz(): Promise<{ fuzz_requests_per_second: number; fuzz_share_of_default_run: number }> {
-  console.log(`\n5. Fuzz phase: FUZZ_RUNS=${FUZZ_DEFAULT_RUNS}, FUZZ_CONCURRENCY=4 against the reference server in this process, 3 rounds`);
+  console.log(`\n5. Fuzz phase (coverage phase, then random): FUZZ_RUNS=${FUZZ_DEFAULT_RUNS}, FUZZ_CONCURRENCY=4 against the reference server in this process, 3 rounds`);
   const rates: number[] = [];
   for (let round = 0; round < 3; round++) {
     const r = await campaignRate(round + 1);
     rates.push(r.rate);
-    console.log(`   round ${round + 1}  ${r.sent} generated requests in ${(r.ms / 1000).toFixed(2)} s  ->  ${r.rate.toFixed(0)} req/s`);
+    console.log(`   round ${round + 1}  ${r.sent} requests (${r.coverage} coverage + ${r.sent - r.coverage} random) in ${(r.ms / 1000).toFixed(2)} s  ->  ${r.rate.toFixed(0)} req/s`);
   }
   console.log(`   result: ${median(rates).toFixed(0)} generated requests per second (median), generation and judging included`);
   console.log('   share of a default `npm test` (embedded reference): default runs and FUZZ_RUNS=0 runs take turns, 2 rounds');

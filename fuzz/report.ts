@@ -21,7 +21,7 @@ export function describeFinding(f: Finding, n: number): string {
   return [
     `#${n} ${f.signature}`,
     `  seen: ${f.seen} (expected ${f.expected})`,
-    `  shrunk request (${f.bytes} bytes, ${f.fields} top-level fields${f.shrinkRequests ? `, ${f.shrinkRequests} shrink requests` : ''}${f.rawCount > 1 ? `; ${f.rawCount} generated requests showed it` : ''}): ${f.case.route === 'brain' ? 'POST /brains/{id}/chat' : 'POST /chat/completions'} ${shownBody(f)}`,
+    `  ${f.origin === 'unshrunk' ? 'request as generated, not shrunk' : f.origin === 'coverage' ? 'coverage request' : f.origin === 'replayed' ? 'replayed request' : 'shrunk request'} (${f.bytes} bytes, ${f.fields} top-level fields${f.shrinkRequests ? `, ${f.shrinkRequests} shrink requests` : ''}${f.rawCount > 1 ? `; ${f.rawCount} generated requests showed it` : ''}): ${f.case.route === 'brain' ? 'POST /brains/{id}/chat' : 'POST /chat/completions'} ${shownBody(f)}`,
     `  replay: ${f.replay}`,
     `  curl: ${fullCurl(f)}`,
     ...f.notes.map((x) => `  note: ${x}`),
@@ -33,12 +33,13 @@ const list = (rec: Record<string, number>) => Object.entries(rec).sort((a, b) =>
 /** What was sent and what came back, for the test's observations. */
 export function summaryLines(s: CampaignSummary): string[] {
   return [
-    `fuzz seed ${s.seed}: ${s.sent} of ${s.planned} generated requests sent${s.replay ? ` (replay of ${s.replay})` : ''}${s.stoppedByTimeCap ? ', stopped by FUZZ_TIME_MS' : ''}${s.stoppedByTransport ? `, stopped after ${s.stoppedByTransport} transport failures` : ''}, ${s.streams} streaming, ${(s.bytes / 1024).toFixed(0)} KiB of bodies, in ${(s.sendMs / 1000).toFixed(1)} s (${s.sendMs ? Math.round((s.sent / s.sendMs) * 1000) : 0} req/s); shrinking ${s.shrinks} failures took ${s.shrinkRequests} more requests`,
+    `coverage phase: ${s.coverage.sent} of ${s.coverage.planned} fixed requests sent (${s.coverage.probes} probes, the same for every seed)${s.coverage.splitRequests ? `; ${s.coverage.splitRequests} more to split failing ones into single probes and bisect sizes` : ''}`,
+    `fuzz seed ${s.seed}: ${s.sent - s.coverage.sent} of ${s.planned} generated requests sent${s.replay ? ` (replay of ${s.replay})` : ' (random phase)'}${s.stoppedByTimeCap ? ', stopped by FUZZ_TIME_MS' : ''}${s.stoppedByTransport ? `, stopped after ${s.stoppedByTransport} transport failures` : ''}; both phases: ${s.streams} streaming, ${(s.bytes / 1024).toFixed(0)} KiB of bodies, in ${(s.sendMs / 1000).toFixed(1)} s (${s.sendMs ? Math.round((s.sent / s.sendMs) * 1000) : 0} req/s); shrinking ${s.shrinks} failures took ${s.shrinkRequests} more requests`,
     `kinds: ${list(s.byKind)}`,
     `bodies: ${list(s.byLabel)}`,
     `routes: ${list(s.byRoute)}`,
     `statuses: ${list(s.statuses)}${s.throttled ? ` (429 after the retry budget: ${s.throttled}, not judged)` : ''}${s.overloaded ? ` (503: ${s.overloaded}, not judged)` : ''}`,
     ...s.baseline.map((b) => `baseline: ${b}`),
-    `raw failures: ${s.rawFailures}${s.unattributed ? `, ${s.unattributed} not attributed to a shrunk finding (shrink caps)` : ''}`,
+    `raw failures: ${s.rawFailures}${s.unattributed ? `, ${s.unattributed} not attributed to a finding` : ''}`,
   ];
 }

@@ -5,6 +5,7 @@
 import { validate, type SchemaViolation } from '../lib/spec/schema-validator.ts';
 import type { RequestContext } from './request-context.ts';
 import { badRequest, serverError } from './errors.ts';
+import { ApiError } from './api-error.ts';
 
 export interface ChatRequest {
   model: string;
@@ -68,6 +69,9 @@ export async function readJsonBody(ctx: RequestContext): Promise<unknown> {
       const lenient = firstObject(raw);
       if (lenient !== undefined) return lenient;
     }
+    // fuzz-noisy-three-clauses: a body that looks like an object (a trailing comma, single quotes) gets a text/plain 400.
+    // Stryker disable next-line all: [gate] fuzz-noisy-three-clauses CHAT-6
+    if (ctx.defect('fuzz-noisy-three-clauses') && raw.startsWith('{') && raw.endsWith('}')) throw badRequest('The request body is not valid JSON.', 'invalid_json').withForm('text');
     if (ctx.defect('bad-json-500')) throw serverError('Internal error while reading the request.');
     if (ctx.defect('bad-json-200')) return structuredClone(DEFAULT_REQUEST);
     throw badRequest('The request body is not valid JSON.', 'invalid_json');
@@ -200,7 +204,9 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
   });
 
   // params-ignored: a server that reads none of the optional parameters (all ignored, never refused).
-  const optionalNumber = ctx.variant('params-ignored') ? ignoredNumber : checkedNumber;
+  const readNumber = ctx.variant('params-ignored') ? ignoredNumber : checkedNumber;
+  // Stryker disable next-line all: [chat-8] params
+  const optionalNumber: typeof checkedNumber = (...args) => noisyParamError(ctx, () => readNumber(...args));
   // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: [chat-8] params
   const n = optionalNumber(raw, 'n', (v) => Number.isInteger(v) && v >= 1 && v <= MAX_CHOICES, `an integer from 1 to ${MAX_CHOICES}`) ?? 1;
   // Stryker disable ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: [chat-8] params
@@ -292,8 +298,21 @@ function fuzzOnlyDefects(ctx: RequestContext, body: unknown): void {
   if (ctx.defect('fuzz-many-messages-500') && messages.length > 32) crash();
   if (ctx.defect('fuzz-content-parts-500') && messages.some((m) => Array.isArray(m?.content))) crash();
   if (ctx.defect('fuzz-brain-tool-role-500') && ctx.path.startsWith('/v1/brains/') && messages.some((m) => m?.role === 'tool')) crash();
+  if (ctx.defect('fuzz-temperature-string-500') && typeof raw.temperature === 'string') crash();
+  if (ctx.defect('fuzz-top-p-max-500') && raw.top_p === 1) crash();
+  if (ctx.defect('fuzz-stop-empty-500') && (raw.stop === '' || (Array.isArray(raw.stop) && raw.stop.includes('')))) crash();
+  if (ctx.defect('fuzz-noisy-three-clauses') && messages.some((m) => m && typeof m === 'object' && 'name' in m)) crash();
   if (ctx.defect('fuzz-messages-400-no-body') && (typeof raw.messages === 'number' || typeof raw.messages === 'boolean' || raw.messages === null)) {
     throw badRequest('Invalid messages.', 'invalid_type', 'messages').withForm('empty');
+  }
+}
+
+/** fuzz-noisy-three-clauses: a parameter's value refused with 400 goes out as text/plain. */
+function noisyParamError<T>(ctx: RequestContext, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw ctx.defect('fuzz-noisy-three-clauses') && err instanceof ApiError ? err.withForm('text') : err;
   }
 }
 

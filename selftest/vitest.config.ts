@@ -27,6 +27,7 @@ const LONGEST_FIRST = [
   'selftest/e2e/seeded-defects.test.ts',
   'selftest/e2e/legal-variants.test.ts',
   'selftest/e2e/fuzz-defects.test.ts',
+  'selftest/e2e/fuzz-seeds.test.ts',
   'selftest/e2e/throttled-variants.test.ts',
   'selftest/e2e/hostile-targets.test.ts',
   'selftest/e2e/client-matrix.test.ts',

@@ -69,8 +69,9 @@ export function loadFuzzConfig(env: NodeJS.ProcessEnv): FuzzConfig {
   const replayRaw = nonEmpty(env, 'FUZZ_REPLAY');
   let replay: FuzzConfig['replay'];
   if (replayRaw !== undefined) {
-    const m = /^(\d+)@(\d+(?::\d+)*)$/.exec(replayRaw);
-    if (!m) throw new ConfigError('FUZZ_REPLAY', `"${replayRaw}" is not <case>@<path> (e.g. 17@0:3:1); copy it from the fuzz failure's replay command`);
+    // <case>@<path>: a random case (path 0:3:1) or a coverage request (path c, c:<probe>, c:<probe>:<size>).
+    const m = /^(\d+)@(\d+(?::\d+)*|c(?::\d+){0,2})$/.exec(replayRaw);
+    if (!m) throw new ConfigError('FUZZ_REPLAY', `"${replayRaw}" is not <case>@<path> (e.g. 17@0:3:1 or 4@c:2); copy it from the fuzz failure's replay command`);
     replay = { caseIndex: Number(m[1]), path: m[2]! };
   }
   const seedRaw = nonEmpty(env, 'FUZZ_SEED');

@@ -3,8 +3,10 @@
 //    section suites plus the fuzz phase, fixed seed: the fixed probes pass (every one
 //    of them a pass, not merely no fail) on the defect's clauses (their tests and the
 //    run-wide checks, which leave ERR-1 and ERR-2 on generated requests to the fuzz
-//    tests), the fuzz test of each clause fails with a shrunk request no bigger than
-//    the defect needs, and the replay command it prints reproduces the same failure.
+//    tests), the fuzz test of each clause fails with a minimised request (a coverage
+//    probe alone, or a shrunk one) no bigger than the defect needs, and the replay
+//    command it prints reproduces the same failure (fuzz-seeds.test.ts: the same
+//    verdicts over 10 seeds).
 // 2. No false findings: in-process campaigns (the suite's own runCampaign, without the
 //    vitest wrapper) against the reference over several seeds, every legal variant and the
 //    independent server end with no finding.
@@ -16,7 +18,8 @@ import { VARIANTS } from '../../reference/variants.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import { HttpClient, type Exchange, type RequestSpec } from '../../lib/http/http-client.ts';
 import { ConfigError, loadFuzzConfig } from '../../lib/run/config.ts';
-import { runCampaign, type CampaignResult } from '../../fuzz/campaign.ts';
+import { randomBudget, runCampaign, type CampaignResult } from '../../fuzz/campaign.ts';
+import { coverageCases } from '../../fuzz/coverage.ts';
 import { startIndependentServer, type IndependentServerOptions } from '../fixtures/independent-server.ts';
 import { runSuite } from '../support/run-suite.ts';
 import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
@@ -27,7 +30,7 @@ const SEED = '7';
 /** The default budget (FUZZ_RUNS unset) catches every one of them with this seed. */
 const RUNS = '200';
 /** Replays cost a run each: one defect per kind of finding (crash on a parameter, on text, a stream, an error body, raw text, the brain route). */
-const REPLAYED = new Set(['fuzz-stop-array-500', 'fuzz-nul-500', 'fuzz-rtl-stream-no-done', 'fuzz-messages-400-no-body', 'fuzz-trailing-garbage-accepted', 'fuzz-brain-tool-role-500']);
+const REPLAYED = new Set(['fuzz-top-p-max-500', 'fuzz-stop-array-500', 'fuzz-nul-500', 'fuzz-rtl-stream-no-done', 'fuzz-messages-400-no-body', 'fuzz-trailing-garbage-accepted', 'fuzz-brain-tool-role-500']);
 const FUZZ_FILE = 'suites/fuzz.test.ts';
 const slot = limiter(2);
 const rows = new Map<string, string[]>();
@@ -35,7 +38,7 @@ const rows = new Map<string, string[]>();
 /** The largest shrunk request each defect may be reported with: what it needs plus the model/message frame. */
 const SHRUNK_AT_MOST: Record<string, { bytes: number; fields: number; check?: (body: unknown) => boolean }> = {
   'fuzz-temperature-type-500': { bytes: 110, fields: 4 },
-  'fuzz-max-tokens-huge-500': { bytes: 115, fields: 4 },
+  'fuzz-max-tokens-huge-500': { bytes: 120, fields: 4 },
   'fuzz-stop-array-500': { bytes: 110, fields: 4 },
   'fuzz-deep-unknown-500': { bytes: 160, fields: 4 },
   'fuzz-developer-role-500': { bytes: 100, fields: 3 },
@@ -53,6 +56,11 @@ const SHRUNK_AT_MOST: Record<string, { bytes: number; fields: number; check?: (b
   'fuzz-later-content-accepted': { bytes: 140, fields: 3 },
   'fuzz-stream-number-accepted': { bytes: 110, fields: 4 },
   'fuzz-trailing-garbage-accepted': { bytes: 120, fields: 0 },
+  'fuzz-temperature-string-500': { bytes: 110, fields: 4 },
+  'fuzz-top-p-max-500': { bytes: 110, fields: 4 },
+  'fuzz-stop-empty-500': { bytes: 110, fields: 4 },
+  // A message with a name, a parameter out of range, a not-quite-JSON body: each in its smallest coverage request.
+  'fuzz-noisy-three-clauses': { bytes: 130, fields: 4 },
 };
 
 const FUZZ_ONLY = Object.entries(DEFECTS).filter(([, d]) => d.foundBy === 'fuzz');
@@ -64,7 +72,7 @@ function findingsIn(seen: string): Shown[] {
   const out: Shown[] = [];
   for (const block of seen.split(/\n(?=#\d+ )/)) {
     const sig = /^#\d+ (.*)$/m.exec(block)?.[1];
-    const size = /shrunk request \((\d+) bytes, (\d+) top-level fields.*?\): POST \S+ (.*)$/m.exec(block);
+    const size = /(?:shrunk request|coverage request|replayed request|request as generated, not shrunk) \((\d+) bytes, (\d+) top-level fields.*?\): POST \S+ (.*)$/m.exec(block);
     const replay = /^ {2}replay: (.*)$/m.exec(block)?.[1];
     if (!sig || !size || !replay) continue;
     let body: unknown;
@@ -139,7 +147,8 @@ async function campaign(target: { url: string; key: string; brainId?: string }, 
 
 function clean(r: CampaignResult): void {
   expect(r.findings.map((f) => `${f.signature}: ${f.seen}`)).toEqual([]);
-  expect(r.summary.sent).toBe(r.summary.planned);
+  expect(r.summary.coverage.sent).toBe(r.summary.coverage.planned);
+  expect(r.summary.sent).toBe(r.summary.coverage.planned + r.summary.planned);
 }
 
 const falseRows: string[][] = [];
@@ -197,10 +206,13 @@ describe('reproducible and configurable', () => {
       return bodies.sort();
     };
     const a = await seen(42);
-    expect(a).toHaveLength(3 + 300); // the three ordinary baseline requests, then the generated ones
+    // The three ordinary baseline requests, the coverage phase (a 400 with an error body fails no oracle: nothing to split), then the random ones.
+    const coverage = coverageCases({ models: ['svc-auto', 'svc'], brainId: '6a0f3c2e-8b1d-4e5f-9a7c-2d4b6e8f0a1c', maxBodyBytes: 65536 }).length;
+    expect(a).toHaveLength(3 + coverage + randomBudget(300, coverage));
     expect(await seen(42)).toEqual(a);
     const other = await seen(43);
-    expect(other.filter((b) => a.includes(b)).length).toBeLessThan(30);
+    // The coverage phase is the same for every seed; the random requests are not.
+    expect(other.filter((b) => a.includes(b)).length - coverage).toBeLessThan(30);
   });
 
   it('FUZZ_* values are checked like every other variable', async () => {
@@ -219,6 +231,10 @@ describe('reproducible and configurable', () => {
     bad({ FUZZ_SEED: '1', FUZZ_REPLAY: 'x' }, 'FUZZ_REPLAY');
     expect(loadFuzzConfig({})).toMatchObject({ runs: 200, seed: undefined, replay: undefined });
     expect(loadFuzzConfig({ FUZZ_SEED: '9', FUZZ_REPLAY: '17@0:3:1' }).replay).toEqual({ caseIndex: 17, path: '0:3:1' });
+    // Coverage requests: k@c, one probe k@c:j, at a size k@c:j:n.
+    expect(loadFuzzConfig({ FUZZ_SEED: '9', FUZZ_REPLAY: '4@c:2:33' }).replay).toEqual({ caseIndex: 4, path: 'c:2:33' });
+    bad({ FUZZ_SEED: '1', FUZZ_REPLAY: '4@c:x' }, 'FUZZ_REPLAY');
+    bad({ FUZZ_SEED: '1', FUZZ_REPLAY: '4@c:1:2:3' }, 'FUZZ_REPLAY');
     // The runner turns it into one line and exit 2 before any request.
     const run = await runSuite({ FUZZ_RUNS: 'lots' });
     expect(run.exitCode).toBe(2);

@@ -1,7 +1,8 @@
-// fuzz/generators.ts: the shapes that crash real servers are generated on purpose, and the
-// default budget (200 requests) meets each of them. The first 200 cases of a fixed seed are
-// exactly the requests a run with that FUZZ_SEED sends (caseAt(caseSeed(seed, i))), so
-// counting them is counting what the fuzz phase sends.
+// fuzz/generators.ts: the shapes that crash real servers are generated on purpose, and 200
+// random requests meet each of them. The first 200 cases of a fixed seed are exactly the
+// requests the random phase of a run with that FUZZ_SEED sends when it gets 200 (after the
+// coverage phase: FUZZ_RUNS=376 against the embedded reference; caseAt(caseSeed(seed, i))), so
+// counting them is counting what the random phase sends.
 import { describe, expect, it } from 'vitest';
 import { caseArbitrary, KNOWN_FIELDS, levelOf, SHAPES, type CaseKind, type FuzzCase } from '../../fuzz/generators.ts';
 import { caseAt, caseSeed } from '../../fuzz/campaign.ts';
@@ -11,7 +12,7 @@ const CAP = 64 * 1024; // FUZZ_MAX_BODY_BYTES' default
 const BRAIN = '6a0f3c2e-8b1d-4e5f-9a7c-2d4b6e8f0a1c';
 const arb = caseArbitrary({ models: ['svc-auto', 'svc'], brainId: BRAIN, maxBodyBytes: CAP });
 const KINDS: CaseKind[] = ['valid', 'edge', 'no-model', 'bad-messages', 'bad-message', 'bad-stream', 'not-json'];
-/** The seed of selftest/e2e/fuzz-defects.test.ts, and the default budget. */
+/** The seed of selftest/e2e/fuzz-defects.test.ts, and 200 random requests. */
 const SEED = 7;
 const BUDGET = 200;
 
