@@ -3,7 +3,7 @@
 // a WorkloadInputError (one line naming the file, the line and the fix; exit 2).
 import { readFileSync } from 'node:fs';
 import { inputError } from '../workload/input-error.ts';
-import { lengthDistribution, type LengthDistribution } from '../workload/distribution.ts';
+import { optionalLengthDistribution, type LengthDistribution } from '../workload/distribution.ts';
 import { loadTokenizer, type Tokenizer } from '../workload/tokenizer.ts';
 import { parseDataset } from '../workload/dataset.ts';
 import { parseTrace } from '../workload/trace.ts';
@@ -87,11 +87,7 @@ function lengthsFrom(o: LoadOptions): { prompt?: LengthDistribution; output?: Le
     const sd = pick(stdev, `${name}_stdev`, `${flag}-stdev`);
     const lo = pick(min, `${name}_min`, `${flag}-min`);
     const hi = pick(max, `${name}_max`, `${flag}-max`);
-    if (m === undefined) {
-      if (sd !== undefined || lo !== undefined || hi !== undefined) throw inputError(flag, 0, 'stdev, min or max given without the mean', `add ${flag} <n>`);
-      return undefined;
-    }
-    return lengthDistribution(flag, { mean: m, stdev: sd, min: lo, max: hi });
+    return optionalLengthDistribution(flag, { mean: m, stdev: sd, min: lo, max: hi }, `${flag} <n>`);
   };
   return {
     prompt: one('prompt_tokens', '--prompt-tokens', o.promptTokens, o.promptTokensStdev, o.promptTokensMin, o.promptTokensMax),

@@ -34,6 +34,20 @@ export function lengthDistribution(source: string, parts: { mean: number; stdev?
   return { mean, stdev, min: Math.round(min), max: Math.round(max) };
 }
 
+/**
+ * The distribution of a length option given by its parts, each maybe unset: undefined
+ * when none is given; stdev, min or max without the mean is an error whose fix is
+ * `add ${giveMean}` (e.g. "--output-tokens <n>" or "OUTPUT_TOKENS=<n>").
+ */
+export function optionalLengthDistribution(source: string, parts: { mean?: number; stdev?: number; min?: number; max?: number }, giveMean: string): LengthDistribution | undefined {
+  const { mean, stdev, min, max } = parts;
+  if (mean === undefined) {
+    if (stdev !== undefined || min !== undefined || max !== undefined) throw inputError(source, 0, 'stdev, min or max given without the mean', `add ${giveMean}`);
+    return undefined;
+  }
+  return lengthDistribution(source, { mean, stdev, min, max });
+}
+
 /** Draws whole lengths: mean when stdev is 0, else a normal (Box-Muller) rounded and clamped to [min, max]. */
 export function lengthSampler(d: LengthDistribution, random: () => number): () => number {
   if (d.stdev === 0) return () => Math.round(d.mean);

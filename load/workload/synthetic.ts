@@ -4,22 +4,14 @@
 // words are n tokens; the count is still checked with the tokenizer on the first
 // CHECKED texts of a run (and always in the self-tests), where a surprise would show,
 // and not on every request, where counting 4,096 tokens cost the driver more than the
-// request (bench/workload.ts).
+// request (bench/workload.ts). The words and the text builder are in synthetic-words.ts
+// (no tokenizer: the k6 bundles use them).
 import type { Tokenizer } from './tokenizer.ts';
-
-const WORDS = (
-  'the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were ' +
-  'her she there been one all we their has would when if so no will more other its time about up out them some could what ' +
-  'into than only new two may first then do any like these over such our man me even most made after also did many before ' +
-  'must through back years where much your way well down should because each just those people how too little state good very ' +
-  'make world still own see men work long get here between both life being under never day same another know while last might ' +
-  'us great old year off come since against go came right used take three house water light green table river stone cloud ' +
-  'signal orbit pixel city power music field paper story point place group number system market model service answer reply'
-).split(' ');
+import { WORDS, wordText, type TextSource } from './synthetic-words.ts';
 
 const CHECKED = 32;
 
-export class SyntheticText {
+export class SyntheticText implements TextSource {
   private readonly vocabulary: string[];
   private checked = 0;
 
@@ -31,10 +23,7 @@ export class SyntheticText {
   /** Text of exactly `tokens` tokens (0 gives ""), words drawn with `random`. */
   text(tokens: number, random: () => number): string {
     if (tokens <= 0) return '';
-    const v = this.vocabulary;
-    const parts = new Array<string>(tokens);
-    for (let i = 0; i < tokens; i++) parts[i] = ` ${v[Math.floor(random() * v.length)]}`;
-    const text = parts.join('');
+    const text = wordText(this.vocabulary, tokens, random);
     if (this.checked >= CHECKED) return text;
     this.checked++;
     const n = this.tokenizer.count(text);

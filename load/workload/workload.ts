@@ -7,6 +7,7 @@
 import { seededRandom } from '../../lib/run/seeded-random.ts';
 import { describeDistribution, lengthSampler, type LengthDistribution } from './distribution.ts';
 import { SyntheticText } from './synthetic.ts';
+import type { TextSource } from './synthetic-words.ts';
 import type { Tokenizer } from './tokenizer.ts';
 import type { Conversation } from './dataset.ts';
 import type { TraceRecord } from './trace.ts';
@@ -17,6 +18,10 @@ export interface WorkloadSpec {
   seed: number;
   /** Counts what is sent (and received without usage) and builds synthetic prompts; undefined = --tokenizer none. */
   tokenizer?: Tokenizer;
+  /** Builds synthetic prompts where there is no tokenizer to check them (k6: synthetic-words.ts). */
+  text?: TextSource;
+  /** Seed of the length draws when it is not `seed` (k6: one per VU, or every VU would draw the same lengths). */
+  lengthSeed?: number;
   /** The fixed prompt, when nothing else says what to send. */
   prompt: string;
   promptTokens?: LengthDistribution;
@@ -60,7 +65,7 @@ interface Session {
 }
 
 export class Workload {
-  private readonly synthetic: SyntheticText | undefined;
+  private readonly synthetic: TextSource | undefined;
   private readonly drawPrompt: (() => number) | undefined;
   private readonly drawOutput: (() => number) | undefined;
   private readonly prefix: { text: string; tokens: number } | undefined;
@@ -71,10 +76,11 @@ export class Workload {
   constructor(readonly spec: WorkloadSpec) {
     const { tokenizer } = spec;
     const needsTokens = spec.promptTokens || spec.sharedPrefixTokens > 0 || spec.trace;
-    if (needsTokens && !tokenizer) throw new Error('synthetic prompts need a tokenizer');
-    if (tokenizer && needsTokens) this.synthetic = new SyntheticText(tokenizer);
-    if (spec.promptTokens) this.drawPrompt = lengthSampler(spec.promptTokens, seededRandom(spec.seed + 1));
-    if (spec.outputTokens) this.drawOutput = lengthSampler(spec.outputTokens, seededRandom(spec.seed + 2));
+    if (needsTokens) this.synthetic = tokenizer ? new SyntheticText(tokenizer) : spec.text;
+    if (needsTokens && !this.synthetic) throw new Error('synthetic prompts need a tokenizer');
+    const lengthSeed = spec.lengthSeed ?? spec.seed;
+    if (spec.promptTokens) this.drawPrompt = lengthSampler(spec.promptTokens, seededRandom(lengthSeed + 1));
+    if (spec.outputTokens) this.drawOutput = lengthSampler(spec.outputTokens, seededRandom(lengthSeed + 2));
     if (spec.sharedPrefixTokens > 0) {
       const text = this.synthetic!.text(spec.sharedPrefixTokens, seededRandom(spec.seed + 3));
       this.prefix = { text, tokens: spec.sharedPrefixTokens };

@@ -5,13 +5,15 @@
 // handleSummary's text, JSON and JUnit. What only a real k6 can show (timing,
 // threshold evaluation, exit codes) is in selftest/e2e/k6-run.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildK6 } from '../../load/k6/build.ts';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../reference/server.ts';
 import { failedChecks, loadBundle, total, type ShimReply } from '../support/k6-shim.ts';
 import { bucketLabel, bucketOf, LAST_BUCKET } from '../../load/k6/lib/log-buckets.ts';
+import { loadTokenizer } from '../../load/workload/tokenizer.ts';
+import { mergeK6, type K6Summary } from '../../load/report/merge.ts';
 
 let outdir: string;
 const bundle = (name: string) => join(outdir, `${name}.js`);
@@ -144,7 +146,7 @@ describe('chat-throughput bundle', () => {
     const sent = JSON.parse(req.body!);
     expect(sent.model).toBe('svc'); // (idInTest 7 + iteration 0) % 2 models
     expect(sent.max_tokens).toBe(16);
-    expect(sent.messages[0].content).toContain('vu 7');
+    expect(sent.messages[0].content).toMatch(/^Say hello.*\(request 7340032\)$/); // unique: vu 7 * 2^20 + iteration 0
     expect(req.params.tags).toMatchObject({ name: 'POST /chat/completions', kind: 'chat', model: 'svc' });
     expect(failedChecks(shim)).toEqual([]);
     expect(Object.keys(shim.checks)).toEqual(['status is 2xx or 429', 'completion: Content-Type is JSON', 'completion: body is a chat completion (schema)']);
@@ -604,6 +606,102 @@ describe('ratelimit-probe summary: LIM-2 and LIM-3 shown as measured', () => {
     expect(json.thresholds).toContainEqual({ metric: 'chatgate_recovered', expression: 'rate>=1', ok: true, judged: false, observed: 'no samples' });
     expect(out['d/k6-ratelimit-probe-junit.xml']).toContain('<skipped message="no samples: not judged"/>');
     expect(out['d/k6-ratelimit-probe-junit.xml']).toContain('skipped="1"');
+  });
+});
+
+describe('workload (lib/workload.ts over load/workload)', () => {
+  // The requests the bundle sends: `vus` VUs, `n` iterations each (the shim's VU and iteration counters).
+  const sends = (script: string, env: Record<string, string>, vus: number[], n: number) => {
+    const out: Array<Record<string, any>> = [];
+    for (const vu of vus) {
+      const { exports, shim } = loadBundle(bundle(script), { ...TARGET, ...env });
+      shim.vu.idInTest = vu;
+      for (let i = 0; i < n; i++) {
+        shim.vu.iterationInScenario = i;
+        exports.default();
+      }
+      for (const r of shim.requests) out.push(JSON.parse(r.body!));
+    }
+    return out;
+  };
+
+  it('PROMPT_TOKENS=256 OUTPUT_TOKENS=32: prompts of exactly 256 o200k_base tokens, each its own, and max_tokens 32', async () => {
+    const o200k = await loadTokenizer('o200k_base');
+    const sent = sends('chat-throughput', { PROMPT_TOKENS: '256', OUTPUT_TOKENS: '32' }, [7, 8], 4);
+    expect(sent).toHaveLength(8);
+    for (const b of sent) {
+      expect(b.messages).toHaveLength(1);
+      expect(o200k.count(b.messages[0].content)).toBe(256);
+      expect(b.max_tokens).toBe(32);
+    }
+    expect(new Set(sent.map((b) => b.messages[0].content)).size).toBe(8); // UNIQUE (default): no cache can serve them
+    // UNIQUE=0: the same words for the same length.
+    expect(new Set(sends('chat-throughput', { PROMPT_TOKENS: '256', UNIQUE: '0' }, [7, 8], 2).map((b) => b.messages[0].content)).size).toBe(1);
+  });
+
+  it('lengths drawn from PROMPT_TOKENS_STDEV/MIN/MAX count exactly what was drawn; a shared prefix is one system prompt for every VU', async () => {
+    const o200k = await loadTokenizer('o200k_base');
+    const sent = sends('chat-stream', { PROMPT_TOKENS: '100', PROMPT_TOKENS_STDEV: '30', PROMPT_TOKENS_MIN: '60', PROMPT_TOKENS_MAX: '140', OUTPUT_TOKENS: '20', OUTPUT_TOKENS_STDEV: '5', SHARED_PREFIX_TOKENS: '64', MAX_TOKENS: '22', SEED: '3' }, [1, 2, 3], 5);
+    const lengths = sent.map((b) => o200k.count(b.messages[1].content));
+    // Each prompt is a whole number of one-token words: its word count is its o200k_base count.
+    for (const [i, b] of sent.entries()) expect(lengths[i]).toBe(b.messages[1].content.split(' ').length - 1);
+    expect(Math.min(...lengths)).toBeGreaterThanOrEqual(60);
+    expect(Math.max(...lengths)).toBeLessThanOrEqual(140);
+    expect(new Set(lengths).size).toBeGreaterThan(3); // each VU draws its own lengths
+    expect(new Set(sent.map((b) => b.messages[0].content)).size).toBe(1);
+    expect(sent[0]!.messages[0].role).toBe('system');
+    expect(o200k.count(sent[0]!.messages[0].content)).toBe(64);
+    // max_tokens: drawn from OUTPUT_TOKENS, capped by MAX_TOKENS (the Node harness's rule).
+    expect(sent.every((b) => b.stream === true && b.max_tokens >= 1 && b.max_tokens <= 22)).toBe(true);
+    expect(new Set(sent.map((b) => b.max_tokens)).size).toBeGreaterThan(1);
+  });
+
+  it('the bundles carry the word list, not the tokenizer\'s ranks', () => {
+    for (const script of ['chat-throughput', 'chat-stream', 'chat-stream-sse', 'brain-mix']) {
+      const code = readFileSync(bundle(script), 'utf8');
+      expect(code).toContain('// load/workload/synthetic-words.ts');
+      expect(code).not.toContain('gpt-tokenizer');
+    }
+  });
+
+  const refusals: Array<[string, Record<string, string>, RegExp]> = [
+    ['PROMPT_TOKENS_MIN above PROMPT_TOKENS_MAX', { PROMPT_TOKENS: '100', PROMPT_TOKENS_STDEV: '10', PROMPT_TOKENS_MIN: '300', PROMPT_TOKENS_MAX: '200' }, /^chatgate k6: PROMPT_TOKENS: min 300 is above max 200; give a min at most the max$/],
+    ['a stdev without the mean', { OUTPUT_TOKENS_STDEV: '5' }, /^chatgate k6: OUTPUT_TOKENS: stdev, min or max given without the mean; add OUTPUT_TOKENS=<n>$/],
+    ['PROMPT_TOKENS=0', { PROMPT_TOKENS: '0' }, /^chatgate k6: PROMPT_TOKENS: 0 is out of range; set it between 1 and 10000000$/],
+    ['a stdev that is not a number', { PROMPT_TOKENS: '10', PROMPT_TOKENS_STDEV: 'wide' }, /^chatgate k6: PROMPT_TOKENS_STDEV: "wide" is not a number/],
+    ['BURSTINESS (gamma gaps)', { BURSTINESS: '0.5' }, /^chatgate k6: BURSTINESS: k6's arrival-rate executors .* use the Node harness for it/],
+    ['TRACE (replay)', { TRACE: 'trace.jsonl' }, /^chatgate k6: TRACE: k6's executors cannot start requests at a trace's offsets; use the Node harness/],
+  ];
+  for (const [what, env, message] of refusals) {
+    it(`refuses ${what} at init, with one line`, () => {
+      for (const script of ['chat-throughput', 'brain-mix']) {
+        let thrown: unknown;
+        try {
+          loadBundle(bundle(script), { ...TARGET, ...env });
+        } catch (e) {
+          thrown = e;
+        }
+        expect(String(thrown)).toMatch(message);
+        expect(String(thrown)).not.toContain('\n');
+      }
+    });
+  }
+
+  it('the workload is part of the runner identity: merge refuses runners with different workloads', () => {
+    const data = { state: { testRunDurationMs: 1000 }, metrics: { http_reqs: { type: 'counter', contains: 'default', values: { count: 3, rate: 3 } } }, root_group: { name: '', checks: [] } };
+    const summary = (env: Record<string, string>, segment: string): K6Summary => {
+      const { exports, shim } = loadBundle(bundle('chat-throughput'), { ...TARGET, SUMMARY_DIR: 'out', ...env });
+      shim.testOptions = { executionSegment: segment, executionSegmentSequence: '0,1/2,1' };
+      const out = exports.handleSummary(data) as Record<string, string>;
+      return JSON.parse(out[Object.keys(out).find((k) => k.endsWith('-summary.json'))!]!);
+    };
+    const a = summary({ PROMPT_TOKENS: '256', OUTPUT_TOKENS: '32' }, '0:1/2');
+    expect(a.identity.settings.workload).toEqual({ source: 'synthetic', prompt_tokens: '256', output_tokens: '32', unique: true, seed: 1 });
+    // Same workload, PROMPT_TOKENS_MIN/MAX at their defaults: the same setting.
+    const b = summary({ PROMPT_TOKENS: '256', PROMPT_TOKENS_MIN: '256', PROMPT_TOKENS_MAX: '256', OUTPUT_TOKENS: '32' }, '1/2:1');
+    expect(mergeK6([{ path: 'a.json', doc: a }, { path: 'b.json', doc: b }]).merged.identity.runners).toBe(2);
+    const c = summary({ PROMPT_TOKENS: '512', OUTPUT_TOKENS: '32' }, '1/2:1');
+    expect(() => mergeK6([{ path: 'a.json', doc: a }, { path: 'c.json', doc: c }])).toThrow(/settings differ \(workload\.prompt_tokens/);
   });
 });
 

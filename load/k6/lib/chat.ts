@@ -4,7 +4,8 @@
 import { check } from 'k6';
 import { request, type Response } from 'k6/http';
 import exec from 'k6/execution';
-import { env, extraHeaders, integer, redact } from './config.ts';
+import { extraHeaders, redact } from './config.ts';
+import { nextRequest, workloadSpec } from './workload.ts';
 import { bodyShapeFailures, completionTokens, recordStatus } from './metrics.ts';
 import { checkShape, parseJson, type ShapeName } from './shape.ts';
 import { errorBodyProblems } from '../../../lib/spec/error-body.ts';
@@ -33,22 +34,24 @@ export function bodyText(res: Response): string {
   return typeof res.body === 'string' ? res.body : '';
 }
 
-const PROMPT = env('PROMPT') ?? 'Say hello to the load test in one short sentence.';
-const MAX_TOKENS = env('MAX_TOKENS') === undefined ? undefined : integer('MAX_TOKENS', 0, 1, 1000000);
+/** The workload (lib/workload.ts), read at init so a bad value stops the run before any request. */
+export const WORKLOAD = workloadSpec();
 
 /**
- * A chat request body. The user message names the VU by exec.vu.idInTest, which is
- * unique across every runner of a distributed test (__VU restarts at 1 on each
- * runner): prompts stay distinct, so a response cache in front of the model cannot
- * turn the load test into a cache test.
+ * A chat request body. By default the workload's (lib/workload.ts): PROMPT or synthetic
+ * prompts of PROMPT_TOKENS, a SHARED_PREFIX_TOKENS system prompt, max_tokens from
+ * OUTPUT_TOKENS or MAX_TOKENS. `fixed` (the rate-limit probe): PROMPT naming the VU by
+ * exec.vu.idInTest, unique across every runner of a distributed test (__VU restarts at
+ * 1 on each runner), so a response cache cannot turn the load test into a cache test.
  */
-export function chatBody(model: string | undefined, opts: { stream?: boolean; extra?: Record<string, unknown> } = {}): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    messages: [{ role: 'user', content: `${PROMPT} (chatgate k6: vu ${exec.vu.idInTest}, iteration ${exec.vu.iterationInScenario})` }],
-  };
+export function chatBody(model: string | undefined, opts: { stream?: boolean; extra?: Record<string, unknown>; fixed?: boolean } = {}): Record<string, unknown> {
+  const r = opts.fixed
+    ? { messages: [{ role: 'user', content: `${WORKLOAD.prompt} (chatgate k6: vu ${exec.vu.idInTest}, iteration ${exec.vu.iterationInScenario})` }], maxTokens: WORKLOAD.maxTokens }
+    : nextRequest(WORKLOAD);
+  const body: Record<string, unknown> = { messages: r.messages };
   if (model !== undefined) body.model = model;
   if (opts.stream) body.stream = true;
-  if (MAX_TOKENS !== undefined) body.max_tokens = MAX_TOKENS;
+  if (r.maxTokens !== undefined) body.max_tokens = r.maxTokens;
   if (opts.extra) for (const k of Object.keys(opts.extra)) body[k] = opts.extra[k];
   return body;
 }

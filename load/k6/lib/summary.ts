@@ -8,6 +8,7 @@ import { env, redact } from './config.ts';
 import { describeLoadMetrics, loadMetrics } from './token-timing.ts';
 import { DIST_PREFIX, DISTRIBUTIONS, parseDistMetric, type Family } from './distributions.ts';
 import { BUCKET_SCHEME, RELATIVE_ERROR } from './log-buckets.ts';
+import { workloadSettings, workloadSpec } from './workload.ts';
 
 export interface MetricSummary {
   type: 'counter' | 'gauge' | 'rate' | 'trend';
@@ -196,6 +197,15 @@ export interface RunnerIdentity {
 /** Settings that change what a run measures besides its options (keys are redacted with the rest). */
 const SETTINGS_ENV = ['TARGET_URL', 'MODELS', 'TIMEOUT_MS', 'PROMPT', 'MAX_TOKENS', 'INCLUDE_USAGE', 'MIX', 'BRAIN_ID', 'RECOVERY_ATTEMPTS', 'RECOVERY_MAX_WAIT_S', 'HEADERS'];
 
+/** The workload's settings (lib/workload.ts, normalised: PROMPT_TOKENS_MIN unset or at its default are one setting). */
+function workloadIdentity(): Record<string, unknown> | null {
+  try {
+    return workloadSettings(workloadSpec());
+  } catch {
+    return null; // a bad workload stopped the run at init; no summary compares it
+  }
+}
+
 /** "1/3", "33%", "0.5" -> a number (k6's execution segment notation). */
 function fractionOf(s: string): number {
   const t = s.trim();
@@ -242,7 +252,7 @@ export function runnerIdentity(script: string, options: ScriptOptions | undefine
     segment_sequence: sequence,
     runner,
     runners,
-    settings: { scenarios: options?.scenarios ?? null, thresholds, env: envSettings, bucket_scheme: BUCKET_SCHEME },
+    settings: { scenarios: options?.scenarios ?? null, thresholds, env: envSettings, workload: workloadIdentity(), bucket_scheme: BUCKET_SCHEME },
   };
 }
 

@@ -66,7 +66,7 @@ const MODEL = cfg.models[0]!;
 function send(kind: string): Response {
   const tags = { name: 'POST /chat/completions', kind };
   // max_tokens 8 as in the suite's probe: the answer is not the point, the status is.
-  return postJson(CHAT_URL, chatBody(MODEL, { extra: { max_tokens: 8 } }), key, tags, cfg.timeoutMs);
+  return postJson(CHAT_URL, chatBody(MODEL, { extra: { max_tokens: 8 }, fixed: true }), key, tags, cfg.timeoutMs);
 }
 
 /** The wait a 429 advertises, in seconds, or undefined when it advertises none. */
