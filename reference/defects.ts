@@ -187,7 +187,7 @@ const CATALOG = {
   'fuzz-stop-array-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'stop given as an array is answered 500.' },
   'fuzz-deep-unknown-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'An unknown top-level field nested more than 8 levels deep is answered 500.' },
   'fuzz-developer-role-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'A message with role "developer" is answered 500.' },
-  'fuzz-long-content-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'A message content string longer than 4096 characters is answered 500.' },
+  'fuzz-long-content-500': { clauses: ['ERR-2'], description: 'A message content string longer than 4096 characters is answered 500 (the near-limit conversation probe meets it; so does the fuzz phase).' },
   'fuzz-nul-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'A NUL character (U+0000) in any message text is answered 500.' },
   'fuzz-lone-surrogate-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'A lone UTF-16 surrogate (a \\ud800 escape) in any message text is answered 500.' },
   'fuzz-many-messages-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'More than 32 messages are answered 500.' },

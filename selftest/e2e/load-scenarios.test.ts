@@ -134,8 +134,11 @@ describe('scenarios against the embedded reference (child process)', () => {
     expect((tight.summary.details as { note: string }).note).toMatch(/first step \(5 req\/s\) already broke the SLO/);
     const loose = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--slo-tpot-p95-ms', '60', '--sweep-max-driver-lag-ms', '250']);
     expect(loose.summary.details).toMatchObject({ max_meeting_slo: 5, broken_at: null, bound_by: [], slo_unjudged: [] });
-    // Legal: a target that sends no usage; TPOT cannot be judged, and the report says so instead of a verdict.
-    const blind = await withReference({ variants: ['no-usage-chunk'] }, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250']);
+    // Legal: a target that sends no usage. The tokenizer counts what arrived, so TPOT is still judged;
+    // without a tokenizer it cannot be, and the report says so instead of a verdict.
+    const counted = await withReference({ variants: ['no-usage-chunk'] }, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250']);
+    expect(counted.summary.details).toMatchObject({ max_meeting_slo: null, broken_at: 5, bound_by: ['tpot_p95_ms'], slo_unjudged: [] });
+    const blind = await withReference({ variants: ['no-usage-chunk'] }, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250', '--tokenizer', 'none']);
     expect(blind.summary.details).toMatchObject({ max_meeting_slo: 5, broken_at: null, slo_unjudged: ['tpot_p95_ms'] });
     expect((blind.summary.details as { note: string }).note).toMatch(/not judged for lack of evidence: tpot_p95_ms/);
   });
