@@ -1,4 +1,4 @@
-// Requests as varied as real clients send (issue 28), shared by the suites that send
+// Requests as varied as real clients send, shared by the suites that send
 // them plain and streamed: non-ASCII text, a long conversation, an oversize body.
 import { chatBody } from './target.ts';
 

@@ -199,7 +199,7 @@ const CATALOG = {
   'fuzz-later-content-accepted': { clauses: ['CHAT-4'], foundBy: 'fuzz', description: 'Content of an invalid type is accepted in any message but the first.' },
   'fuzz-stream-number-accepted': { clauses: ['CHAT-5'], foundBy: 'fuzz', description: 'stream given as a number, an object or an array is accepted (as false).' },
   'fuzz-trailing-garbage-accepted': { clauses: ['CHAT-6'], foundBy: 'fuzz', description: 'A body that is a JSON object followed by other text is read up to its last "}" (lenient parse).' },
-  // The coverage phase's (issue 28): a wrong type, a range's top, an empty string; and a shrink budget spent by two noisy clauses.
+  // The coverage phase's: a wrong type, a range's top, an empty string; and a shrink budget spent by two noisy clauses.
   'fuzz-temperature-string-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'temperature given as a string ("0.7", "") is answered 500 (numbers, null and other types are fine).' },
   'fuzz-top-p-max-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'top_p of exactly 1, the top of its documented range, is answered 500.' },
   'fuzz-stop-empty-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'stop given as the empty string (or an array holding one) is answered 500.' },

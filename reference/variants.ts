@@ -85,7 +85,7 @@ const CATALOG = {
   'capped-empty-reply': { description: 'A request that caps the reply (max_tokens, max_completion_tokens) gets no text: content "" and finish_reason "length" (completion_tokens 0), or as a stream a role chunk, a finish chunk with "length", then [DONE], as reasoning models do when the cap is spent on hidden reasoning. Requests without a cap get the full reply (EV-4 asks for content on them).' },
   // --- paths: a real route's path with one trailing slash (RFC 3986 leaves /a and /a/ to the server; the spec names no such path) ---
   'route-trailing-slash': { description: 'One trailing slash after a route\'s path is that route (POST /chat/completions/, GET /models/, POST /brains/{id}/chat/); a further segment is still an unknown path (404).' },
-  // --- issue 28: requests as varied as real clients send ---
+  // --- requests as varied as real clients send ---
   'reply-in-kind': { description: 'A request holding non-ASCII words gets up to eight of them back after the reply (multi-byte UTF-8, emoji, CJK, right-to-left, combining marks), as a model answers in the user\'s language.' },
   'large-bodies-served': { description: 'Request bodies up to 64 MiB are served (a body limit is not shown): the oversize probe gets a served reply.' },
   'body-limit-64k': { description: 'Request bodies above 64 KiB are refused with 413 and an error body: the near-limit conversation is refused, as a server with a tighter limit may.' },

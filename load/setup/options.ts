@@ -119,7 +119,7 @@ export interface LoadOptions {
   refMainLimit: number;
   refDefect?: string;
   refVariants: string[];
-  // --- the sweep's search for the limit and the reference's engine model (issue 27: 4, 5)
+  // --- the sweep's search for the limit and the reference's engine model
   sloTpotP95Ms?: number;
   sweepTolerance: number;
   sweepRefineSteps: number;

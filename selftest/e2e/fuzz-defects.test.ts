@@ -1,4 +1,4 @@
-// The fuzz phase (issue 11), proven both ways.
+// The fuzz phase, proven both ways.
 // 1. Every fuzz-only defect (reference/defects.ts, foundBy: 'fuzz') gets one run of the
 //    section suites plus the fuzz phase, fixed seed: the fixed probes pass (every one
 //    of them a pass, not merely no fail) on the defect's clauses (their tests and the

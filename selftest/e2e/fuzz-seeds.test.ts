@@ -1,4 +1,4 @@
-// Verdicts that do not depend on the seed (issue 28), in process (the suite's own
+// Verdicts that do not depend on the seed, in process (the suite's own
 // runCampaign and verdict function, without the vitest wrapper and the other suites):
 // 1. every fuzz-only seeded defect gets the same verdict on every fuzz clause for 10 seeds
 //    at the default FUZZ_RUNS, coverage phase on, and each of its declared clauses fails;

@@ -1,4 +1,4 @@
-// Real servers from Debian for the staging self-tests (issue 12): nginx terminating TLS
+// Real servers from Debian for the staging self-tests: nginx terminating TLS
 // in front of the reference, tinyproxy as the corporate forward proxy, and a wiretap
 // that records every byte a client sends to the proxy (what the proxy sees). Each is
 // started by the test as a child process on 127.0.0.1 with a temporary prefix,

@@ -1,4 +1,4 @@
-// Certificates for the staging self-tests (issue 12), made by the test with the
+// Certificates for the staging self-tests, made by the test with the
 // openssl CLI (bash .ci/run installs it when missing): a private CA, and server
 // certificates that are right (localhost), for the wrong host, expired, and self-signed.
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// load/workload and the report fixes of issue 27: length distributions (and the
+// load/workload and the load report fixes: length distributions (and the
 // impossible ones as one-line errors), synthetic prompts of an exact token count,
 // datasets and traces with their errors naming file and line, sessions and a shared
 // prefix, gamma arrivals against their distribution (seeded, no clock), one

@@ -35,7 +35,7 @@ describe('curl reproduction', () => {
   });
 });
 
-describe('keys offered another way, and near misses (issue 10)', () => {
+describe('keys offered another way, and near misses', () => {
   addSecret('sk-unit-nearmiss-abcdef0123', 'API_KEY');
   it('masks the near misses AUTH-2 sends like the key, longest first', () => {
     const misses = nearMissKeys('sk-unit-nearmiss-abcdef0123').map((m) => m.value);
