@@ -94,6 +94,9 @@ http {
     ${opts.onlyFrom ? `allow ${opts.onlyFrom}; deny all;` : ''}
     ssl_certificate ${opts.cert};
     ssl_certificate_key ${opts.key};
+    # A gateway's body limit above the service's own: an oversize request is refused by the
+    # service with its JSON error body (nginx's default 1m answers 413 with an HTML page, which ERR-1 fails).
+    client_max_body_size 64m;
     location / {
       proxy_pass ${opts.upstream};
       proxy_http_version 1.1;
