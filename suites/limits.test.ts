@@ -17,6 +17,9 @@ import { rateLimitCell, rateLimitTitle } from '../harness/clients/suite.ts';
 import { describeRamp, ramp, type RampOptions } from '../harness/rate-ramp.ts';
 
 const PROBE_MS = 30_000;
+// The probe keeps every answer until it ends and a slow target has many in flight: a 429's
+// body and a one-token reply fit well within this; a bigger body is cut (our cap, no evidence).
+const PROBE_BODY_BYTES = 64 * 1024;
 // 10, 20, 40, 80 ... per second, one step a second: a fixed window of L per second is
 // passed in the step after the one offering L; the default 300 requests reach 160 per second in 5 s.
 const PROBE_RAMP: Omit<RampOptions, 'max'> = { timeCapMs: PROBE_MS, startRate: 10, factor: 2, stepMs: 1000, ceilingRate: 1000 };
@@ -49,7 +52,7 @@ function runProbe(): Promise<Probe> {
 }
 function probeOnce(): Promise<Probe> {
   return (async () => {
-    const r = await ramp(() => chat(cheapest(), keys.rateLimit, { retryOn429: false }), (ex) => ex.status === 429,
+    const r = await ramp(() => chat(cheapest(), keys.rateLimit, { retryOn429: false, maxBodyBytes: PROBE_BODY_BYTES }), (ex) => ex.status === 429,
       { ...PROBE_RAMP, max: config.rateLimitProbeMax });
     const p: Probe = { sent: r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {} };
     for (const { value: ex, rate, index } of r.answers) {

@@ -57,6 +57,8 @@ export interface RequestSpec {
    * that stream their request bodies do (RFC 9112 §6.1: a server must accept it).
    */
   chunked?: boolean;
+  /** Keep at most this much of this answer's body (default: the client's cap); a probe that judges statuses needs little. */
+  maxBodyBytes?: number;
   /** Read the answer as a stream of server-sent events (the SDKs decide this from the request, so do we). */
   stream?: boolean;
   /** Wait and retry on 429 (Retry-After honoured). Default true; off for rate-limit and 429 checks. */
@@ -306,7 +308,7 @@ export class HttpClient {
     let phase: 'headers' | 'body' | 'after-done' = 'headers';
     const deadline = setTimeout(() => abort.abort(), this.options.timeoutMs);
     let closeAfterDone: NodeJS.Timeout | undefined;
-    const cap = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const cap = spec.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const pieces: string[] = [];
     let textBytes = 0;
     try {
