@@ -1,5 +1,5 @@
 // npm run mutation: StrykerJS mutates the reference server and runs the conformance
-// suite against every mutant (docs in README, "Mutation testing"). The suite runs in
+// suite against every mutant (docs/MUTATION.md). The suite runs in
 // one vitest worker with the reference started inside it (mutation/vitest.config.ts,
 // mutation/setup.ts), so per-test coverage picks the few tests that reach a mutant.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

@@ -8,7 +8,7 @@
 //   proxy's log shows the CONNECT tunnels, and neither the log nor the capture holds a key;
 // - NO_PROXY (lower case here, upper case above) sends the run direct;
 // - an http:// target goes through a CONNECT tunnel too, and there the proxy relays
-//   the key in clear: the capture shows exactly that (the README says so, and the run warns);
+//   the key in clear: the capture shows exactly that (docs/STAGING.md says so, and the run warns);
 // - no credentials: the proxy's 407 is the exit-2 line; the load harness goes through
 //   the proxy as well; curl reproductions carry --proxy (password masked) and work.
 import { execFile } from 'node:child_process';
@@ -109,7 +109,7 @@ describe('through a forward proxy (tinyproxy)', () => {
     const origin = new URL(ref.env.TARGET_URL!).host;
     expect(tunnels(proxy.log().slice(logBefore), origin)).toBeGreaterThan(0);
     // What the proxy receives: the tunnel request, then the plain request inside it. tinyproxy does not parse
-    // (or log) the tunnelled bytes, but they pass through it: that is what the README documents.
+    // (or log) the tunnelled bytes, but they pass through it: that is what docs/STAGING.md documents.
     const seen = tap.sent().slice(tapBefore);
     expect(seen).toContain(`CONNECT ${origin} HTTP/1.1`);
     expect(seen).toContain(`Bearer ${ref.env.API_KEY}`);
