@@ -40,6 +40,21 @@ describe('verdicts', () => {
   });
 });
 
+describe('the report model', () => {
+  it('is what every writer renders: a line changed in the model shows in each format', () => {
+    const m = reportModel(fixtureResults());
+    expect(m.rows.length).toBeGreaterThanOrEqual(Object.keys(CLAUSES).length);
+    expect(m.failingClauses.length).toBeGreaterThan(0);
+    m.lines = { ...m.lines, verdict: 'verdict: FROM-THE-MODEL', comparison: 'since the previous run against this target: FROM-THE-MODEL' };
+    for (const text of [renderConsole(m), renderMarkdown(m), renderHtml(m)]) expect(text).toContain('verdict: FROM-THE-MODEL');
+    // The HTML links the comparison's clauses, from the same results.comparison.
+    for (const text of [renderConsole(m), renderMarkdown(m)]) expect(text).toMatch(/[Ss]ince the previous run against this target: FROM-THE-MODEL/);
+    const first = m.failingClauses[0]!;
+    m.failingClauses = [first];
+    expect(renderMarkdown(m)).toContain('### Failing clauses (1)');
+  });
+});
+
 describe('an error in every report', () => {
   const withError = (): Results => {
     const r = fixtureResults();
