@@ -107,7 +107,7 @@ const REFERENCE_LAYERS: Array<[layer: string, files: string[]]> = [
 
 /** Each reference/ file's layer (its index in REFERENCE_LAYERS), unnamed files placed by their imports. */
 function referenceLayers(): { layerOf: Map<string, number>; named: Map<string, number> } {
-  const named = new Map(REFERENCE_LAYERS.flatMap(([, names], i) => names.map((n) => [`reference/${n}.ts`, i] as const)));
+  const named = new Map<string, number>(REFERENCE_LAYERS.flatMap(([, names], i) => names.map((n) => [`reference/${n}.ts`, i] as [string, number])));
   const layerOf = new Map<string, number>();
   const place = (file: string, seen: Set<string>): number => {
     if (named.has(file)) return named.get(file)!;
