@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { RequestContext } from './request-context.ts';
 import type { ChatRequest } from './chat-request.ts';
 import { contentText, countWords, generateReply, promptTokens, truncateWords } from './generate.ts';
-import { enginePromptTokens, engineReplyTokens } from './engine-reply.ts';
+import { enginePromptTokens, engineReplyTokens } from './engine-runtime.ts';
 
 export interface PlannedChoice {
   index: number;

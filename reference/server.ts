@@ -17,7 +17,7 @@ import { matchRoute, type RouteMatch } from './routes.ts';
 import { handleBrainChat, handleChatCompletions } from './chat.ts';
 import { handleListModels, handleRetrieveModel, SERVICE_MODELS } from './models.ts';
 import { handleUnavailable } from './unavailable.ts';
-import { startEngine } from './engine-reply.ts';
+import { startEngine } from './engine-runtime.ts';
 
 export type { ReferenceOptions, LatencyOptions, RateWindow, ReceivedRequest } from './options.ts';
 export { referenceOptionsFromEnv } from './options.ts';

@@ -4,8 +4,15 @@
 import { createGzip, type Gzip } from 'node:zlib';
 import type { Writable } from 'node:stream';
 import { baseHeaders, contentType, type RequestContext } from './request-context.ts';
-import { DONE, type StreamStep } from './stream-plan.ts';
 import { sleep, untilAborted } from './latency.ts';
+
+/** One step of a planned stream (stream-plan.ts makes them, this writer plays them). */
+export type StreamStep =
+  | { kind: 'data'; payload: string }
+  /** Stop sending but keep the response open until the client or the server gives up. */
+  | { kind: 'hang' };
+
+export const DONE = '[DONE]';
 
 export interface StreamTiming {
   ttftMs: number;

@@ -6,7 +6,7 @@ import type { VariantName } from './variants.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { KeyRing } from './keys.ts';
 import type { Limiter } from './rate-limit.ts';
-import type { EngineRuntime } from './engine-reply.ts';
+import type { EngineRuntime } from './engine-runtime.ts';
 
 /** The reference's one brain (brains.ts resolves ids to it). */
 export interface Brain {

@@ -4,13 +4,7 @@
 // SSE writer's job.
 import type { RequestContext } from './request-context.ts';
 import { randomSuffix, usageBody, type ReplyPlan } from './completion.ts';
-
-export type StreamStep =
-  | { kind: 'data'; payload: string }
-  /** Stop sending but keep the response open until the client or the server gives up. */
-  | { kind: 'hang' };
-
-export const DONE = '[DONE]';
+import { DONE, type StreamStep } from './sse-writer.ts';
 
 export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
   const d = (name: Parameters<RequestContext['defect']>[0]) => ctx.defect(name);

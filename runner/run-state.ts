@@ -9,6 +9,7 @@ import { RESULTS_VERSION, summarise, type Results, type RunMode, type TestRecord
 import type { VerdictCollector } from './verdict-collector.ts';
 import { renderConsole } from './report/console.ts';
 import { writeReports } from './report/write.ts';
+import { reportModel } from './report/model.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -48,8 +49,9 @@ function reportIncomplete(incomplete: NonNullable<Results['incomplete']>, exitCo
   const results: Results = { ...resultsOf(tests, exitCode), incomplete };
   const latest = join(state.reportsDir ?? join(ROOT, 'reports'), 'latest');
   try {
-    writeReports(latest, results, state.githubStepSummary);
-    console.log(renderConsole(results, { color: process.stdout.isTTY }));
+    const model = reportModel(results);
+    writeReports(latest, model, state.githubStepSummary);
+    console.log(renderConsole(model, { color: process.stdout.isTTY }));
     console.log(`reports (incomplete run): ${latest}/index.html, summary.md, results.json, junit.xml`);
   } catch (err) {
     process.stderr.write(`chatgate: could not write the reports of the incomplete run: ${redact((err as Error)?.message ?? String(err))}\n`);

@@ -14,7 +14,7 @@ import { SseScan } from './sse-scan.ts';
 import { DeltaSnapshotWatch, describeSnapshots } from '../../lib/spec/cumulative-deltas.ts';
 import type { RouteKind } from './request-bodies.ts';
 import type { WorkMeta } from '../workload/workload.ts';
-import type { TokenCounts } from './token-count.ts';
+import type { TokenCounts } from './token-types.ts';
 
 export type FailureKind =
   | 'timeout' // no complete answer within the time limit

@@ -3,17 +3,7 @@
 // it when it built the request) or received (the reply's text). Never chunks.
 import type { Outcome } from './lean-client.ts';
 import type { Tokenizer } from '../workload/tokenizer.ts';
-
-export type TokenSource = 'usage' | 'tokenizer' | 'none';
-
-export interface TokenCounts {
-  prompt?: number;
-  promptSource: TokenSource;
-  completion?: number;
-  completionSource: TokenSource;
-  /** The tokenizer's count of the message contents sent (beside usage, to check it). */
-  promptSent?: number;
-}
+import type { TokenCounts } from './token-types.ts';
 
 export function tokenCounts(o: Outcome, tokenizer: Tokenizer | undefined): TokenCounts {
   const promptSent = o.work?.promptTokens;

@@ -1,26 +1,23 @@
 // What a person reads in the terminal: one line per clause (its worst outcome over
 // its tests), the client x operation matrix when tests fill one, then each failure
 // h2spec-style (requirement, expected, seen) with a curl line that reproduces it,
-// then the totals, what changed since the previous run, and the verdict.
+// then the totals, what changed since the previous run, and the verdict: a rendering
+// of the report model (model.ts).
 import { SECTIONS } from '../../lib/spec/clauses.ts';
-import { harnessErrorAdvice, isHarnessError, type Results } from '../../lib/run/verdicts.ts';
+import { harnessErrorAdvice } from '../../lib/run/verdicts.ts';
 import { redact } from '../../lib/run/redact.ts';
-import { comparisonLine } from './history.ts';
-import { throttleLine } from './throttle.ts';
-import {
-  LABEL, clauseRows, clientMatrix, failingTests, modeLine, oneLine, outcome, reasonOf, worst,
-  type ClauseOutcome, type ClauseRow,
-} from './outcomes.ts';
+import { LABEL, oneLine, outcome, reasonOf, type ClauseOutcome, type ClauseRow } from './outcomes.ts';
+import type { ReportModel } from './model.ts';
 
 const COLOR: Record<ClauseOutcome, string> = {
   error: '1;35', fail: '31', 'unexpected-pass': '31', flaky: '33', warn: '33', 'expected-fail': '34', inconclusive: '35',
   skip: '90', info: '36', pass: '32', 'no-test': '90', 'not-selected': '90',
 };
 
-export function renderConsole(results: Results, opts: { color?: boolean } = {}): string {
+export function renderConsole(model: ReportModel, opts: { color?: boolean } = {}): string {
+  const { results, rows, matrix } = model;
   const paint = (o: ClauseOutcome, s: string) => (opts.color ? `\x1b[${COLOR[o]}m${s}\x1b[0m` : s);
-  const lines: string[] = [`chatgate: ${results.target}`, `mode: ${modeLine(results)}`, ''];
-  const rows = clauseRows(results);
+  const lines: string[] = [`chatgate: ${results.target}`, `mode: ${model.lines.mode}`, ''];
   const selected = rows.filter((r) => r.outcome !== 'not-selected');
   let section = '';
   for (const r of selected) {
@@ -29,30 +26,28 @@ export function renderConsole(results: Results, opts: { color?: boolean } = {}):
   }
   if (selected.length < rows.length) lines.push(`(${rows.length - selected.length} clauses not selected)`);
 
-  const matrix = clientMatrix(results);
   if (matrix) {
     const width = Math.max(6, ...matrix.clients.map((c) => c.length));
     const colW = matrix.operations.map((o) => Math.max(o.length, 15));
     lines.push('', 'Client x operation:', `  ${''.padEnd(width)}  ${matrix.operations.map((o, i) => o.padEnd(colW[i]!)).join('  ')}`);
     for (const c of matrix.clients) {
       const cells = matrix.operations.map((o, i) => {
-        const w = worst(matrix.cell(c, o));
+        const w = matrix.cell(c, o).worst;
         return w ? paint(w, LABEL[w].toUpperCase().padEnd(colW[i]!)) : '-'.padEnd(colW[i]!);
       });
       lines.push(`  ${c.padEnd(width)}  ${cells.join('  ')}`);
     }
   }
 
-  const failing = failingTests(results);
   // Harness errors apart from the target's failures: they say nothing about the target.
-  const errors = results.tests.filter(isHarnessError);
+  const errors = model.harnessErrors;
   if (errors.length) {
     lines.push('', `Harness errors (${errors.length}): the run could not judge these tests; they fail the run`);
     for (const t of errors) {
       lines.push('', `  ${paint('error', `ERROR ${t.title}`)}`, `    ${oneLine(harnessErrorAdvice(oneLine(t.message, 300)), 600)}`);
     }
   }
-  const shown = results.tests.filter((t) => failing.includes(t) && outcome(t) !== 'unexpected-pass' && !isHarnessError(t));
+  const shown = model.failures;
   if (shown.length) {
     lines.push('', `Failures (${shown.length}):`);
     for (const t of shown) {
@@ -72,10 +67,9 @@ export function renderConsole(results: Results, opts: { color?: boolean } = {}):
   const s = results.summary;
   const expected = results.expectations?.expectedFail ?? 0;
   lines.push('', `${s.pass} passed, ${s.fail} failed${expected ? ` (${expected} expected)` : ''}, ${s.error ?? 0} errors, ${s.flaky ?? 0} flaky, ${s.warn} warnings, ${s.info} info, ${s.inconclusive} inconclusive, ${s.skip} skipped (${results.tests.length} tests, ${(results.durationMs / 1000).toFixed(1)} s, Node ${results.chatgate.node})`);
-  const throttled = throttleLine(results);
-  if (throttled) lines.push(throttled);
-  lines.push(comparisonLine(results.comparison));
-  lines.push(verdictLine(results));
+  if (model.lines.throttle) lines.push(model.lines.throttle);
+  lines.push(model.lines.comparison);
+  lines.push(model.lines.verdict);
   return redact(lines.join('\n'));
 }
 
@@ -88,15 +82,4 @@ function clauseLine(r: ClauseRow, paint: (o: ClauseOutcome, s: string) => string
   const first = r.tests.find((t) => outcome(t) === o)!;
   const why = o === 'pass' ? '' : ` - ${oneLine(reasonOf(first), 140)}`;
   return `  ${label} ${r.id.padEnd(9)} ${r.level.padEnd(6)} ${r.requirement}${count}${why}`;
-}
-
-export function verdictLine(results: Results): string {
-  if (results.incomplete) return `verdict: INCOMPLETE (${results.incomplete.detail})`;
-  if (results.exitCode === 0) return 'verdict: PASS';
-  const failing = failingTests(results).filter((t) => outcome(t) !== 'unexpected-pass');
-  const errors = failing.filter(isHarnessError).length;
-  const tests = failing.length - errors;
-  const passes = results.expectations?.updated ? 0 : results.expectations?.unexpectedPass.length ?? 0;
-  const parts = [tests && `${tests} failing test${tests === 1 ? '' : 's'}`, errors && `${errors} harness error${errors === 1 ? '' : 's'}`, passes && `${passes} unexpected pass${passes === 1 ? '' : 'es'}`].filter(Boolean);
-  return `verdict: FAIL (${parts.join(', ')})`;
 }

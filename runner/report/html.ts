@@ -6,14 +6,12 @@
 // headers, body excerpt) and the curl that reproduces it. Filter by outcome.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { harnessErrorAdvice, isHarnessError, type Results, type TestRecord } from '../../lib/run/verdicts.ts';
+import { harnessErrorAdvice, isHarnessError, type TestRecord } from '../../lib/run/verdicts.ts';
 import { redact } from '../../lib/run/redact.ts';
-import { comparisonLine } from './history.ts';
 import {
-  LABEL, OUTCOMES, clauseRows, clientMatrix, isFailing, modeLine, needsDetails, oneLine, outcome, outcomeCounts,
-  sectionTable, sectionTitle, worst, type ClauseOutcome, type ClauseRow, type Outcome,
+  LABEL, OUTCOMES, isFailing, needsDetails, oneLine, outcome, sectionTitle, type ClauseOutcome, type ClauseRow, type Outcome,
 } from './outcomes.ts';
-import { verdictLine } from './console.ts';
+import type { ReportModel } from './model.ts';
 
 const esc = (s: string | number | undefined) => redact(String(s ?? ''))
   .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
@@ -31,31 +29,32 @@ function seconds(ms: number | undefined): string {
   return ms === undefined ? '' : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-function header(results: Results): string {
+function header(model: ReportModel): string {
+  const { results } = model;
   const c = results.comparison;
   const list = (xs: Array<{ clause: string }>) => xs.length
     ? [...new Set(xs.map((x) => x.clause))].map((id) => `<a href="#clause-${esc(id)}">${esc(id)}</a>`).join(', ')
     : 'none';
   const since = c
     ? `Since the previous run against this target (${esc(c.previousStartedAt)}): newly failing <b class="${c.newlyFailing.length ? 'bad' : ''}">${list(c.newlyFailing)}</b>, newly passing <b>${list(c.newlyPassing)}</b>`
-    : esc(comparisonLine(undefined).replace(/^s/, 'S'));
+    : esc(model.lines.comparison.replace(/^s/, 'S'));
   const passed = results.exitCode === 0;
   return `<header class="top">
   <div class="title"><h1>chatgate conformance report</h1><span class="banner ${passed ? 'o-pass' : 'o-fail'}" data-exit-code="${results.exitCode}">${results.incomplete ? 'INCOMPLETE' : passed ? 'PASS' : 'FAIL'}</span></div>
-  <p class="verdict">${esc(verdictLine(results))}</p>
+  <p class="verdict">${esc(model.lines.verdict)}</p>
   <dl class="meta">
     <div><dt>Target</dt><dd>${esc(results.target)}</dd></div>
     <div><dt>Started</dt><dd>${esc(results.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))} · ${seconds(results.durationMs)} · ${results.tests.length} tests</dd></div>
-    <div><dt>Mode</dt><dd data-mode="${results.strict ? 'strict' : 'normal'}">${esc(modeLine(results))}</dd></div>
+    <div><dt>Mode</dt><dd data-mode="${results.strict ? 'strict' : 'normal'}">${esc(model.lines.mode)}</dd></div>
     <div><dt>chatgate</dt><dd>${esc(results.chatgate.version)} · node ${esc(results.chatgate.node)}</dd></div>
   </dl>
   <p class="since">${since}</p>
 </header>`;
 }
 
-function cards(results: Results): string {
-  const counts = outcomeCounts(results.tests);
-  const shown = OUTCOMES.filter((o) => counts[o] > 0 || o === 'pass' || o === 'fail');
+function cards(model: ReportModel): string {
+  const { results, counts } = model;
+  const shown = model.totalsShown;
   return `<section class="cards" aria-label="Totals">${shown.map((o) =>
     `<div class="card o-${o}${isFailing(o, results) && counts[o] ? ' failing' : ''}" data-outcome="${o}" data-count="${counts[o]}"><span class="n">${counts[o]}</span><span class="l">${esc(LABEL[o])}</span></div>`).join('')}</section>`;
 }
@@ -67,11 +66,10 @@ function bar(counts: Partial<Record<Outcome, number>>, noTest: number): string {
   return `<div class="bar">${OUTCOMES.map((o) => seg(o, counts[o] ?? 0, LABEL[o])).join('')}${seg('no-test', noTest, 'clauses without a test')}</div>`;
 }
 
-function sections(rows: ClauseRow[], results: Results): string {
-  const counts = outcomeCounts(results.tests);
-  const cols = OUTCOMES.filter((o) => counts[o] > 0 || o === 'pass' || o === 'fail');
-  const table = sectionTable(rows);
-  const noTest = rows.filter((r) => r.outcome === 'no-test').length;
+function sections(model: ReportModel): string {
+  const { rows, counts, noTest } = model;
+  const cols = model.totalsShown;
+  const table = model.sections;
   const body = table.map((s) => `<tr data-section="${esc(s.section)}"><th><a href="#section-${esc(s.section)}">${esc(s.section)}</a> <span class="muted">${esc(s.title)}</span></th><td class="num">${s.clauses}</td>${cols.map((o) => `<td class="num${s.counts[o] ? ` c-${o}` : ' zero'}">${s.counts[o] ?? 0}</td>`).join('')}<td class="num${s.noTest ? ' c-no-test' : ' zero'}">${s.noTest}</td><td class="barcell">${bar(s.counts, s.noTest)}</td></tr>`).join('\n');
   return `<section class="panel" id="by-section"><h2>By spec section</h2>
 <table class="sections"><thead><tr><th>Section</th><th class="num">clauses</th>${cols.map((o) => `<th class="num">${badge(o)}</th>`).join('')}<th class="num">${badge('no-test')}</th><th>tests</th></tr></thead>
@@ -87,12 +85,11 @@ function coverageMap(rows: ClauseRow[]): string {
   return `<section class="panel" id="coverage"><h2>Coverage <span class="muted">every clause of the registry, worst outcome of its tests</span></h2><div class="covmap">${groups}</div></section>`;
 }
 
-function matrixTable(results: Results): string {
-  const m = clientMatrix(results);
+function matrixTable(model: ReportModel): string {
+  const m = model.matrix;
   if (!m) return '';
   const rows = m.clients.map((c) => `<tr><th>${esc(c)}</th>${m.operations.map((o) => {
-    const tests = m.cell(c, o);
-    const w = worst(tests);
+    const { tests, worst: w } = m.cell(c, o);
     return w
       ? `<td data-client="${esc(c)}" data-operation="${esc(o)}" data-outcome="${w}" title="${esc(tests.map((t) => `${t.verdict}: ${t.title}`).join('\n'))}">${badge(w)}</td>`
       : '<td class="muted">-</td>';
@@ -139,8 +136,8 @@ function testItem(t: TestRecord): string {
     : `<li class="test plain" data-outcome="${o}" data-test-id="${esc(t.id)}"><div class="sum">${head}</div></li>`;
 }
 
-function clauseList(rows: ClauseRow[], results: Results): string {
-  const counts = outcomeCounts(results.tests);
+function clauseList(model: ReportModel): string {
+  const { rows, results, counts } = model;
   const extra = (['no-test', 'not-selected'] as const).filter((o) => rows.some((r) => r.outcome === o));
   const filters = [
     `<button type="button" data-filter="all" aria-pressed="true">all <span>${results.tests.length}</span></button>`,
@@ -287,8 +284,8 @@ const SCRIPT = `
   });
 })();`;
 
-export function renderHtml(results: Results): string {
-  const rows = clauseRows(results);
+export function renderHtml(model: ReportModel): string {
+  const { results, rows } = model;
   const title = `chatgate ${results.exitCode === 0 ? 'PASS' : 'FAIL'}: ${results.target}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -296,20 +293,20 @@ export function renderHtml(results: Results): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title><style>${CSS}</style></head>
 <body>
-${header(results)}
+${header(model)}
 <main>
-${cards(results)}
-${sections(rows, results)}
-${clientMatrix(results) ? `<div class="pair">${coverageMap(rows)}${matrixTable(results)}</div>` : coverageMap(rows)}
-${clauseList(rows, results)}
+${cards(model)}
+${sections(model)}
+${model.matrix ? `<div class="pair">${coverageMap(rows)}${matrixTable(model)}</div>` : coverageMap(rows)}
+${clauseList(model)}
 </main>
 <script>${SCRIPT}</script>
 </body></html>
 `;
 }
 
-export function writeHtml(dir: string, results: Results): string {
+export function writeHtml(dir: string, model: ReportModel): string {
   const file = join(dir, 'index.html');
-  writeFileSync(file, renderHtml(results));
+  writeFileSync(file, renderHtml(model));
   return file;
 }

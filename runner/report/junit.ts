@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { harnessErrorAdvice, type Results, type TestRecord } from '../../lib/run/verdicts.ts';
 import { redact } from '../../lib/run/redact.ts';
 import { isFailing, outcome } from './outcomes.ts';
+import type { ReportModel } from './model.ts';
 
 const esc = (s: string) => redact(s)
   .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
@@ -37,7 +38,8 @@ function testcase(t: TestRecord, results: Results): string {
   return `${head}${inner}${inner ? '\n    ' : ''}</testcase>`;
 }
 
-export function renderJunit(results: Results): string {
+export function renderJunit(model: ReportModel): string {
+  const { results } = model;
   const byFile = new Map<string, TestRecord[]>();
   for (const t of results.tests) {
     const key = t.file ?? 'chatgate';
@@ -54,8 +56,8 @@ export function renderJunit(results: Results): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="chatgate ${esc(results.target)}" tests="${results.tests.length}" failures="${failures}" errors="${errors}" time="${(results.durationMs / 1000).toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
-export function writeJunit(dir: string, results: Results): string {
+export function writeJunit(dir: string, model: ReportModel): string {
   const file = join(dir, 'junit.xml');
-  writeFileSync(file, renderJunit(results));
+  writeFileSync(file, renderJunit(model));
   return file;
 }

@@ -1,5 +1,6 @@
 // The report phase of npm test: every report of a run into reports/latest, the job
-// summary, the run history and the comparison with the previous run, the console.
+// summary, the run history and the comparison with the previous run, the console;
+// the report model (model.ts) is derived once and every writer renders it.
 import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Results } from '../../lib/run/verdicts.ts';
@@ -9,15 +10,16 @@ import { writeMarkdown } from './markdown.ts';
 import { writeHtml } from './html.ts';
 import { renderConsole } from './console.ts';
 import { archiveRun, compareRuns, previousRun } from './history.ts';
+import { reportModel, type ReportModel } from './model.ts';
 
 /** Every report of a run into `latest` (emptied first), the job summary too. */
-export function writeReports(latest: string, results: Results, githubStepSummary: string | undefined): void {
+export function writeReports(latest: string, model: ReportModel, githubStepSummary: string | undefined): void {
   rmSync(latest, { recursive: true, force: true });
   mkdirSync(latest, { recursive: true });
-  writeResultsJson(latest, results);
-  writeJunit(latest, results);
-  writeHtml(latest, results);
-  writeMarkdown(latest, results);
+  writeResultsJson(latest, model.results);
+  writeJunit(latest, model);
+  writeHtml(latest, model);
+  writeMarkdown(latest, model);
   writeStepSummary(latest, githubStepSummary);
 }
 
@@ -26,9 +28,10 @@ export function publishReports(results: Results, opts: { reportsDir: string; git
   const previous = previousRun(opts.reportsDir, results.target);
   if (previous) results.comparison = compareRuns(previous, results);
   const latest = join(opts.reportsDir, 'latest');
-  writeReports(latest, results, opts.githubStepSummary);
+  const model = reportModel(results);
+  writeReports(latest, model, opts.githubStepSummary);
   archiveRun(opts.reportsDir, latest, results.startedAt);
-  console.log(renderConsole(results, { color: process.stdout.isTTY }));
+  console.log(renderConsole(model, { color: process.stdout.isTTY }));
   if (results.expectations?.updated) console.log(`expectations: removed ${results.expectations.unexpectedPass.join(', ')} from ${results.expectations.file} (they pass now)`);
   console.log(`reports: ${latest}/index.html, summary.md, results.json, junit.xml`);
 }

@@ -18,6 +18,7 @@ import { renderConsole } from '../../runner/report/console.ts';
 import { renderJunit } from '../../runner/report/junit.ts';
 import { renderMarkdown } from '../../runner/report/markdown.ts';
 import { renderHtml } from '../../runner/report/html.ts';
+import { reportModel } from '../../runner/report/model.ts';
 import { parse } from 'yaml';
 import { fixtureResults } from '../unit/reports-fixture.ts';
 import { ROOT, runSuite } from '../support/run-suite.ts';
@@ -46,10 +47,10 @@ describe('every report names the Node it ran on', () => {
     const r = fixtureResults();
     const node = r.chatgate.node;
     expect(node).toMatch(/^v\d+\./);
-    expect(renderConsole(r)).toMatch(new RegExp(`tests, [\\d.]+ s, Node ${node.replace(/\./g, '\\.')}\\)`));
-    expect(renderMarkdown(r)).toContain(`on Node ${node}`);
-    expect(renderJunit(r)).toContain(`<property name="node" value="${node}"/>`);
-    expect(renderHtml(r)).toContain(`node ${node}`);
+    expect(renderConsole(reportModel(r))).toMatch(new RegExp(`tests, [\\d.]+ s, Node ${node.replace(/\./g, '\\.')}\\)`));
+    expect(renderMarkdown(reportModel(r))).toContain(`on Node ${node}`);
+    expect(renderJunit(reportModel(r))).toContain(`<property name="node" value="${node}"/>`);
+    expect(renderHtml(reportModel(r))).toContain(`node ${node}`);
   });
 });
 

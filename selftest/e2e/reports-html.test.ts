@@ -15,6 +15,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { CLAUSES, type ClauseId } from '../../lib/spec/clauses.ts';
 import type { Results, TestRecord } from '../../lib/run/verdicts.ts';
 import { renderHtml } from '../../runner/report/html.ts';
+import { reportModel } from '../../runner/report/model.ts';
 import { referenceTarget, type RunningTarget } from '../support/targets.ts';
 import { ROOT } from '../support/run-suite.ts';
 import { fixtureResults } from '../unit/reports-fixture.ts';
@@ -179,7 +180,7 @@ describe('the HTML report of a synthetic run, in Chromium', () => {
   it('shows flaky tests, strict mode, the comparison and the matrix', async () => {
     const results = fixtureResults({ strict: true });
     const file = join(mkdtempSync(join(tmpdir(), 'chatgate-html-fixture-')), 'index.html');
-    writeFileSync(file, renderHtml(results));
+    writeFileSync(file, renderHtml(reportModel(results)));
     const { page, errors, requests } = await open(file);
     expect(errors).toEqual([]);
     expect(requests).toHaveLength(1);

@@ -219,12 +219,13 @@ describe('the throttling line (console and summary.md)', () => {
     const { fixtureResults } = await import('./reports-fixture.ts');
     const { renderConsole } = await import('../../runner/report/console.ts');
     const { renderMarkdown } = await import('../../runner/report/markdown.ts');
+    const { reportModel } = await import('../../runner/report/model.ts');
     const r = fixtureResults();
-    expect(renderConsole(r)).not.toContain('throttling:');
+    expect(renderConsole(reportModel(r))).not.toContain('throttling:');
     r.durationMs = 100_000;
     r.throttle = { answered429: 12, heldMs: 40_000, waitedMs: 90_000, lowestConcurrency: 2, widestIntervalMs: 0, throttledOutTests: 1 };
     const line = 'throttling: the target answered 429 to 12 paced requests; the governor held requests back for 40.0 s of this 100.0 s run (40% of the run) (slowest pace: 2 in flight); 1 test throttled out';
-    expect(renderConsole(r, { color: false })).toContain(line);
-    expect(renderMarkdown(r)).toContain(`T${line.slice(1)}`);
+    expect(renderConsole(reportModel(r), { color: false })).toContain(line);
+    expect(renderMarkdown(reportModel(r))).toContain(`T${line.slice(1)}`);
   });
 });

@@ -14,6 +14,7 @@ import { renderMarkdown } from '../../runner/report/markdown.ts';
 import { renderConsole } from '../../runner/report/console.ts';
 import { renderJunit } from '../../runner/report/junit.ts';
 import { renderHtml } from '../../runner/report/html.ts';
+import { reportModel } from '../../runner/report/model.ts';
 import { compareRuns, comparisonLine, previousRun, targetKey } from '../../runner/report/history.ts';
 import { FIXTURE_KEY, fixtureResults } from './reports-fixture.ts';
 
@@ -39,6 +40,21 @@ describe('verdicts', () => {
   });
 });
 
+describe('the report model', () => {
+  it('is what every writer renders: a line changed in the model shows in each format', () => {
+    const m = reportModel(fixtureResults());
+    expect(m.rows.length).toBeGreaterThanOrEqual(Object.keys(CLAUSES).length);
+    expect(m.failingClauses.length).toBeGreaterThan(0);
+    m.lines = { ...m.lines, verdict: 'verdict: FROM-THE-MODEL', comparison: 'since the previous run against this target: FROM-THE-MODEL' };
+    for (const text of [renderConsole(m), renderMarkdown(m), renderHtml(m)]) expect(text).toContain('verdict: FROM-THE-MODEL');
+    // The HTML links the comparison's clauses, from the same results.comparison.
+    for (const text of [renderConsole(m), renderMarkdown(m)]) expect(text).toMatch(/[Ss]ince the previous run against this target: FROM-THE-MODEL/);
+    const first = m.failingClauses[0]!;
+    m.failingClauses = [first];
+    expect(renderMarkdown(m)).toContain('### Failing clauses (1)');
+  });
+});
+
 describe('an error in every report', () => {
   const withError = (): Results => {
     const r = fixtureResults();
@@ -50,18 +66,18 @@ describe('an error in every report', () => {
   it('is shown apart from fail, with what to do', () => {
     const r = withError();
     const advice = 'a harness or environment error, not a verdict on the target: harness error: TypeError: x is undefined; rerun, or report it with reports/latest/results.json';
-    const text = renderConsole(r);
+    const text = renderConsole(reportModel(r));
     expect(text).toContain('Harness errors (1)');
     expect(text).toContain(advice);
     expect(text).toMatch(/verdict: FAIL \(.*1 harness error/);
     expect(text).toMatch(/1 errors/);
-    const junit = renderJunit(r);
+    const junit = renderJunit(reportModel(r));
     expect(junit).toContain('<error type="harness-error"');
     expect(junit).toMatch(/<testsuites [^>]*errors="1"/);
-    const md = renderMarkdown(r);
+    const md = renderMarkdown(reportModel(r));
     expect(md).toContain('### Harness errors (1)');
     expect(md).toContain('EV-9 broken');
-    const html = renderHtml(r);
+    const html = renderHtml(reportModel(r));
     expect(html).toContain('data-filter="error"');
     expect(html).toContain('--error:');
     expect(html).toContain('class="harness-error"');
@@ -69,7 +85,7 @@ describe('an error in every report', () => {
 });
 
 describe('Markdown summary', () => {
-  const md = () => renderMarkdown(fixtureResults());
+  const md = () => renderMarkdown(reportModel(fixtureResults()));
 
   it('has a verdict table by section with a row per section and the totals', () => {
     const text = md();
@@ -91,7 +107,7 @@ describe('Markdown summary', () => {
   });
 
   it('in strict mode, flaky and warn are failing clauses and the mode says so', () => {
-    const text = renderMarkdown(fixtureResults({ strict: true }));
+    const text = renderMarkdown(reportModel(fixtureResults({ strict: true })));
     expect(text).toContain('**Mode:** strict');
     const failing = text.split('### Failing clauses')[1]!.split('###')[0]!;
     expect(failing).toContain('**RES-CC-1**');
@@ -110,7 +126,7 @@ describe('Markdown summary', () => {
     expect(md()).toContain('### Client x operation');
     expect(md()).toMatch(/\| openai@4 \| ✅ pass \| ⚠️ warn \|/);
     expect(md()).toMatch(/\| langchain@1 \| ✅ pass \| - \|/);
-    expect(renderMarkdown(fixtureResults({ matrix: false }))).not.toContain('Client x operation');
+    expect(renderMarkdown(reportModel(fixtureResults({ matrix: false })))).not.toContain('Client x operation');
   });
 
   it('says what changed since the previous run, and never shows a key', () => {
@@ -121,7 +137,7 @@ describe('Markdown summary', () => {
 
 describe('console', () => {
   it('shows the mode, the outcomes, the matrix, the unexpected pass and the comparison', () => {
-    const text = renderConsole(fixtureResults());
+    const text = renderConsole(reportModel(fixtureResults()));
     expect(text).toContain('mode: normal (only MUST/COMPAT failures fail the run); RETRY_FAILED=1; EXPECTATIONS=known.yaml');
     expect(text).toMatch(/EXPECTED FAIL\s+ERR-1/);
     expect(text).toMatch(/UNEXPECTED PASS\s+LIM-2/);
@@ -133,25 +149,25 @@ describe('console', () => {
     expect(text).toContain('newly failing AUTH-1, newly passing AUTH-2');
     expect(text).toContain('verdict: FAIL (1 failing test, 1 unexpected pass)');
     expect(text).not.toContain(FIXTURE_KEY);
-    expect(renderConsole(fixtureResults({ strict: true }))).toContain('mode: strict');
+    expect(renderConsole(reportModel(fixtureResults({ strict: true })))).toContain('mode: strict');
   });
 });
 
 describe('JUnit', () => {
   it('maps flaky, expected fail and unexpected pass', () => {
-    const xml = renderJunit(fixtureResults());
+    const xml = renderJunit(reportModel(fixtureResults()));
     const tc = (title: string) => xml.split(`name="${title}"`)[1]!.split('</testcase>')[0]!;
     expect(tc('RES-CC-1 id is &quot;chatcmpl-&quot; followed by a suffix')).toContain('<system-out>FLAKY:');
     expect(tc('ERR-1 every response with status &gt;= 400 carries an error body')).toContain('<skipped message="expected fail (https://tracker.example/API-42');
     expect(tc('LIM-2 a 429 says when to retry')).toContain('<failure type="unexpected-pass"');
-    expect(renderJunit(fixtureResults({ strict: true }))).toMatch(/<failure type="flaky"/);
+    expect(renderJunit(reportModel(fixtureResults({ strict: true })))).toMatch(/<failure type="flaky"/);
     expect(xml).not.toContain(FIXTURE_KEY);
   });
 });
 
 describe('HTML', () => {
   it('is self-contained, escaped, masked and without keys', () => {
-    const html = renderHtml(fixtureResults());
+    const html = renderHtml(reportModel(fixtureResults()));
     expect(html).toContain(`content="default-src 'none'`);
     expect(html).not.toMatch(/<(script|img|link|iframe)[^>]+(src|href)=/i);
     expect(html).not.toContain(FIXTURE_KEY);
