@@ -76,7 +76,7 @@ export interface Damage {
 }
 
 /** The figures and the one verdict line, from the judged slices and the run's losses. */
-export function assessDamage(slices: SliceVerdict[], sliceS: number, recoverSlices: number, change: { t_s: number; label: string } | undefined, losses: LossTally): Damage {
+export function assessDamage(slices: SliceVerdict[], sliceS: number, recoverSlices: number, change: { t_s: number; label: string } | undefined, losses: LossTally, commandProblem?: string): Damage {
   const zero = change?.t_s ?? 0;
   const rel = (t: number) => Math.round((t - zero) * 1000) / 1000;
   const violated = slices.filter((s) => s.within_slo === false);
@@ -110,6 +110,7 @@ export function assessDamage(slices: SliceVerdict[], sliceS: number, recoverSlic
     `SLO violated ${violationS} s${violated.length ? ` (${fmtRel(rel(violated[0]!.t_start_s))} to ${fmtRel(rel(violated[violated.length - 1]!.t_end_s))}${change ? ' from the change' : ''})` : ''}`,
     firstBad < 0 ? 'nothing to recover from' : recovery === null ? `not recovered within the run (${recoverSlices} slices in SLO)` : `recovered ${recovery} s after the ${change ? 'change' : 'start'} (${recoverSlices} slices in SLO)`,
     `lost ${losses.lost} of ${losses.attempted}${losses.lost ? `: ${[...shed, ...bad].join(', ')}` : ''}`,
+    ...(commandProblem ? [commandProblem] : []),
   ];
   const verdict = `rehearsal (${where}): ${graceful ? 'graceful' : `NOT graceful (${losses.clauses.join(', ') || 'timeouts'})`}: ${figures.join('; ')}`;
   return {

@@ -69,7 +69,9 @@ export async function runRehearsal(ctx: ScenarioContext): Promise<ScenarioResult
   losses.attempted = recorder.attempted;
   const rows = slices.rows((t) => rateAt(plan, t), (t) => phaseAt(plan, t), change.marks);
   const first = change.marks[0];
-  const damage = assessDamage(rows, sliceS, o.recoverSlices, first ? { t_s: first.t_s, label: first.label } : undefined, losses);
+  const cmd = change.command;
+  const cmdProblem = cmd && (cmd.exit_code !== 0 || cmd.signal) ? `the change command ${cmd.exit_code === null ? `ended by ${cmd.signal ?? 'an error'}` : `exited ${cmd.exit_code}`} (did the change happen?)` : undefined;
+  const damage = assessDamage(rows, sliceS, o.recoverSlices, first ? { t_s: first.t_s, label: first.label } : undefined, losses, cmdProblem);
   if (ctx.requestLog) writeFileSync(join(dirname(ctx.requestLog.path), 'slices.csv'), slicesCsv(rows));
   const secs = recorder.activeSeconds();
   return {
