@@ -6,26 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { seededRandom } from '../../lib/run/seeded-random.ts';
 import { parseSeconds, runSeconds, UsageError, type LoadOptions } from './options.ts';
+import { parsePhaseText, PhaseError, type PhasePlan } from '../engine/phase-plan.ts';
 
-export interface Phase {
-  kind: 'ramp' | 'hold';
-  /** As written, for the report. */
-  text: string;
-  startS: number;
-  durationS: number;
-  fromRps: number;
-  toRps: number;
-}
-
-export interface PhasePlan {
-  phases: Phase[];
-  totalS: number;
-  peakRps: number;
-  /** The capacity a % is a share of, and where it came from. */
-  capacity?: { rps: number; source: string };
-}
-
-const SYNTAX = 'phases are "ramp <duration> to <rate>" or "hold <duration> [at <rate>]", separated by commas; a rate is req/s (8, 8rps) or a share of --capacity (70%); e.g. "ramp 30s to 70%, hold 300s"';
+export type { Phase, PhasePlan } from '../engine/phase-plan.ts';
 
 /** The capacity a % refers to: a rate, or a sweep's summary.json (its max_rate_meeting_slo_rps). */
 export function readCapacity(raw: string): { rps: number; source: string } {
@@ -58,44 +41,12 @@ export function parsePhases(raw: string, capacity?: { rps: number; source: strin
       throw new UsageError(`--phases: cannot read ${raw.slice(1)} (${(e as Error).message.split('\n')[0]})`);
     }
   }
-  const parts = text.split(/[,;]/).map((p) => p.trim()).filter(Boolean);
-  if (parts.length === 0) throw new UsageError(`--phases: empty; ${SYNTAX}`);
-  const rate = (r: string, part: string): number => {
-    const m = /^(\d*\.?\d+)\s*(%|rps|req\/s)?$/.exec(r.trim());
-    if (!m) throw new UsageError(`--phases: "${part}": "${r}" is not a rate; ${SYNTAX}`);
-    const n = Number(m[1]);
-    if (m[2] !== '%') return n;
-    if (!capacity) throw new UsageError(`--phases: "${part}" is a share of a capacity; give --capacity <req/s | a sweep's summary.json>`);
-    return Math.round(capacity.rps * n) / 100;
-  };
-  const phases: Phase[] = [];
-  let at = 0;
-  let current: number | undefined;
-  for (const part of parts) {
-    const words = part.split(/\s+/);
-    const dur = (w: string | undefined): number => {
-      const s = w === undefined ? undefined : parseSeconds(w);
-      if (s === undefined || !(s > 0)) throw new UsageError(`--phases: "${part}": "${w ?? ''}" is not a duration above 0 (10s, 500ms, 2m); ${SYNTAX}`);
-      return s;
-    };
-    let p: Phase;
-    if (words[0] === 'ramp' && words[2] === 'to' && words.length >= 4) {
-      const to = rate(words.slice(3).join(''), part);
-      p = { kind: 'ramp', text: part, startS: at, durationS: dur(words[1]), fromRps: current ?? 0, toRps: to };
-    } else if (words[0] === 'hold' && (words.length === 2 || (words[2] === 'at' && words.length >= 4))) {
-      const r = words.length === 2 ? current : rate(words.slice(3).join(''), part);
-      if (r === undefined) throw new UsageError(`--phases: "${part}": a first hold needs its rate ("hold 60s at 5"); ${SYNTAX}`);
-      p = { kind: 'hold', text: part, startS: at, durationS: dur(words[1]), fromRps: r, toRps: r };
-    } else {
-      throw new UsageError(`--phases: "${part}" is not a phase; ${SYNTAX}`);
-    }
-    phases.push(p);
-    at += p.durationS;
-    current = p.toRps;
+  try {
+    return parsePhaseText(text, capacity, '--capacity <req/s | a sweep\'s summary.json>');
+  } catch (e) {
+    if (e instanceof PhaseError) throw new UsageError(`--phases: ${e.message}`);
+    throw e;
   }
-  const peakRps = Math.max(...phases.map((p) => Math.max(p.fromRps, p.toRps)));
-  if (!(peakRps > 0)) throw new UsageError('--phases: every rate is 0; nothing would be sent');
-  return { phases, totalS: at, peakRps, ...(capacity ? { capacity } : {}) };
 }
 
 /** The planned rate at `tS` seconds (the report's offered rate per slice). */
