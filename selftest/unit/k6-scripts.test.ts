@@ -94,6 +94,7 @@ describe('configuration from __ENV', () => {
     expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'ramp 5s to 70%' })).toThrow(/^chatgate k6: PHASES: "ramp 5s to 70%" is a share of a capacity; give CAPACITY=<req\/s>$/);
     expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'jump 3s' })).toThrow(/PHASES: "jump 3s" is not a phase/);
     expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'hold 5s at 1', STAGES: '1:5s' })).toThrow(/drop STAGES/);
+    expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'hold 5s at 1', CHANGE_AT: 'soon' })).toThrow(/CHANGE_AT: "soon" is not a k6 duration/);
   });
 
   it('thresholds: p95 latency, failure rate (with an aborting ceiling), 429 share, checks rate, body shape (aborting)', () => {

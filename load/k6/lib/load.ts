@@ -52,6 +52,8 @@ function phaseSettings(): { startRate: number; stages: Stage[] } | undefined {
 
 export function loadSettings(defaults: LoadDefaults): LoadSettings {
   const phased = phaseSettings();
+  // When the operator makes the change (k6 runs no commands): recorded in every runner's summary and the merged one.
+  if (env('CHANGE_AT') !== undefined) duration('CHANGE_AT', '0s');
   const scenario = phased ? 'ramp' : env('SCENARIO') ?? 'constant';
   if (scenario !== 'constant' && scenario !== 'ramp') throw new ConfigError('SCENARIO', `"${scenario}" is not constant or ramp`);
   const rate = integer('RATE', defaults.rate, 1, 1000000);
