@@ -36,12 +36,12 @@ export class ChangeRunner {
   private readline: Interface | undefined;
   private readonly onSignal = () => this.mark('signal', 'SIGUSR2');
 
-  constructor(private readonly t0: number, private readonly spec: { atS?: number; run?: string; markStdin: boolean; env?: Record<string, string> }) {}
+  constructor(private readonly t0: number, private readonly spec: { atS?: number; run?: string; markStdin: boolean; env?: Record<string, string>; input?: NodeJS.ReadableStream }) {}
 
   start(): void {
     process.on('SIGUSR2', this.onSignal);
     if (this.spec.markStdin) {
-      this.readline = createInterface({ input: process.stdin });
+      this.readline = createInterface({ input: this.spec.input ?? process.stdin });
       this.readline.on('line', (line) => this.mark('stdin', line.trim() || 'mark'));
     }
     const { atS } = this.spec;

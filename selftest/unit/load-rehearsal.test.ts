@@ -4,6 +4,7 @@
 // the slices and their CSV, and the change runner (its command's output masked, marks
 // from SIGUSR2). Cost: about a second.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -207,5 +208,16 @@ describe('the change runner', () => {
     expect(c.command!.stderr).toContain('oops');
     expect(c.marks.map((m) => m.source).sort()).toEqual(['run', 'signal']);
     expect(process.listenerCount('SIGUSR2')).toBe(0);
+  });
+
+  it('with --mark-stdin, every line typed is a mark labelled with its text; --at without --run is a mark too', async () => {
+    const input = new PassThrough();
+    const c = new ChangeRunner(performance.now(), { atS: 0, markStdin: true, input });
+    c.start();
+    input.write('drained node-3\n\n');
+    await new Promise((r) => setTimeout(r, 50));
+    await c.stop(1000);
+    expect(c.marks.map((m) => [m.source, m.label])).toEqual(expect.arrayContaining([['stdin', 'drained node-3'], ['stdin', 'mark'], ['at', '--at 0 s']]));
+    expect(c.command).toBeUndefined();
   });
 });
