@@ -72,15 +72,16 @@ function chart(title: string, series: Series[], d: RehearsalDetails, rows: Slice
     }
     return `<path d="${out}" fill="none" stroke="${s.color}" stroke-width="2"/>${s.pts.filter((p) => p.y !== null).map((p) => `<circle class="pt" cx="${X(p.x).toFixed(1)}" cy="${Y(p.y!).toFixed(1)}" r="2.5" fill="${s.color}"/>`).join('')}`;
   };
-  const vline = (x: number, color: string, dash: string, label: string) => `<line x1="${X(x)}" x2="${X(x)}" y1="${PAD.t}" y2="${H - PAD.b}" stroke="${color}" stroke-dasharray="${dash}"/><text x="${X(x) + 3}" y="${PAD.t + 10}" font-size="10" fill="${color}">${esc(label)}</text>`;
+  // Labels of neighbouring lines go on alternate rows so they do not overlap.
+  const vline = (x: number, color: string, dash: string, label: string, row: number) => `<line x1="${X(x)}" x2="${X(x)}" y1="${PAD.t}" y2="${H - PAD.b}" stroke="${color}" stroke-dasharray="${dash}"/><text x="${X(x) + 3}" y="${PAD.t + 10 + (row % 3) * 11}" font-size="10" fill="${color}">${esc(label)}</text>`;
   const ticks = [0, 0.5, 1].map((f) => `<text x="${PAD.l - 4}" y="${Y(yMax * f / 1.08) + 3}" font-size="10" text-anchor="end">${fmt(yMax * f / 1.08)}</text>`).join('');
   const xticks = Array.from({ length: 6 }, (_, i) => (xMax * i) / 5).map((x) => `<text x="${X(x)}" y="${H - 10}" font-size="10" text-anchor="middle">${fmt(x)} s</text>`).join('');
   return `<figure class="chart" data-points="${rows.length}"><svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(title)}">
 <text x="${PAD.l}" y="14" font-size="12" font-weight="600">${esc(title)}</text>
 <line x1="${PAD.l}" x2="${W - PAD.r}" y1="${H - PAD.b}" y2="${H - PAD.b}" stroke="#999"/>${ticks}${xticks}
 ${limit !== undefined ? `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${Y(limit)}" y2="${Y(limit)}" stroke="#e0a000" stroke-dasharray="2,3"/><text x="${W - PAD.r - 2}" y="${Y(limit) - 3}" font-size="10" text-anchor="end" fill="#a07000">SLO</text>` : ''}
-${d.phases.map((p) => vline(p.start_s, '#888', '5,4', p.phase)).join('')}
-${d.marks.map((m) => vline(m.t_s, '#d62728', '', `change: ${m.label.slice(0, 40)}`)).join('')}
+${d.phases.map((p, i) => vline(p.start_s, '#888', '5,4', p.phase, i)).join('')}
+${d.marks.map((m, i) => vline(m.t_s, '#d62728', '', `change: ${m.label.slice(0, 40)}`, i + 2)).join('')}
 ${series.map(path).join('')}
 </svg><figcaption class="muted">${series.map((s) => `<span style="color:${s.color}">■</span> ${esc(s.label)}`).join(' · ')}</figcaption></figure>`;
 }
