@@ -29,7 +29,7 @@
 // 6. workload: the stream driver's CPU per event and memory with 4,096-token prompts beside
 //    short ones, and the RSS of a steady long run (bench/workload.ts).
 //
-// Options: --only throughput,cpu,floor,streams,fuzz,workload  --seconds N (per measurement)  --pin
+// Options: --only throughput,cpu,floor,streams,fuzz,workload,rehearsal  --seconds N (per measurement)  --pin
 // (responder on CPU 0, the tool under test on CPU 1, with taskset)  --runs N (5)
 // --max-streams N  --floor-streams N (1000)  --long-seconds N (workload's long run, 60; 600 = ten minutes).
 // fuzz: the fuzz phase's req/s and its share of a default run (bench/fuzz.ts).
@@ -87,7 +87,7 @@ function benchArgs(argv: string[]): { only?: string; seconds?: string; runs?: st
     }
     return values;
   } catch (err) {
-    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]}; options: --only throughput,cpu,floor,streams,fuzz,workload --seconds N --runs N --max-streams N --floor-streams N --long-seconds N --pin\n`);
+    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]}; options: --only throughput,cpu,floor,streams,fuzz,workload,rehearsal --seconds N --runs N --max-streams N --floor-streams N --long-seconds N --pin\n`);
     process.exit(2);
   }
 }
@@ -457,6 +457,7 @@ const SECTIONS: Section[] = [
   { name: 'streams', run: benchStreams },
   { name: 'fuzz', run: async () => { Object.assign(figures, await (await import('./fuzz.ts')).benchFuzz()); } },
   { name: 'workload', run: async () => { Object.assign(figures, await benchWorkload({ chatgateLoad, streamResponder: () => streamResponder(FLOOR), work, seconds, longSeconds })); } },
+  { name: 'rehearsal', run: async () => { Object.assign(figures, await (await import('./rehearsal.ts')).benchRehearsal({ chatgateLoad, streamResponder: () => streamResponder(FLOOR), work, longSeconds })); } },
 ];
 
 /** reports/bench/summary.json (the latest run) and reports/bench/<time>.json; prints the change from the previous summary. */

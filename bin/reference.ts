@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   }
 
   if (flags.json) {
-    console.log(JSON.stringify({ url: ref.url, keys: ref.keys, brainId: ref.brainId, models: ref.models }));
+    console.log(JSON.stringify({ url: ref.url, keys: ref.keys, brainId: ref.brainId, models: ref.models, ...(ref.controlUrl ? { controlUrl: ref.controlUrl } : {}) }));
   } else {
     const mode = [options.defect ? `defect ${options.defect}` : 'conformant', ...(options.variants ?? []).map((v) => `variant ${v}`), ...(flags.engine ? ['engine model'] : [])];
     console.log(`chatgate reference server (${mode.join(', ')})`);
@@ -150,6 +150,7 @@ async function main(): Promise<void> {
     console.log(`  brain id:            ${ref.brainId}`);
     console.log(`  models:              ${ref.models.join(', ')}`);
     if (flags.engine) console.log(`  engine model:        ${Object.entries(flags.engine).map(([k, v]) => `${k} ${v}`).join(', ') || 'defaults'} (docs/REHEARSAL.md)`);
+    if (ref.controlUrl) console.log(`  engine changes:      ${ref.controlUrl} (POST /engine/slots?n=&seconds=, /engine/restart?down_seconds=; docs/LOAD.md)`);
     console.log('  keys (this run only, for local use):');
     console.log(`    main (brains:invoke):       ${ref.keys.main}`);
     console.log(`    limited (no scopes):        ${ref.keys.limited}`);

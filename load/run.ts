@@ -29,6 +29,7 @@ import { runStream } from './scenarios/stream.ts';
 import { runSweep } from './scenarios/sweep.ts';
 import { runRateLimit } from './scenarios/rate-limit.ts';
 import { renderConsoleSummary } from './report/console.ts';
+import { rehearsalVerdict } from './report/rehearsal-html.ts';
 import { warmUp } from './setup/warmup.ts';
 import { preflight } from '../lib/http/preflight.ts';
 import { mergeMain } from './report/merge.ts';
@@ -149,6 +150,8 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
     htmlPath = writeHtmlReport(spec.outDir, summary);
   }
   log(redact(renderConsoleSummary(summary)));
+  const rehearsal = rehearsalVerdict(summary);
+  if (rehearsal) log(redact(rehearsal));
   if (summary.baseline) log(redact(formatComparison(summary.baseline)));
   if (summaryPath) log(`reports: ${summaryPath}\n         ${htmlPath}${ctx.requestLog ? `\n         ${ctx.requestLog.path}` : ''}`);
   const failing = findingsFail(summary.findings, spec.config.strict);

@@ -12,6 +12,7 @@ import { DONE, SseWriter } from './sse-writer.ts';
 import { sleep } from './latency.ts';
 import { SCOPE_BRAINS_INVOKE } from './keys.ts';
 import { engineDone, playEngineStream } from './engine-reply.ts';
+import { engineSheds } from './engine-changes.ts';
 import { RESOLVED_SVC_AUTO, SERVICE_MODELS } from './models.ts';
 
 /** 'prevalidate' runs the request checks only, before authentication (auth-after-validation). */
@@ -127,6 +128,8 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
   const plan = planReply(ctx, req, target.replyModel);
   const latency = ctx.state.opts.latency;
   // The engine model (rehearsal only) times the reply instead of the fixed delays.
+  // Stryker disable next-line all: [unreached] rehearsal control
+  if (engineSheds(ctx.state)) throw overloaded();
   // Stryker disable next-line all: [unreached]
   const job = ctx.state.engine?.model.submit(plan.usage.prompt_tokens, Math.max(1, ...plan.choices.map((c) => c.pieces?.length ?? 0)), ctx.signal);
   if (streaming) {

@@ -103,12 +103,20 @@ export class EngineModel {
   private stepBatch: Job[] = [];
   private stepTimer: unknown;
   private readonly timers = new Set<unknown>();
+  /** Slots in service now, when a run-time change lowered them (reference/engine-changes.ts). */
+  private slotCap: number | undefined;
 
   constructor(readonly opts: EngineModelOptions, private readonly clock: EngineClock = REAL_CLOCK) {}
 
   /** Counts for tests and the rehearsal doc: what is queued, in a slot, decoding. */
   stats(): { waiting: number; slotsUsed: number; decoding: number } {
     return { waiting: this.waiting.length, slotsUsed: this.slotsUsed, decoding: this.decoding.size + this.joining.length };
+  }
+
+  /** Serves with `n` slots from now on (undefined: maxBatch again); sequences holding a slot keep it. */
+  setSlots(n: number | undefined): void {
+    this.slotCap = n;
+    this.admit(this.clock.now());
   }
 
   /** A request with `promptTokens` in and `outputTokens` (>= 1) out; ends early when `signal` aborts. */
@@ -147,7 +155,7 @@ export class EngineModel {
 
   /** Takes waiting jobs into free slots, at virtual time `at`, and books their prefill. */
   private admit(at: number): void {
-    while (this.waiting.length > 0 && this.slotsUsed < this.opts.maxBatch) {
+    while (this.waiting.length > 0 && this.slotsUsed < (this.slotCap ?? this.opts.maxBatch)) {
       const job = this.waiting.shift()!;
       job.holdsSlot = true;
       this.slotsUsed++;

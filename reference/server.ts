@@ -18,6 +18,7 @@ import { handleBrainChat, handleChatCompletions } from './chat.ts';
 import { handleListModels, handleRetrieveModel, SERVICE_MODELS } from './models.ts';
 import { handleUnavailable } from './unavailable.ts';
 import { startEngine } from './engine-runtime.ts';
+import { startEngineControl } from './engine-changes.ts';
 
 export type { ReferenceOptions, LatencyOptions, RateWindow, ReceivedRequest } from './options.ts';
 export { referenceOptionsFromEnv } from './options.ts';
@@ -30,6 +31,8 @@ export interface ReferenceServer {
   models: string[];
   close(): Promise<void>;
   stats(): { requests: number; inFlight: number };
+  /** With the engine model: its control port (run-time changes, reference/engine-changes.ts), outside the API. */
+  controlUrl?: string;
 }
 
 export async function startReferenceServer(opts: ReferenceOptions = {}): Promise<ReferenceServer> {
@@ -83,6 +86,8 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
     });
   });
   const { port } = server.address() as AddressInfo;
+  // Stryker disable next-line all: [unreached] rehearsal control
+  const control = state.engine ? await startEngineControl(state, { server, sockets, port }) : undefined;
 
   let closing: Promise<void> | undefined;
   // Stryker disable all: [not-api] close()
@@ -92,6 +97,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
       state.shuttingDown = true;
       for (const abort of [...state.live]) abort();
       state.engine?.model.close();
+      void control?.close();
       server.close(() => resolve());
       for (const s of sockets) s.destroy();
       server.closeAllConnections();
@@ -106,6 +112,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
     models: [...SERVICE_MODELS],
     close,
     stats: () => ({ requests: state.counters.requests, inFlight: state.counters.inFlight }),
+    ...(control ? { controlUrl: control.url } : {}),
   };
 }
 

@@ -36,6 +36,8 @@ export interface ServerState {
   shuttingDown: boolean;
   /** The rehearsal engine model, only when asked for (options.engine). */
   engine?: EngineRuntime;
+  /** A run-time change of the engine in force (reference/engine-changes.ts): slots lowered to this many. */
+  engineChange?: { slots?: number; slotsUntil?: number };
 }
 
 export function hasDefect(state: ServerState, name: DefectName): boolean {

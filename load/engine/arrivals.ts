@@ -14,12 +14,14 @@ export interface ArrivalOptions {
   burstiness?: number;
   /** trace: offsets in ms from the start, not decreasing. */
   offsetsMs?: readonly number[];
+  /** trace: the offsets made as they are due (the phases of a rehearsal), instead of a list. */
+  schedule?: () => Iterable<number>;
 }
 
 /** Yields arrival offsets in ms from the start, for `ratePerS` until `durationMs`. */
 export function* arrivals(kind: ArrivalKind, ratePerS: number, durationMs: number, seed = 1, opts: ArrivalOptions = {}): Generator<number> {
   if (kind === 'trace') {
-    for (const t of opts.offsetsMs ?? []) {
+    for (const t of opts.schedule?.() ?? opts.offsetsMs ?? []) {
       if (t >= durationMs) return;
       yield t;
     }

@@ -10,6 +10,7 @@ import type { LoadSummary } from './summary.ts';
 import { METRICS, isMetricName } from './metric-names.ts';
 // The page's timeline runs the registry's own status rule (its source, inlined).
 import { isServerError } from '../../lib/spec/rules/status.ts';
+import { rehearsalSection } from './rehearsal-html.ts';
 
 const require = createRequire(import.meta.url);
 const UPLOT_DIR = join(dirname(require.resolve('uplot/package.json')), 'dist');
@@ -58,6 +59,7 @@ ${latencyTable(s)}
 <h2>Over time</h2>
 <div id="timeline-charts"></div>
 ${scenarioSection(s)}
+${rehearsalSection(s)}
 <h2>The driver</h2>
 ${kvTable(s.driver as unknown as Record<string, unknown>)}
 <p class="help">CPU in cores (1 = one core busy throughout). High event-loop utilisation or delay means the load generator, not the target, may have set the figures.</p>

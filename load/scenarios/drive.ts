@@ -3,7 +3,7 @@
 import type { Pool } from 'undici';
 import { Driver, type DriveMode, type DriveResult } from '../engine/load-driver.ts';
 import { requestFactory, type FactorySpec } from '../engine/request-factory.ts';
-import { send, type Outcome } from '../engine/lean-client.ts';
+import { send, type LeanRequest, type Outcome } from '../engine/lean-client.ts';
 import type { Recorder } from '../engine/recorder.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 import type { StopToken } from '../setup/stop.ts';
@@ -19,6 +19,9 @@ export interface PhaseSpec {
   /** Sequence numbers continue across phases (sampling, prompts). */
   seqOffset?: number;
   onOutcome?: (o: Outcome) => void;
+  /** Each request as it is handed to the pool (the rehearsal keeps those in flight for curl lines). */
+  onSent?: (req: LeanRequest) => void;
+  onNotSent?: (intendedAt: number) => void;
   /** Progress shows this recorder's figures (default the first). */
   progressFrom?: Recorder;
   /** Stops this phase only (default: the run's token). */
@@ -47,10 +50,14 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
     maxInFlight: ctx.options.capConcurrency,
     timeoutMs: ctx.timeoutMs,
     makeRequest: (seq, intendedAt) => make(seq + offset, intendedAt),
-    onSent: (req, lag) => { for (const r of spec.recorders) r.recordSent(req.route, req.intendedAt, lag); },
+    onSent: (req, lag) => {
+      for (const r of spec.recorders) r.recordSent(req.route, req.intendedAt, lag);
+      spec.onSent?.(req);
+    },
     onNotSent: (at) => {
       for (const r of spec.recorders) r.recordNotSent(at);
       requestLog?.notSent(at, phase);
+      spec.onNotSent?.(at);
     },
     onOutcome: (o) => {
       if (o.failure !== 'aborted') o.tokens = tokenCounts(o, tokenizer);

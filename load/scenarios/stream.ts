@@ -6,6 +6,8 @@ import { runSeconds } from '../setup/options.ts';
 import { Recorder } from '../engine/recorder.ts';
 import type { DriveMode } from '../engine/load-driver.ts';
 import { drivePhase, tokenMetrics } from './drive.ts';
+import { isRehearsal } from '../setup/phases.ts';
+import { runRehearsal } from './rehearsal.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 
 export function streamMode(ctx: ScenarioContext): DriveMode {
@@ -22,6 +24,7 @@ export function streamMode(ctx: ScenarioContext): DriveMode {
 
 export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
   const o = ctx.options;
+  if (isRehearsal(o)) return runRehearsal(ctx);
   const recorder = new Recorder(true, ctx.findings);
   recorder.slo = { ttftMs: o.sloTtftP95Ms, itlP95Ms: o.sloItlP95Ms, e2eMs: o.sloE2eP95Ms };
   const mode = streamMode(ctx);
@@ -36,7 +39,6 @@ export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
     recorders: [recorder],
   });
   const secs = recorder.activeSeconds();
-  const ttft = recorder.ttft;
   return {
     stopReason: result.stoppedEarly ? 'interrupted' : 'completed',
     recorder,
@@ -57,22 +59,28 @@ export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
         output_tokens: recorder.goodOutputTokens,
       },
     },
-    metrics: {
-      ttft_p50_ms: ttft.percentileMs(50),
-      ttft_p95_ms: ttft.percentileMs(95),
-      ttft_p99_ms: ttft.percentileMs(99),
-      itl_p50_ms: recorder.itl.percentileMs(50),
-      itl_p95_ms: recorder.itl.percentileMs(95),
-      itl_p99_ms: recorder.itl.percentileMs(99),
-      tpot_p50_ms: recorder.tpot.count ? recorder.tpot.percentileMs(50) : null,
-      tpot_p95_ms: recorder.tpot.count ? recorder.tpot.percentileMs(95) : null,
-      e2e_p50_ms: recorder.e2e.percentileMs(50),
-      e2e_p95_ms: recorder.e2e.percentileMs(95),
-      e2e_p99_ms: recorder.e2e.percentileMs(99),
-      output_tokens_per_s: recorder.output().output_tokens_per_s,
-      streams_ok_per_s: round3(recorder.ok / secs),
-      ...tokenMetrics(recorder, secs),
-    },
+    metrics: streamMetrics(recorder, secs),
+  };
+}
+
+/** The stream figures of a run (also the rehearsal's, load/scenarios/rehearsal.ts). */
+export function streamMetrics(recorder: Recorder, secs: number): ScenarioResult['metrics'] {
+  const ttft = recorder.ttft;
+  return {
+    ttft_p50_ms: ttft.percentileMs(50),
+    ttft_p95_ms: ttft.percentileMs(95),
+    ttft_p99_ms: ttft.percentileMs(99),
+    itl_p50_ms: recorder.itl.percentileMs(50),
+    itl_p95_ms: recorder.itl.percentileMs(95),
+    itl_p99_ms: recorder.itl.percentileMs(99),
+    tpot_p50_ms: recorder.tpot.count ? recorder.tpot.percentileMs(50) : null,
+    tpot_p95_ms: recorder.tpot.count ? recorder.tpot.percentileMs(95) : null,
+    e2e_p50_ms: recorder.e2e.percentileMs(50),
+    e2e_p95_ms: recorder.e2e.percentileMs(95),
+    e2e_p99_ms: recorder.e2e.percentileMs(99),
+    output_tokens_per_s: recorder.output().output_tokens_per_s,
+    streams_ok_per_s: round3(recorder.ok / secs),
+    ...tokenMetrics(recorder, secs),
   };
 }
 

@@ -129,6 +129,14 @@ export interface LoadOptions {
   refPrefillTps: number;
   refDecodeStepMs: number;
   refDecodeStepPerSeqMs: number;
+  // --- rehearsing a change (load/setup/phases.ts, load/setup/change.ts, load/report/slices.ts)
+  phases?: string;
+  capacity?: string;
+  at?: string;
+  run?: string;
+  markStdin: boolean;
+  slice?: number;
+  recoverSlices: number;
 }
 
 const LOAD: readonly Scenario[] = ['throughput', 'stream'];
@@ -201,7 +209,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'sloTtftP95Ms', flag: '--slo-ttft-p95-ms', env: 'LOAD_SLO_TTFT_P95_MS', kind: 'number', scenarios: ['stream', 'sweep'], default: 1000, min: 1, arg: 'ms', help: 'SLO: p95 time to first token; per request, a TTFT above it is not goodput.' },
   { key: 'sloItlP95Ms', flag: '--slo-itl-p95-ms', env: 'LOAD_SLO_ITL_P95_MS', kind: 'number', scenarios: ['stream', 'sweep'], min: 1, arg: 'ms', help: 'SLO: p95 inter-token latency (per request: its own p95 gap).' },
   { key: 'sloE2eP95Ms', flag: '--slo-e2e-p95-ms', env: 'LOAD_SLO_E2E_P95_MS', kind: 'number', scenarios: ['stream', 'sweep'], min: 1, arg: 'ms', help: 'SLO: p95 end-to-end stream time.' },
-  { key: 'sloErrorShare', flag: '--slo-error-share', env: 'LOAD_SLO_ERROR_SHARE', kind: 'share', scenarios: ['sweep'], default: 0.01, arg: '0-1', help: 'SLO: most failed requests (any non-2xx or error, 429/503 included) per step.' },
+  { key: 'sloErrorShare', flag: '--slo-error-share', env: 'LOAD_SLO_ERROR_SHARE', kind: 'share', scenarios: ['stream', 'sweep'], default: 0.01, arg: '0-1', help: 'SLO: most failed requests (any non-2xx or error, 429/503 included) per sweep step, or per time slice of a stream run (--slice).' },
 
   // --- rate-limit -------------------------------------------------------------------
   { key: 'rampStart', flag: '--ramp-start', env: 'LOAD_RAMP_START', kind: 'number', scenarios: ['rate-limit'], default: 2, min: 0.1, arg: 'req/s', help: 'First rate of the ramp on the throttled key.' },
@@ -235,6 +243,15 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'refPrefillTps', flag: '--ref-prefill-tps', env: 'LOAD_REF_PREFILL_TPS', kind: 'number', scenarios: 'all', default: 10_000, min: 1, arg: 'tokens/s', embeddedOnly: true, help: 'Reference engine model: prompt tokens prefilled per second, one prompt at a time (TTFT = queue + prompt / this).' },
   { key: 'refDecodeStepMs', flag: '--ref-decode-step-ms', env: 'LOAD_REF_DECODE_STEP_MS', kind: 'number', scenarios: 'all', default: 12, min: 0, max: 60_000, arg: 'ms', embeddedOnly: true, help: 'Reference engine model: one decode step (one token for every sequence in the batch) with one sequence.' },
   { key: 'refDecodeStepPerSeqMs', flag: '--ref-decode-step-per-seq-ms', env: 'LOAD_REF_DECODE_STEP_PER_SEQ_MS', kind: 'number', scenarios: 'all', default: 0.25, min: 0, max: 60_000, arg: 'ms', embeddedOnly: true, help: 'Reference engine model: added to a decode step per sequence in the batch.' },
+
+  // --- rehearsing a change under load (docs/LOAD.md, "Rehearsing a change") ------------------
+  { key: 'phases', flag: '--phases', env: 'LOAD_PHASES', kind: 'string', scenarios: ['stream'], arg: 'plan', help: 'Arrival rate in phases instead of --rate/--duration: "ramp 30s to 70%, hold 300s" (ramp <duration> to <rate>, hold <duration> [at <rate>]; a rate in req/s or a share of --capacity), or @file with one phase a line.' },
+  { key: 'capacity', flag: '--capacity', env: 'LOAD_CAPACITY', kind: 'string', scenarios: ['stream'], arg: 'req/s|summary.json', help: 'What a % in --phases is a share of: a rate, or a sweep\'s summary.json (its max_rate_meeting_slo_rps).' },
+  { key: 'at', flag: '--at', env: 'LOAD_AT', kind: 'string', scenarios: ['stream'], arg: 'time|phase:N', help: 'When the change happens: seconds from the start (120s, 2m) or the start of phase N (phase:2). With --run the command starts then; without it, a mark.' },
+  { key: 'run', flag: '--run', env: 'LOAD_RUN', kind: 'string', scenarios: ['stream'], arg: 'command', help: 'The change: a shell command started at --at (default the middle of the run); its exit status and output (secrets masked) go into the report. The run goes on through it. CHATGATE_REF_CONTROL holds the embedded reference\'s control address.' },
+  { key: 'markStdin', flag: '--mark-stdin', env: 'LOAD_MARK_STDIN', kind: 'bool', scenarios: ['stream'], default: false, help: 'Every line typed on stdin marks a change made by hand (its text the label); SIGUSR2 marks one too, always.' },
+  { key: 'slice', flag: '--slice', env: 'LOAD_SLICE', kind: 'seconds', scenarios: ['stream'], min: 0.1, max: 3600, arg: 's', help: 'Report every figure per time slice of this length (summary.json, slices.csv, charts), and judge each slice against the SLOs. Default 5 s with --phases, --at or --run.' },
+  { key: 'recoverSlices', flag: '--recover-slices', env: 'LOAD_RECOVER_SLICES', kind: 'integer', scenarios: ['stream'], default: 3, min: 1, max: 1000, arg: 'n', help: 'Recovered = this many consecutive slices within the SLOs again; time to recover runs from the change to the first of them.' },
 ];
 
 const BY_FLAG = new Map(OPTION_SPECS.map((s) => [s.flag, s]));

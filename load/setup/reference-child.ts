@@ -8,7 +8,7 @@ try {
   const options = JSON.parse(process.env.CHATGATE_REFERENCE_OPTIONS ?? '{}') as ReferenceOptions;
   const ref = await startReferenceServer(options);
   serveChild(() => ref.close());
-  process.send!({ type: 'ready', url: ref.url, keys: ref.keys, brainId: ref.brainId, models: ref.models, pid: process.pid });
+  process.send!({ type: 'ready', url: ref.url, keys: ref.keys, brainId: ref.brainId, models: ref.models, pid: process.pid, controlUrl: ref.controlUrl });
 } catch (err) {
   process.send!({ type: 'error', error: (err as Error).message });
 }

@@ -12,6 +12,8 @@ export interface EmbeddedReference {
   brainId: string;
   models: string[];
   pid: number;
+  /** The engine model's control port (run-time changes), when the model is on. */
+  controlUrl?: string;
   options: ReferenceOptions;
   /** The server process's CPU time so far. */
   cpu(): Promise<{ user_s: number; system_s: number }>;
@@ -22,7 +24,7 @@ const CHILD = fileURLToPath(new URL('./reference-child.ts', import.meta.url));
 
 export async function startReferenceProcess(options: ReferenceOptions): Promise<EmbeddedReference> {
   const env = { ...process.env, CHATGATE_REFERENCE_OPTIONS: JSON.stringify(options) };
-  const c = await forkTs<{ url: string; keys: EmbeddedReference['keys']; brainId: string; models: string[]; pid: number }>(CHILD, env);
+  const c = await forkTs<{ url: string; keys: EmbeddedReference['keys']; brainId: string; models: string[]; pid: number; controlUrl?: string }>(CHILD, env);
   // Per-run keys, but keys all the same: never in a report or on the console.
   for (const [label, value] of Object.entries(c.ready.keys)) addSecret(value, `reference ${label} key`);
   return {

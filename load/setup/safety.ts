@@ -3,6 +3,7 @@
 // options), and the plan (rate x duration, request count) printed for a remote target
 // and by --dry-run.
 import { UsageError, runSeconds, type LoadOptions, type Scenario } from './options.ts';
+import { isRehearsal, resolveRehearsal } from './phases.ts';
 
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -63,6 +64,15 @@ export function planFor(scenario: Scenario, o: LoadOptions): Plan {
       return { maxSeconds: secs, maxRate: o.rate, maxConcurrency: o.connections, requests: Number.isFinite(requests) ? requests : undefined, lines };
     }
     case 'stream': {
+      if (isRehearsal(o)) {
+        const { plan, atS, sliceS } = resolveRehearsal(o);
+        const requests = Math.ceil(plan.phases.reduce((a, p) => a + ((p.fromRps + p.toRps) / 2) * p.durationS, 0));
+        lines.push(`stream: ${plan.phases.length} phase${plan.phases.length === 1 ? '' : 's'} over ${plan.totalS} s, up to ${plan.peakRps} req/s, about ${Math.min(requests, o.requests ?? Infinity)} streams${plan.capacity ? ` (% of ${plan.capacity.rps} req/s: ${plan.capacity.source})` : ''}`);
+        for (const p of plan.phases) lines.push(`  ${p.startS} s: ${p.text} (${p.fromRps === p.toRps ? `${p.toRps} req/s` : `${p.fromRps} to ${p.toRps} req/s`})`);
+        if (atS !== undefined) lines.push(`change at ${atS} s: ${o.run !== undefined ? `runs ${JSON.stringify(o.run)}` : 'a mark'}`);
+        lines.push(`slices of ${sliceS} s, each judged against the SLOs`);
+        return { maxSeconds: plan.totalS, maxRate: plan.peakRps, requests, lines };
+      }
       const secs = runSeconds(o);
       if (o.concurrency !== undefined) {
         lines.push(`stream: ${o.concurrency} concurrent streams (closed loop) for ${secs} s${o.requests ? `, at most ${o.requests} requests` : ''}`);

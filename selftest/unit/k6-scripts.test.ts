@@ -86,6 +86,17 @@ describe('configuration from __ENV', () => {
     expect(staged.maxVUs).toBeGreaterThanOrEqual(staged.preAllocatedVUs);
   });
 
+  it('PHASES (the Node harness\'s --phases syntax, % of CAPACITY) become ramping-arrival-rate stages; a new hold rate is a 0 s step', () => {
+    const phased = loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'ramp 30s to 70%, hold 300s, hold 10s at 2', CAPACITY: '10' }).exports.options.scenarios.stream;
+    expect(phased).toMatchObject({ executor: 'ramping-arrival-rate', startRate: 0, timeUnit: '1s', stages: [{ target: 7, duration: '30000ms' }, { target: 7, duration: '300000ms' }, { target: 2, duration: '0s' }, { target: 2, duration: '10000ms' }] });
+    const half = loadBundle(bundle('chat-throughput'), { ...TARGET, PHASES: 'hold 20s at 2.5' }).exports.options.scenarios.chat;
+    expect(half).toMatchObject({ executor: 'ramping-arrival-rate', startRate: 25, timeUnit: '10000ms', stages: [{ target: 25, duration: '20000ms' }] });
+    expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'ramp 5s to 70%' })).toThrow(/^chatgate k6: PHASES: "ramp 5s to 70%" is a share of a capacity; give CAPACITY=<req\/s>$/);
+    expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'jump 3s' })).toThrow(/PHASES: "jump 3s" is not a phase/);
+    expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'hold 5s at 1', STAGES: '1:5s' })).toThrow(/drop STAGES/);
+    expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'hold 5s at 1', CHANGE_AT: 'soon' })).toThrow(/CHANGE_AT: "soon" is not a k6 duration/);
+  });
+
   it('thresholds: p95 latency, failure rate (with an aborting ceiling), 429 share, checks rate, body shape (aborting)', () => {
     const { exports, shim } = loadBundle(bundle('chat-throughput'), { ...TARGET, P95_MS: '1500', MAX_FAILURE_RATE: '0.02', MAX_429_SHARE: '0.1', MIN_CHECKS_RATE: '0.95' });
     // Besides the judging thresholds, one always-true threshold per log bucket of the mergeable request durations (lib/distributions.ts).

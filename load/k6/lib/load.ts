@@ -5,6 +5,7 @@
 // reports dropped_iterations when it cannot.
 import type { Scenario, Threshold } from 'k6/options';
 import { ConfigError, duration, durationMs, env, flag, fraction, integer } from './config.ts';
+import { parsePhaseText, PhaseError, phaseStages } from '../../engine/phase-plan.ts';
 
 export interface Stage { target: number; duration: string }
 
@@ -33,17 +34,37 @@ function parseStages(raw: string): Stage[] {
   });
 }
 
+/** PHASES="ramp 30s to 70%, hold 300s" (the Node harness's --phases; a % of CAPACITY req/s) as stages, req/s per 1s. */
+function phaseSettings(): { startRate: number; stages: Stage[] } | undefined {
+  const raw = env('PHASES');
+  if (raw === undefined) return undefined;
+  const capRaw = env('CAPACITY');
+  const cap = capRaw === undefined ? undefined : Number(capRaw);
+  if (capRaw !== undefined && !(cap! > 0)) throw new ConfigError('CAPACITY', `"${capRaw}" is not a rate above 0 (req/s)`);
+  if (env('TIME_UNIT') !== undefined && duration('TIME_UNIT', '1s') !== '1s') throw new ConfigError('PHASES', 'the phases\' rates are per second; drop TIME_UNIT');
+  try {
+    return phaseStages(parsePhaseText(raw, cap === undefined ? undefined : { rps: cap, source: 'CAPACITY' }, 'CAPACITY=<req/s>'));
+  } catch (e) {
+    if (e instanceof PhaseError) throw new ConfigError('PHASES', e.message);
+    throw e;
+  }
+}
+
 export function loadSettings(defaults: LoadDefaults): LoadSettings {
-  const scenario = env('SCENARIO') ?? 'constant';
+  const phased = phaseSettings();
+  // When the operator makes the change (k6 runs no commands): recorded in every runner's summary and the merged one.
+  if (env('CHANGE_AT') !== undefined) duration('CHANGE_AT', '0s');
+  const scenario = phased ? 'ramp' : env('SCENARIO') ?? 'constant';
   if (scenario !== 'constant' && scenario !== 'ramp') throw new ConfigError('SCENARIO', `"${scenario}" is not constant or ramp`);
   const rate = integer('RATE', defaults.rate, 1, 1000000);
   const timeUnit = duration('TIME_UNIT', '1s');
   const dur = duration('DURATION', defaults.duration);
   const stagesRaw = env('STAGES');
-  const stages = stagesRaw !== undefined
+  if (phased && (stagesRaw !== undefined || env('SCENARIO') === 'constant')) throw new ConfigError('PHASES', 'PHASES gives the whole ramp; drop STAGES and SCENARIO=constant');
+  const stages = phased ? phased.stages : stagesRaw !== undefined
     ? parseStages(stagesRaw)
     : [{ target: rate, duration: duration('RAMP_UP', '30s') }, { target: rate, duration: dur }];
-  const startRate = integer('START_RATE', 1, 0, 1000000);
+  const startRate = phased ? phased.startRate : integer('START_RATE', 1, 0, 1000000);
   const peak = scenario === 'ramp' ? Math.max(startRate, ...stages.map((s) => s.target)) : rate;
   const perSecond = (peak * 1000) / Math.max(1, durationMs(timeUnit));
   // Concurrency = rate x latency: pre-allocate for about 1 s of latency, allow 20 s.
