@@ -26,6 +26,8 @@ import type { MetricName } from './report/metric-names.ts';
 import type { ScenarioContext, ScenarioResult } from './scenarios/context.ts';
 import { runThroughput } from './scenarios/throughput.ts';
 import { runStream } from './scenarios/stream.ts';
+import { runRehearsal } from './scenarios/rehearsal.ts';
+import { isRehearsal } from './setup/phases.ts';
 import { runSweep } from './scenarios/sweep.ts';
 import { runRateLimit } from './scenarios/rate-limit.ts';
 import { renderConsoleSummary } from './report/console.ts';
@@ -46,7 +48,8 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
 const SCENARIO_RUNNERS: Record<Scenario, (ctx: ScenarioContext) => Promise<ScenarioResult>> = {
   throughput: runThroughput,
-  stream: runStream,
+  // A stream run with phases or a change is a rehearsal.
+  stream: (ctx) => (isRehearsal(ctx.options) ? runRehearsal(ctx) : runStream(ctx)),
   sweep: runSweep,
   'rate-limit': runRateLimit,
 };

@@ -6,8 +6,6 @@ import { runSeconds } from '../setup/options.ts';
 import { Recorder } from '../engine/recorder.ts';
 import type { DriveMode } from '../engine/load-driver.ts';
 import { drivePhase, tokenMetrics } from './drive.ts';
-import { isRehearsal } from '../setup/phases.ts';
-import { runRehearsal } from './rehearsal.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 
 export function streamMode(ctx: ScenarioContext): DriveMode {
@@ -24,7 +22,6 @@ export function streamMode(ctx: ScenarioContext): DriveMode {
 
 export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
   const o = ctx.options;
-  if (isRehearsal(o)) return runRehearsal(ctx);
   const recorder = new Recorder(true, ctx.findings);
   recorder.slo = { ttftMs: o.sloTtftP95Ms, itlP95Ms: o.sloItlP95Ms, e2eMs: o.sloE2eP95Ms };
   const mode = streamMode(ctx);
