@@ -133,6 +133,9 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   });
   if (ctx.workload) summary.workload = ctx.workload.describe();
   summary.tokens = result.recorder.tokens();
+  // The report's per-request scatter: a bounded, even sample (lean client runs only).
+  const points = result.recorder.requestPoints();
+  if (points.of > 0) summary.plots.extra.requests = points;
   if (ctx.requestLog) summary.requests_log = { file: 'requests.jsonl', lines: ctx.requestLog.lines };
   let regressions = 0;
   if (spec.baseline) {

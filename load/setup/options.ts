@@ -7,7 +7,9 @@
 // the environment is ignored, since one environment often serves several scenarios.
 
 import { parseArgs as parseCommandLine } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { DEFAULT_PROMPT } from '../engine/request-bodies.ts';
+import { parseExtraBody } from '../workload/extra-body.ts';
 
 export const SCENARIOS = ['throughput', 'stream', 'sweep', 'rate-limit'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
@@ -53,6 +55,8 @@ export interface LoadOptions {
   model?: string;
   prompt: string;
   maxTokens?: number;
+  /** --extra-body, as canonical JSON text (a file given as @file is read at parse time). */
+  extraBody?: string;
   // workload (load/workload)
   promptTokens?: number;
   promptTokensStdev?: number;
@@ -152,6 +156,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'model', flag: '--model', env: 'LOAD_MODEL', kind: 'string', scenarios: 'all', arg: 'id', help: 'Model of plain chat requests (default: the first of MODELS, svc-auto).' },
   { key: 'prompt', flag: '--prompt', env: 'LOAD_PROMPT', kind: 'string', scenarios: 'all', default: DEFAULT_PROMPT, arg: 'text', help: 'User message; " (request N)" is appended so no two requests are identical.' },
   { key: 'maxTokens', flag: '--max-tokens', env: 'LOAD_MAX_TOKENS', kind: 'integer', scenarios: 'all', min: 1, max: 1_000_000, arg: 'n', help: 'Send max_tokens.' },
+  { key: 'extraBody', flag: '--extra-body', env: 'LOAD_EXTRA_BODY', kind: 'string', scenarios: 'all', arg: 'json|@file', help: 'Request fields merged into every request body of every engine, e.g. \'{"ignore_eos": true, "min_tokens": 64}\' for exact reply lengths on vLLM; @file.json reads them from a file. Fields the harness sets (messages, model, stream, max_tokens) are refused. k6 scripts: EXTRA_BODY.' },
   { key: 'promptTokens', flag: '--prompt-tokens', env: 'LOAD_PROMPT_TOKENS', kind: 'integer', scenarios: WORKLOAD, min: 1, max: 10_000_000, arg: 'n', help: 'Synthetic prompts of this many tokens (the mean with --prompt-tokens-stdev), built and counted with --tokenizer.' },
   { key: 'promptTokensStdev', flag: '--prompt-tokens-stdev', env: 'LOAD_PROMPT_TOKENS_STDEV', kind: 'number', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Standard deviation of the prompt length (a normal, rounded, clamped to min..max; default 0 = fixed).' },
   { key: 'promptTokensMin', flag: '--prompt-tokens-min', env: 'LOAD_PROMPT_TOKENS_MIN', kind: 'integer', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Shortest prompt (default mean - 4 stdev, at least 1).' },
@@ -319,11 +324,29 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     if (given.has('arrival') && options.arrival !== 'trace') throw new UsageError(`--trace replays the trace's own arrival times; drop --arrival ${String(options.arrival)} (or give --arrival trace)`);
     options.arrival = 'trace';
   } else if (options.arrival === 'trace') throw new UsageError('--arrival trace needs the trace: add --trace <file> (stream only)');
+  if (typeof options.extraBody === 'string') options.extraBody = JSON.stringify(extraBodyFrom(options.extraBody, flagValues.has(BY_FLAG.get('--extra-body')!) ? '--extra-body' : 'LOAD_EXTRA_BODY'));
   if (given.has('burstiness')) {
     if (given.has('arrival') && options.arrival !== 'gamma') throw new UsageError(`--burstiness shapes gamma arrivals; drop --arrival ${String(options.arrival)} or give --arrival gamma`);
     options.arrival = 'gamma';
   }
   return { scenario: sc, options: options as unknown as LoadOptions, given, help };
+}
+
+/** The extra body's object: the JSON text itself, or @file's. */
+function extraBodyFrom(raw: string, source: string): Record<string, unknown> {
+  let text = raw;
+  if (raw.startsWith('@')) {
+    try {
+      text = readFileSync(raw.slice(1), 'utf8');
+    } catch (e) {
+      throw new UsageError(`${source}: cannot read ${raw.slice(1)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); give @<existing file> or the JSON itself`);
+    }
+  }
+  try {
+    return parseExtraBody(text, raw.startsWith('@') ? `${source} ${raw}` : source);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 function convert(spec: OptionSpec, raw: string, source: string): unknown {

@@ -67,7 +67,7 @@ function record(d: Record<string, unknown>, source: string, n: number, format: D
 }
 
 /** A JSON array of records (vLLM's ShareGPT file); errors name the record as file[index]. */
-function parseArray(text: string, source: string, format: DatasetFormat): Dataset {
+function parseArray(text: string, source: string, format: Exclude<DatasetFormat, 'text'>): Dataset {
   const fix = (format === 'auto' ? FIX.openai : FIX[format]).replace('each line must be', 'each array element must be');
   let docs: unknown;
   try {
