@@ -136,6 +136,8 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   // The report's per-request scatter: a bounded, even sample (lean client runs only).
   const points = result.recorder.requestPoints();
   if (points.of > 0) summary.plots.extra.requests = points;
+  const phases = result.recorder.phases();
+  if (phases.length > 1) summary.plots.extra.phases = phases;
   if (ctx.requestLog) summary.requests_log = { file: 'requests.jsonl', lines: ctx.requestLog.lines };
   let regressions = 0;
   if (spec.baseline) {

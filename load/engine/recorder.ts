@@ -80,6 +80,8 @@ export class Recorder {
   withReasoning = 0;
   /** usage.prompt_tokens_details.cached_tokens: answers reporting it, its sum, and their prompt tokens. */
   readonly cache = { reporting: 0, cachedTokens: 0, promptTokens: 0 };
+  /** Where each phase (sweep step, ramp step) began, for the report's over-time charts. */
+  private readonly phaseMarks: Array<{ t_s: number; label: string }> = [];
   /** A bounded, evenly thinned sample of requests for the report's scatter. */
   private readonly points: RequestPoint[] = [];
   private pointStride = 1;
@@ -251,6 +253,14 @@ export class Recorder {
       this.points.length = k;
       this.pointStride *= 2;
     }
+  }
+
+  markPhase(label: string, at: number): void {
+    if (this.phaseMarks.length < 1000) this.phaseMarks.push({ t_s: round3((at - this.t0) / 1000), label });
+  }
+
+  phases(): Array<{ t_s: number; label: string }> {
+    return this.phaseMarks;
   }
 
   /** The sample of requests for the report's scatter (send time, TTFT, E2E, status), and how many it stands for. */
