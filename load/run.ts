@@ -266,6 +266,9 @@ function checkCombinations(scenario: Scenario, o: LoadOptions, given: Set<keyof 
   if (scenario === 'stream' && o.rate !== undefined && o.concurrency !== undefined && given.has('rate') && given.has('concurrency')) {
     throw new UsageError('--rate and --concurrency exclude each other: open loop at a rate, or a fixed number of streams');
   }
+  if (given.has('maxConcurrency') && ((scenario === 'stream' && given.has('concurrency')) || (scenario === 'sweep' && o.sweepBy === 'concurrency') || (scenario === 'throughput' && (o.rate === undefined || o.rateEngine === 'autocannon')))) {
+    throw new UsageError('--max-concurrency caps the requests in flight of an arrival rate (--rate, or a sweep by rate on the open-loop sender); a fixed concurrency is already its own cap');
+  }
   if (scenario === 'sweep' && o.sweepBy === 'rate' && given.has('concurrency')) {
     throw new UsageError('--concurrency sets the first sweep step only with --sweep-by concurrency; use --sweep-start for rates');
   }

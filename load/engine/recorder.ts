@@ -71,6 +71,8 @@ export class Recorder {
   readonly itl = new LatencyHistogram();
   readonly tpot = new LatencyHistogram();
   readonly e2e = new LatencyHistogram();
+  /** --max-concurrency: each request's wait in the client's own queue for a slot (0 when one was free). */
+  readonly clientQueue = new LatencyHistogram();
   /** Time to the second output chunk. */
   readonly ttst = new LatencyHistogram();
   /** Time to the first answer (content) chunk: later than TTFT when reasoning chunks come first. */
@@ -136,6 +138,10 @@ export class Recorder {
   countSent(at: number): void {
     this.sent++;
     this.bucket(at).sent++;
+  }
+
+  recordQueued(waitMs: number): void {
+    this.clientQueue.record(Math.max(0, waitMs));
   }
 
   recordNotSent(intendedAt: number): void {
@@ -468,7 +474,8 @@ export class Recorder {
   }
 
   latencySummaries(): Record<string, LatencySummary> {
-    if (!this.stream) return { latency_ms: this.latency.summary(), latency_failed_ms: this.latencyFailed.summary() };
+    const queue = this.clientQueue.count > 0 ? { client_queue_ms: this.clientQueue.summary() } : {};
+    if (!this.stream) return { latency_ms: this.latency.summary(), latency_failed_ms: this.latencyFailed.summary(), ...queue };
     return {
       ttft_ms: this.ttft.summary(),
       first_event_ms: this.firstEvent.summary(),
@@ -477,6 +484,7 @@ export class Recorder {
       e2e_ms: this.e2e.summary(),
       ...(this.ttst.count > 0 ? { ttst_ms: this.ttst.summary() } : {}),
       ...(this.reasoningFirst > 0 ? { ttfa_ms: this.ttfa.summary() } : {}),
+      ...queue,
     };
   }
 

@@ -45,6 +45,10 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
     durationMs: spec.durationMs,
     maxRequests: spec.maxRequests,
     maxInFlight: ctx.options.capConcurrency,
+    ...(mode.kind === 'rate' && ctx.options.maxConcurrency !== undefined ? {
+      maxConcurrency: ctx.options.maxConcurrency,
+      onQueued: (ms: number) => { for (const r of spec.recorders) r.recordQueued(ms); },
+    } : {}),
     timeoutMs: ctx.timeoutMs,
     makeRequest: (seq, intendedAt) => make(seq + offset, intendedAt),
     onSent: (req, lag) => { for (const r of spec.recorders) r.recordSent(req.route, req.intendedAt, lag); },

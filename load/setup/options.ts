@@ -51,6 +51,7 @@ export interface LoadOptions {
   rateEngine: 'open-loop' | 'autocannon';
   connections: number;
   concurrency?: number;
+  maxConcurrency?: number;
   rampUp: number;
   model?: string;
   prompt: string;
@@ -152,6 +153,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'rateEngine', flag: '--rate-engine', env: 'LOAD_RATE_ENGINE', kind: 'enum', values: ['open-loop', 'autocannon'], scenarios: ['throughput'], default: 'open-loop', help: 'With --rate: who paces the requests. open-loop (wrk2 model): evenly spaced arrivals over --connections, latency from each intended send time; autocannon: its overallRate (each connection sends its per-second quota in a burst) with a post-hoc correction.' },
   { key: 'connections', flag: '--connections', env: 'LOAD_CONNECTIONS', kind: 'integer', scenarios: ['throughput'], default: 10, min: 1, arg: 'n', help: 'Keep-alive connections (autocannon\'s, or those the fixed-rate sender spreads its requests over).' },
   { key: 'concurrency', flag: '--concurrency', env: 'LOAD_CONCURRENCY', kind: 'integer', scenarios: STREAMING, min: 1, arg: 'n', help: 'stream: hold this many streams open (closed loop) instead of an arrival rate. sweep: the first step with --sweep-by concurrency.' },
+  { key: 'maxConcurrency', flag: '--max-concurrency', env: 'LOAD_MAX_CONCURRENCY', kind: 'integer', scenarios: PACED, min: 1, arg: 'n', help: 'With an arrival rate: at most this many requests in flight (vLLM\'s --max-concurrency); later arrivals wait in the client\'s queue for a slot. Their latency runs from when they leave the queue; the wait is reported as client_queue_ms.' },
   { key: 'rampUp', flag: '--ramp-up', env: 'LOAD_RAMP_UP', kind: 'seconds', scenarios: STREAMING, default: 1, min: 0, arg: 's', help: 'With --concurrency: start the streams evenly over this time, not all at once.' },
   { key: 'model', flag: '--model', env: 'LOAD_MODEL', kind: 'string', scenarios: 'all', arg: 'id', help: 'Model of plain chat requests (default: the first of MODELS, svc-auto).' },
   { key: 'prompt', flag: '--prompt', env: 'LOAD_PROMPT', kind: 'string', scenarios: 'all', default: DEFAULT_PROMPT, arg: 'text', help: 'User message; " (request N)" is appended so no two requests are identical.' },

@@ -17,10 +17,15 @@ const KEY = 'sk-wire-test-0123456789';
 let server: Server;
 let url: string;
 const bodies: Array<Record<string, unknown>> = [];
+/** Requests the server is answering at once, and the most it ever was. */
+let active = 0;
+let maxActive = 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   server = createServer((req, res) => {
+    maxActive = Math.max(maxActive, ++active);
+    res.on('close', () => { active--; });
     let text = '';
     req.on('data', (d) => { text += d; });
     req.on('end', async () => {
@@ -109,5 +114,20 @@ describe('reasoning and caching figures', () => {
     });
     // Every measured request is in the report's scatter.
     expect((s.plots.extra.requests as { of: number }).of).toBe(6);
+  });
+});
+
+describe('--max-concurrency: a rate with a cap on the requests in flight', () => {
+  it('never has more in flight than the cap; the arrivals beyond it wait in the client queue, and the wait is reported', async () => {
+    // 200 req/s against streams of ~20 ms each: with a cap of 1 most arrivals queue.
+    maxActive = 0;
+    const out = await run(['stream', '--rate', '200', '--requests', '8', '--max-concurrency', '1', '--warmup', '1', '--arrival', 'constant']);
+    expect(maxActive).toBe(1);
+    const s = out.summary;
+    expect(s.counts.ok).toBe(8);
+    expect(s.counts.not_sent).toBe(0);
+    const q = s.latencies.client_queue_ms!;
+    expect(q.count).toBe(8);
+    expect(q.max_ms).toBeGreaterThan(0);
   });
 });
