@@ -25,7 +25,7 @@ import { compareMetrics, formatComparison, loadBaseline, parseThresholds, type B
 import type { MetricName } from './report/metric-names.ts';
 import type { ScenarioContext, ScenarioResult } from './scenarios/context.ts';
 import { runThroughput } from './scenarios/throughput.ts';
-import { runStream } from './scenarios/stream.ts';
+import { runStream, traceSpanS } from './scenarios/stream.ts';
 import { runSweep } from './scenarios/sweep.ts';
 import { runRateLimit } from './scenarios/rate-limit.ts';
 import { renderConsoleSummary } from './report/console.ts';
@@ -185,12 +185,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     registerSecrets(config.extraHeaders); // secret HEADERS values are masked like the keys
     for (const w of oneLineWarnings(config.extraHeaders)) process.stderr.write(`chatgate load: warning: HEADERS: ${w}\n`);
     checkCombinations(parsed.scenario, parsed.options, parsed.given, config);
-    plan = planFor(parsed.scenario, parsed.options);
+    workload = await prepareWorkload(parsed.scenario, parsed.options);
+    plan = planFor(parsed.scenario, parsed.options, workload.workload?.spec.trace ? traceSpanS(workload.workload.spec.trace.records) : undefined);
     checkCaps(parsed.scenario, parsed.options, plan);
     if (config.targetUrl) checkRemote(config.targetUrl, parsed.options.allowRemote);
     thresholds = parseThresholds(parsed.options.thresholds);
     if (parsed.options.baseline) baseline = loadBaseline(parsed.options.baseline, parsed.scenario);
-    workload = await prepareWorkload(parsed.scenario, parsed.options);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError || e instanceof WorkloadInputError) return fail(e.message);
     throw e;

@@ -79,6 +79,7 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
       metric: shown.stream ? 'ttft' : 'latency',
       p50Ms: (shown.stream ? shown.ttft : shown.latency).percentileMs(50),
       p95Ms: (shown.stream ? shown.ttft : shown.latency).percentileMs(95),
+      samples: (shown.stream ? shown.ttft : shown.latency).count,
     }));
   }
   try {
@@ -91,6 +92,11 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
 /** One request, awaited (the rate-limit probes): bounded by the request time limit. */
 export function requestOnce(ctx: ScenarioContext, spec: Omit<FactorySpec, 'target' | 'options'>, seq: number): Promise<Outcome> {
   const make = requestFactory({ ...spec, target: ctx.target, options: ctx.options });
+  return sendOnce(ctx, make, seq);
+}
+
+/** One request of a ready factory, awaited (warm-up batches share one factory). */
+export function sendOnce(ctx: ScenarioContext, make: ReturnType<typeof requestFactory>, seq: number): Promise<Outcome> {
   return new Promise((resolve) => {
     const call = send(ctx.pool(), make(seq, performance.now()), (o) => {
       clearTimeout(timer);

@@ -26,11 +26,12 @@ export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
   recorder.slo = { ttftMs: o.sloTtftP95Ms, itlP95Ms: o.sloItlP95Ms, e2eMs: o.sloE2eP95Ms };
   const mode = streamMode(ctx);
   const trace = mode.kind === 'rate' && mode.arrival === 'trace';
+  // A trace ends sending when it ends (or at --duration / the duration cap, if sooner).
+  const limitS = trace ? Math.min(o.duration ?? o.capDuration, traceSpanS(ctx.workload?.spec.trace?.records)) : runSeconds(o);
   const result = await drivePhase(ctx, {
     label: mode.kind === 'concurrency' ? `stream x${mode.concurrency}` : trace ? 'stream trace replay' : `stream ${mode.rate} req/s ${mode.arrival}`,
     mode,
-    // A trace ends sending when it ends (or at --duration / the duration cap).
-    durationMs: (trace ? o.duration ?? o.capDuration : runSeconds(o)) * 1000,
+    durationMs: limitS * 1000,
     maxRequests: o.requests,
     request: { stream: true, key: ctx.target.keys.main, keyLabel: 'main' },
     recorders: [recorder],
@@ -78,4 +79,10 @@ export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
 
 function round3(n: number): number {
   return Math.round(n * 1000) / 1000;
+}
+
+/** Seconds from a trace's first record to just past its last (when its last request is due). */
+export function traceSpanS(records: ReadonlyArray<{ offsetMs: number }> | undefined): number {
+  if (!records || records.length === 0) return Infinity;
+  return (records[records.length - 1]!.offsetMs + 1) / 1000;
 }

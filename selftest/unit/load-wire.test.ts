@@ -117,6 +117,21 @@ describe('reasoning and caching figures', () => {
   });
 });
 
+describe('warm-up from the workload', () => {
+  it('warm-up requests carry the run\'s shared prefix and lengths (a prefix cache is warm), with texts of their own', async () => {
+    const from = bodies.length;
+    const out = await run(['stream', '--rate', '40', '--requests', '3', '--warmup', '2', '--prompt-tokens', '24', '--output-tokens', '5', '--shared-prefix-tokens', '32', '--tokenizer', 'o200k_base']);
+    expect(out.summary.counts.sent).toBe(3);
+    const sent = bodies.slice(from) as Array<{ messages: Array<{ role: string; content: string }>; max_tokens: number }>;
+    expect(sent).toHaveLength(5);
+    const systems = new Set(sent.map((b) => b.messages[0]!.role === 'system' ? b.messages[0]!.content : '(none)'));
+    expect(systems.size).toBe(1);
+    expect([...systems][0]).not.toBe('(none)');
+    expect(sent.every((b) => b.max_tokens === 5)).toBe(true);
+    expect(new Set(sent.map((b) => b.messages[1]!.content)).size).toBe(5);
+  });
+});
+
 describe('--max-concurrency: a rate with a cap on the requests in flight', () => {
   it('never has more in flight than the cap; the arrivals beyond it wait in the client queue, and the wait is reported', async () => {
     // 200 req/s against streams of ~20 ms each: with a cap of 1 most arrivals queue.
