@@ -178,7 +178,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   try {
     parsed = parseArgs(argv, env);
     if (parsed.help) {
-      process.stdout.write(`${helpText()}\n`);
+      process.stdout.write(`${helpText(parsed.helpFor)}\n`);
       return EXIT.ok;
     }
     config = loadConfig(env);

@@ -474,7 +474,7 @@ export class Recorder {
   }
 
   latencySummaries(): Record<string, LatencySummary> {
-    const queue = this.clientQueue.count > 0 ? { client_queue_ms: this.clientQueue.summary() } : {};
+    const queue: Record<string, LatencySummary> = this.clientQueue.count > 0 ? { client_queue_ms: this.clientQueue.summary() } : {};
     if (!this.stream) return { latency_ms: this.latency.summary(), latency_failed_ms: this.latencyFailed.summary(), ...queue };
     return {
       ttft_ms: this.ttft.summary(),

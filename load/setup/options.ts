@@ -252,6 +252,8 @@ export interface ParsedArgs {
   /** Options given as flags or variables (not defaults): embedded-only checks and the plan need them. */
   given: Set<keyof LoadOptions>;
   help: boolean;
+  /** `<scenario> --help`: help for that scenario only. */
+  helpFor?: Scenario;
 }
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedArgs {
@@ -290,6 +292,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     }
     flagValues.set(spec, [...(flagValues.get(spec) ?? []), value]);
   }
+  const helpFor = help && scenario !== undefined && (SCENARIOS as readonly string[]).includes(scenario) ? scenario as Scenario : undefined;
   if (help && scenario === undefined) scenario = 'stream';
   if (scenario === undefined) throw new UsageError(`name a scenario: ${SCENARIOS.join(', ')} (npm run load -- --help)`);
   if (!(SCENARIOS as readonly string[]).includes(scenario)) {
@@ -331,7 +334,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     if (given.has('arrival') && options.arrival !== 'gamma') throw new UsageError(`--burstiness shapes gamma arrivals; drop --arrival ${String(options.arrival)} or give --arrival gamma`);
     options.arrival = 'gamma';
   }
-  return { scenario: sc, options: options as unknown as LoadOptions, given, help };
+  return { scenario: sc, options: options as unknown as LoadOptions, given, help, ...(helpFor ? { helpFor } : {}) };
 }
 
 /** The extra body's object: the JSON text itself, or @file's. */
@@ -408,9 +411,36 @@ export function parseSeconds(raw: string): number | undefined {
   return unit === 'ms' ? n / 1000 : unit === 'm' ? n * 60 : unit === 'h' ? n * 3600 : n;
 }
 
-export function helpText(): string {
-  const lines = [
+type HelpGroup = 'all' | 'workload' | 'pacing' | Scenario | 'reference';
+
+const GROUPS: Array<{ id: HelpGroup; title: string; example: string }> = [
+  { id: 'all', title: 'Every scenario', example: 'npm run load -- stream --duration 30 --out reports/load/today --baseline reports/load/last/summary.json' },
+  { id: 'pacing', title: 'Sending: how long, how fast (throughput, stream, sweep)', example: 'npm run load -- stream --rate 20 --arrival gamma --burstiness 0.5 --max-concurrency 32' },
+  { id: 'workload', title: 'Workload: what each request says (throughput --rate, stream, sweep)', example: 'npm run load -- stream --prompt-tokens 1024 --output-tokens 256 --shared-prefix-tokens 512 --rate 5' },
+  { id: 'throughput', title: 'throughput', example: 'npm run load -- throughput --rate 200 --connections 20 --duration 30' },
+  { id: 'stream', title: 'stream', example: 'npm run load -- stream --rate 10 --duration 60 --slo-ttft-p95-ms 500' },
+  { id: 'sweep', title: 'sweep', example: 'npm run load -- sweep --sweep-start 2 --slo-ttft-p95-ms 500' },
+  { id: 'rate-limit', title: 'rate-limit', example: 'npm run load -- rate-limit --ramp-start 2 --bystander-rate 2' },
+  { id: 'reference', title: 'Embedded reference server (no TARGET_URL)', example: 'npm run load -- sweep --ref-engine --prompt-tokens 1000 --output-tokens 64 --sweep-start 2' },
+];
+
+const WORKLOAD_SPECS = new Set<keyof LoadOptions>(['promptTokens', 'promptTokensStdev', 'promptTokensMin', 'promptTokensMax', 'outputTokens', 'outputTokensStdev', 'outputTokensMin', 'outputTokensMax', 'data', 'tokenizer', 'dataset', 'datasetFormat', 'multiTurn', 'turns', 'sharedPrefixTokens', 'unique', 'saveGaps']);
+
+function groupOf(s: OptionSpec): HelpGroup {
+  if (s.embeddedOnly) return 'reference';
+  if (s.scenarios === 'all') return 'all';
+  if (WORKLOAD_SPECS.has(s.key)) return 'workload';
+  if (s.scenarios.length === 1) return s.scenarios[0]!;
+  return 'pacing';
+}
+
+/** --help: every option, grouped by scenario with an example each; `<scenario> --help`: only what that scenario takes. */
+export function helpText(only?: Scenario): string {
+  const lines = only ? [
+    `Usage: npm run load -- ${only} [options]      (options also from the environment; npm run load -- --help lists every scenario)`,
+  ] : [
     'Usage: npm run load -- <scenario> [options]      (options also from the environment)',
+    '       npm run load -- <scenario> --help         (only the options of that scenario)',
     '',
     'Scenarios:',
     '  throughput   non-streaming chat completions, autocannon at full speed or a fixed rate (open loop): req/s, latency percentiles, status codes',
@@ -418,19 +448,22 @@ export function helpText(): string {
     '  sweep        raise the stream rate (or concurrency) step by step until the SLO breaks, then bisect to the limit; goodput, the SLO that bound it, the curve',
     '  rate-limit   ramp one key until 429s; shedding, error bodies, Retry-After, recovery, a second key',
     '  merge        one summary.json + report.html from many runners\' summaries (k6 runners or runs of this tool): npm run load -- merge --help',
-    '',
-    'Target: TARGET_URL, API_KEY, RATE_LIMIT_API_KEY, LIMITED_API_KEY, BRAIN_ID, MODELS, TIMEOUT_MS as for npm test;',
-    'without TARGET_URL the embedded reference server is started (with latency injection).',
-    'Workload: --prompt-tokens/--output-tokens (or --data), --dataset, --trace, --turns, --shared-prefix-tokens (docs/LOAD.md, "Workload").',
-    '',
-    'Options (flag / variable, default):',
   ];
-  for (const s of OPTION_SPECS) {
-    const flag = s.kind === 'bool' ? s.flag : `${s.flag} <${s.arg ?? s.values?.join('|') ?? 'value'}>`;
-    const def = s.default === undefined || (Array.isArray(s.default) && s.default.length === 0) ? '' : ` (default ${String(s.default)})`;
-    const where = s.scenarios === 'all' ? '' : ` [${s.scenarios.join(', ')}]`;
-    lines.push(`  ${flag.padEnd(34)} ${s.env}${def}${where}`);
-    lines.push(`  ${''.padEnd(34)} ${s.help}`);
+  lines.push('',
+    'Target: TARGET_URL, API_KEY, RATE_LIMIT_API_KEY, LIMITED_API_KEY, BRAIN_ID, MODELS, TIMEOUT_MS as for npm test;',
+    'without TARGET_URL the embedded reference server is started (with latency injection). docs/LOAD.md has the details.');
+  for (const g of GROUPS) {
+    if (only && g.id !== only && ['throughput', 'stream', 'sweep', 'rate-limit'].includes(g.id)) continue;
+    const specs = OPTION_SPECS.filter((s) => groupOf(s) === g.id && (!only || s.scenarios === 'all' || s.scenarios.includes(only)));
+    if (specs.length === 0) continue;
+    lines.push('', `${g.title}:`, `  e.g. ${only ? g.example.replace(/^npm run load -- \S+/, `npm run load -- ${only}`) : g.example}`);
+    for (const s of specs) {
+      const flag = s.kind === 'bool' ? s.flag : `${s.flag} <${s.arg ?? s.values?.join('|') ?? 'value'}>`;
+      const def = s.default === undefined || (Array.isArray(s.default) && s.default.length === 0) ? '' : ` (default ${String(s.default)})`;
+      const where = only || s.scenarios === 'all' || g.id === s.scenarios[0] && s.scenarios.length === 1 ? '' : ` [${s.scenarios.join(', ')}]`;
+      lines.push(`  ${flag.padEnd(34)} ${s.env}${def}${where}`);
+      lines.push(`  ${''.padEnd(34)} ${s.help}`);
+    }
   }
   lines.push('', 'Exit codes: 0 ok; 1 regression against --baseline, or a MUST-level finding (wrong bodies, 5xx other than 503,',
     '429/503 without an error body, dropped connections); 2 bad option or configuration; 130 interrupted (partial report written).');

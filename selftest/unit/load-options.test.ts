@@ -83,6 +83,23 @@ describe('load options', () => {
   });
 });
 
+describe('--help', () => {
+  it('groups the options with an example each; <scenario> --help lists only what that scenario takes', () => {
+    const all = helpText();
+    for (const title of ['Every scenario:', 'Workload: what each request says', 'throughput:', 'stream:', 'sweep:', 'rate-limit:', 'Embedded reference server']) expect(all).toContain(title);
+    expect(all.match(/^ {2}e\.g\. npm run load -- /gm)!.length).toBeGreaterThanOrEqual(8);
+    expect(parse(['stream', '--help']).helpFor).toBe('stream');
+    expect(parse(['--help']).helpFor).toBeUndefined();
+    const stream = helpText('stream');
+    for (const spec of OPTION_SPECS) {
+      const applies = spec.scenarios === 'all' || spec.scenarios.includes('stream');
+      expect(stream.includes(`  ${spec.flag} `) || stream.includes(`  ${spec.flag}\n`), spec.flag).toBe(applies);
+    }
+    expect(stream).not.toMatch(/^throughput:|^sweep:|^rate-limit:/m);
+    expect(stream.split('\n').length).toBeLessThan(all.split('\n').length);
+  });
+});
+
 describe('load safety', () => {
   it('knows loopback hosts', () => {
     for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', 'api.localhost', '[::1]', '::1']) expect(isLoopbackHost(h), h).toBe(true);
