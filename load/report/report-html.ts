@@ -315,6 +315,8 @@ const CHART_CODE = String.raw`
   function plot(parentId, title, x, list, xLabel, yLabel, extra) {
     extra = extra || {};
     var el = div(parentId);
+    // A series with nothing to draw (no failures, say) stays out of the chart and its legend.
+    list = list.filter(function (s) { return s.ref || s.values.some(function (v) { return v != null; }); });
     var n = 0; list.forEach(function (s) { if (s.scale !== 'y2' && !s.ref) s.values.forEach(function (v) { if (v != null) n++; }); });
     el.setAttribute('data-points', String(n));
     el.setAttribute('data-title', title);
