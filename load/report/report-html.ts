@@ -159,6 +159,7 @@ function optionsThatRan(s: LoadSummary): Record<string, unknown> {
     const engine = o.ref_engine === true;
     for (const k of engine ? ['ref_ttft_ms', 'ref_itl_ms', 'ref_json_ms', 'ref_reply_words'] : ['ref_max_batch', 'ref_prefill_tps', 'ref_decode_step_ms', 'ref_decode_step_per_seq_ms']) delete o[k];
   }
+  if (o.dataset === undefined) { delete o.dataset_format; delete o.multi_turn; }
   if (o.arrival !== 'gamma') delete o.burstiness;
   if (o.concurrency === undefined) delete o.ramp_up;
   return o;
