@@ -46,6 +46,8 @@ export interface Outcome {
   secondContentAt?: number;
   /** The first chunk with answer content (after any reasoning chunks). */
   firstAnswerAt?: number;
+  /** --max-concurrency: how long it waited in the client's queue before it was sent (its latency runs from then). */
+  queueMs?: number;
   /** Output chunks that carried reasoning (delta.reasoning or delta.reasoning_content). */
   reasoningChunks?: number;
   lastContentAt?: number;

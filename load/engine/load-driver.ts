@@ -240,7 +240,7 @@ export class Driver {
     startDue();
   }
 
-  private dispatch(intendedAt: number, now: number, then?: () => void): void {
+  private dispatch(intendedAt: number, now: number, then?: () => void, queueMs?: number): void {
     const req = this.plan.makeRequest(this.seq++, intendedAt);
     this.plan.onSent(req, now - intendedAt);
     const call = send(this.pool, req, (o) => {
@@ -253,6 +253,7 @@ export class Driver {
       if (then) setImmediate(then);
     });
     call.deadline = call.outcome.sentAt + this.plan.timeoutMs;
+    if (queueMs !== undefined) call.outcome.queueMs = queueMs;
     this.inFlight.add(call);
     if (this.inFlight.size > this.peak) this.peak = this.inFlight.size;
   }
@@ -267,7 +268,7 @@ export class Driver {
     }
     const now = performance.now();
     this.plan.onQueued?.(now - at);
-    this.dispatch(now, now);
+    this.dispatch(now, now, undefined, now - at);
   }
 
   private expire(): void {

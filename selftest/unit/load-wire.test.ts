@@ -4,7 +4,10 @@
 // and the reasoning and caching figures of a vLLM-style stream (delta.reasoning before
 // the content, usage.prompt_tokens_details.cached_tokens). Count-bounded: a few
 // requests per run.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRun } from '../../load/run.ts';
@@ -19,6 +22,7 @@ let url: string;
 const bodies: Array<Record<string, unknown>> = [];
 /** Requests the server is answering at once, and the most it ever was. */
 let active = 0;
+const dirs: string[] = [];
 let maxActive = 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -52,14 +56,17 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
 afterAll(async () => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
   await new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
 });
 
-async function run(argv: string[]) {
+async function run(argv: string[], reports = false) {
   const env = { TARGET_URL: url, API_KEY: KEY };
   const parsed = parseArgs([...argv, '--quiet'], env);
   const config = loadConfig(env);
-  return executeRun({ scenario: parsed.scenario, options: parsed.options, config, target: remoteTarget(config), stop: new StopToken(), log: () => {} });
+  const outDir = reports ? mkdtempSync(join(tmpdir(), 'chatgate-load-wire-')) : undefined;
+  if (outDir) dirs.push(outDir);
+  return executeRun({ scenario: parsed.scenario, options: parsed.options, config, target: remoteTarget(config), stop: new StopToken(), log: () => {}, outDir });
 }
 
 const EXTRA = '{"ignore_eos": true, "min_tokens": 3, "temperature": 0}';
@@ -98,9 +105,16 @@ describe('--extra-body on the wire', () => {
 
 describe('reasoning and caching figures', () => {
   it('delta.reasoning counts as output (TTFT), the first content chunk gives the time to first answer token, cached_tokens the cache-hit share', async () => {
-    const out = await run(['stream', '--rate', '40', '--requests', '6', '--warmup', '1']);
+    const out = await run(['stream', '--rate', '40', '--requests', '6', '--warmup', '1'], true);
     const s = out.summary;
     expect(s.counts.ok).toBe(6);
+    const lines = readFileSync(out.requestsPath!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
+    expect(lines).toHaveLength(6);
+    for (const l of lines) {
+      expect(l).toMatchObject({ reasoning_chunks: 2, cached_tokens: 6 });
+      expect(l.ttfa_ms).toBeGreaterThan(l.ttst_ms!);
+      expect(l.ttst_ms).toBeGreaterThan(l.ttft_ms!);
+    }
     const l = s.latencies;
     expect(l.ttfa_ms!.count).toBe(6);
     expect(l.ttst_ms!.count).toBe(6);
@@ -136,7 +150,7 @@ describe('--max-concurrency: a rate with a cap on the requests in flight', () =>
   it('never has more in flight than the cap; the arrivals beyond it wait in the client queue, and the wait is reported', async () => {
     // 200 req/s against streams of ~20 ms each: with a cap of 1 most arrivals queue.
     maxActive = 0;
-    const out = await run(['stream', '--rate', '200', '--requests', '8', '--max-concurrency', '1', '--warmup', '1', '--arrival', 'constant']);
+    const out = await run(['stream', '--rate', '200', '--requests', '8', '--max-concurrency', '1', '--warmup', '1', '--arrival', 'constant'], true);
     expect(maxActive).toBe(1);
     const s = out.summary;
     expect(s.counts.ok).toBe(8);
@@ -144,5 +158,7 @@ describe('--max-concurrency: a rate with a cap on the requests in flight', () =>
     const q = s.latencies.client_queue_ms!;
     expect(q.count).toBe(8);
     expect(q.max_ms).toBeGreaterThan(0);
+    const waits = readFileSync(out.requestsPath!, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { client_queue_ms?: number }).client_queue_ms);
+    expect(waits.filter((w) => w !== undefined && w > 0).length).toBeGreaterThan(0);
   });
 });
