@@ -1,6 +1,6 @@
 // The load report in real headless Chromium (Debian's /usr/bin/chromium): short runs
-// of stream, sweep (against the reference's engine model, so the SLO breaks) and
-// throughput write report.html; the page opens without script errors or network
+// of stream, sweep and throughput against one embedded reference with its engine model
+// (so the sweep's SLO breaks) write report.html; the page opens without script errors or network
 // requests, every chart is drawn with data (each chart's data-points), the page is no
 // wider than its viewport at 1400 px and at 1024 px, and the plots come before the
 // tables. Screenshots go to reports/selftest/; UPDATE_DOCS_SCREENSHOT=1 also refreshes
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { executeRun } from '../../load/run.ts';
 import { parseArgs } from '../../load/setup/options.ts';
-import { embeddedTarget, referenceOptionsFor } from '../../load/setup/load-target.ts';
+import { embeddedTarget, referenceOptionsFor, type LoadTarget } from '../../load/setup/load-target.ts';
 import { StopToken } from '../../load/setup/stop.ts';
 import { loadConfig } from '../../lib/run/config.ts';
 import { ROOT } from '../support/run-suite.ts';
@@ -24,27 +24,30 @@ let browser: BrowserContext;
 let dir: string;
 const reports: Record<string, string> = {};
 
+// One embedded reference with the engine model serves all three (a server of known capacity, so the sweep's SLO breaks).
+const REFERENCE = ['--ref-engine'];
 const RUNS: Record<string, string[]> = {
-  stream: ['stream', '--rate', '15', '--duration', '3', '--slo-ttft-p95-ms', '400'],
-  sweep: ['sweep', '--ref-engine', '--prompt-tokens', '1000', '--output-tokens', '32', '--sweep-start', '4', '--step-duration', '1.5', '--sweep-steps', '3', '--sweep-refine-steps', '1', '--slo-ttft-p95-ms', '300'],
+  stream: ['stream', '--rate', '20', '--duration', '1.5', '--prompt-tokens', '200', '--output-tokens', '24', '--slo-ttft-p95-ms', '400'],
+  // A loaded machine's timers run late: a generous driver-lag bound keeps both steps judged.
+  sweep: ['sweep', '--prompt-tokens', '1000', '--output-tokens', '32', '--sweep-start', '6', '--step-duration', '1', '--sweep-steps', '2', '--sweep-refine-steps', '0', '--slo-ttft-p95-ms', '300', '--sweep-max-driver-lag-ms', '1000'],
   throughput: ['throughput', '--connections', '2', '--duration', '1'],
 };
 
-async function run(name: string): Promise<string> {
-  const parsed = parseArgs([...RUNS[name]!, '--warmup', '2', '--quiet'], {});
-  const target = await embeddedTarget(referenceOptionsFor(parsed.options));
-  try {
-    const out = await executeRun({ scenario: parsed.scenario, options: parsed.options, config: loadConfig({}), target, stop: new StopToken(), outDir: join(dir, name), log: () => {} });
-    return out.htmlPath!;
-  } finally {
-    await target.close();
-  }
+async function run(name: string, target: LoadTarget): Promise<string> {
+  const parsed = parseArgs([...RUNS[name]!, ...REFERENCE, '--warmup', '2', '--quiet'], {});
+  const out = await executeRun({ scenario: parsed.scenario, options: parsed.options, config: loadConfig({}), target, stop: new StopToken(), outDir: join(dir, name), log: () => {} });
+  return out.htmlPath!;
 }
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`).toBe(true);
   dir = mkdtempSync(join(tmpdir(), 'chatgate-load-html-'));
-  for (const name of Object.keys(RUNS)) reports[name] = await run(name);
+  const target = await embeddedTarget(referenceOptionsFor(parseArgs(['stream', ...REFERENCE], {}).options));
+  try {
+    for (const name of Object.keys(RUNS)) reports[name] = await run(name, target);
+  } finally {
+    await target.close();
+  }
   browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'chatgate-chromium-')), {
     executablePath: CHROMIUM, headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
