@@ -464,11 +464,16 @@ export class Recorder {
     };
   }
 
+  /** Share of prompt tokens the target served from its cache (null when no answer reported cached_tokens): a step's own with a step's recorder. */
+  cacheHitShare(): number | null {
+    return this.cache.promptTokens > 0 ? round6(this.cache.cachedTokens / this.cache.promptTokens) : null;
+  }
+
   /** Prefix-cache hits (usage.prompt_tokens_details.cached_tokens) and reasoning streams, when the target reported any. */
   cacheAndReasoning(): Record<string, unknown> {
     const c = this.cache;
     return {
-      ...(c.reporting > 0 ? { cache: { requests_reporting_cached_tokens: c.reporting, cached_prompt_tokens: c.cachedTokens, prompt_tokens: c.promptTokens, cache_hit_share: c.promptTokens > 0 ? round6(c.cachedTokens / c.promptTokens) : null } } : {}),
+      ...(c.reporting > 0 ? { cache: { requests_reporting_cached_tokens: c.reporting, cached_prompt_tokens: c.cachedTokens, prompt_tokens: c.promptTokens, cache_hit_share: this.cacheHitShare() } } : {}),
       ...(this.withReasoning > 0 ? { reasoning: { streams_with_reasoning: this.withReasoning, reasoning_first: this.reasoningFirst, note: 'TTFT counts the first output chunk, reasoning included; ttfa_ms (time to first answer token) the first content chunk.' } } : {}),
     };
   }

@@ -80,7 +80,7 @@ ${latencyTable(s)}
 <div class="grid" id="percentile-charts"></div>
 <div class="grid" id="bucket-charts"></div>
 <h2>Key metrics</h2>
-${pooled}
+${s.scenario === 'sweep' ? '<p class="help">Pooled over every step of the sweep, except <code>max_rate_meeting_slo_rps</code> and <code>goodput_rps</code>: the answer and the goodput at its step.</p>' : ''}
 ${metricsTable(s)}
 ${s.baseline ? `<h2>Baseline comparison</h2>${baselineTable(s)}` : ''}
 <h2>Findings</h2>
