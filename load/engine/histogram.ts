@@ -125,7 +125,8 @@ export class LatencyHistogram {
   bucketPlot(buckets = 40): BucketPlot {
     if (this.count === 0) return { bucket_ms: [], count: [] };
     const h = this.h as Internal;
-    const lo = h.minNonZeroValue / 1000;
+    // Zeros (two chunks read at once) fall into the first bar; all zeros make one bar at 0.
+    const lo = h.maxValue === 0 ? 0 : Math.min(h.minNonZeroValue, h.maxValue) / 1000;
     const hi = Math.max(h.maxValue / 1000, lo);
     if (hi - lo < 0.001) return { bucket_ms: [round3(lo)], count: [this.count], upper_ms: round3(hi + 0.001) };
     const log = lo > 0 && hi / lo >= 20;

@@ -235,6 +235,10 @@ describe('report fixes', () => {
     expect(lin.log).toBeUndefined();
     expect(lin.bucket_ms[0]).toBe(900);
     expect(lin.count.every((c) => c > 0)).toBe(true); // no empty stretch from 0 to the data
+    const zeros = new LatencyHistogram();
+    zeros.record(0);
+    zeros.record(0);
+    expect(zeros.bucketPlot().count).toEqual([2]);
   });
 
   it('a percentile curve stops where its samples stop (p99.9 needs 1,000)', () => {
