@@ -335,10 +335,12 @@ const CHART_CODE = String.raw`
     // A legend of the series' names (live values would repeat the axes).
     var opts = { title: title, width: widthOf(el), height: extra.height || 260, legend: { live: false },
       cursor: { drag: { x: true, y: false } },
-      scales: { x: { time: false }, y: ylog ? { distr: 3 } : { range: function (u, lo, hi) { return [Math.min(0, lo), Math.max(hi, yMax) * 1.08 || 1]; } } },
+      scales: { x: { time: false }, y: ylog ? { distr: 3, range: function (u, lo, hi) { return [Math.pow(10, Math.floor(Math.log10(lo))), hi * 1.25]; } } : { range: function (u, lo, hi) { return [Math.min(0, lo), Math.max(hi, yMax) * 1.08 || 1]; } } },
       axes: [ { label: xLabel, splits: extra.xSplits, values: extra.xValues }, { label: yLabel + (ylog ? ' (log)' : ''), size: 60 } ],
       series: series(list), plugins: [overlays(extra)] };
     if (extra.xRange) opts.scales.x.range = function () { return extra.xRange; };
+    // Over-time charts start at 0 s, so the first phase's mark shows.
+    else if (extra.phases && extra.phases.length) opts.scales.x.range = function (u, lo, hi) { return [Math.min(0, lo), hi]; };
     if (extra.xlog) opts.scales.x.distr = 3;
     if (extra.y2) { opts.scales.y2 = { range: function (u, lo, hi) { return [0, Math.max(hi, 1) * 1.08]; } }; opts.axes.push({ side: 1, scale: 'y2', label: extra.y2, grid: { show: false }, size: 60 }); }
     new uPlot(opts, [x].concat(list.map(function (s) { return s.values; })), el);
