@@ -26,12 +26,15 @@ export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
   recorder.slo = { ttftMs: o.sloTtftP95Ms, itlP95Ms: o.sloItlP95Ms, e2eMs: o.sloE2eP95Ms };
   const mode = streamMode(ctx);
   const trace = mode.kind === 'rate' && mode.arrival === 'trace';
-  // A trace ends sending when it ends (or at --duration / the duration cap, if sooner).
-  const limitS = trace ? Math.min(o.duration ?? o.capDuration, traceSpanS(ctx.workload?.spec.trace?.records)) : runSeconds(o);
+  // A trace ends sending when its schedule ends (or at --duration / the duration cap, if sooner);
+  // the progress line counts towards the trace's own length.
+  const limitS = trace ? o.duration ?? o.capDuration : runSeconds(o);
+  const shownS = trace ? Math.min(limitS, traceSpanS(ctx.workload?.spec.trace?.records)) : limitS;
   const result = await drivePhase(ctx, {
     label: mode.kind === 'concurrency' ? `stream x${mode.concurrency}` : trace ? 'stream trace replay' : `stream ${mode.rate} req/s ${mode.arrival}`,
     mode,
     durationMs: limitS * 1000,
+    totalS: shownS,
     maxRequests: o.requests,
     request: { stream: true, key: ctx.target.keys.main, keyLabel: 'main' },
     recorders: [recorder],
