@@ -25,7 +25,7 @@ import { compareMetrics, formatComparison, loadBaseline, parseThresholds, type B
 import type { MetricName } from './report/metric-names.ts';
 import type { ScenarioContext, ScenarioResult } from './scenarios/context.ts';
 import { runThroughput } from './scenarios/throughput.ts';
-import { runStream } from './scenarios/stream.ts';
+import { runStream, traceSpanS } from './scenarios/stream.ts';
 import { runRehearsal } from './scenarios/rehearsal.ts';
 import { isRehearsal } from './setup/phases.ts';
 import { runSweep } from './scenarios/sweep.ts';
@@ -137,6 +137,11 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   });
   if (ctx.workload) summary.workload = ctx.workload.describe();
   summary.tokens = result.recorder.tokens();
+  // The report's per-request scatter: a bounded, even sample (lean client runs only).
+  const points = result.recorder.requestPoints();
+  if (points.of > 0) summary.plots.extra.requests = points;
+  const phases = result.recorder.phases();
+  if (phases.length > 1) summary.plots.extra.phases = phases;
   if (ctx.requestLog) summary.requests_log = { file: 'requests.jsonl', lines: ctx.requestLog.lines };
   let regressions = 0;
   if (spec.baseline) {
@@ -179,19 +184,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   try {
     parsed = parseArgs(argv, env);
     if (parsed.help) {
-      process.stdout.write(`${helpText()}\n`);
+      process.stdout.write(`${helpText(parsed.helpFor)}\n`);
       return EXIT.ok;
     }
     config = loadConfig(env);
     registerSecrets(config.extraHeaders); // secret HEADERS values are masked like the keys
     for (const w of oneLineWarnings(config.extraHeaders)) process.stderr.write(`chatgate load: warning: HEADERS: ${w}\n`);
     checkCombinations(parsed.scenario, parsed.options, parsed.given, config);
-    plan = planFor(parsed.scenario, parsed.options);
+    workload = await prepareWorkload(parsed.scenario, parsed.options);
+    plan = planFor(parsed.scenario, parsed.options, workload.workload?.spec.trace ? traceSpanS(workload.workload.spec.trace.records) : undefined);
     checkCaps(parsed.scenario, parsed.options, plan);
     if (config.targetUrl) checkRemote(config.targetUrl, parsed.options.allowRemote);
     thresholds = parseThresholds(parsed.options.thresholds);
     if (parsed.options.baseline) baseline = loadBaseline(parsed.options.baseline, parsed.scenario);
-    workload = await prepareWorkload(parsed.scenario, parsed.options);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError || e instanceof WorkloadInputError) return fail(e.message);
     throw e;
@@ -266,6 +271,9 @@ function checkCombinations(scenario: Scenario, o: LoadOptions, given: Set<keyof 
   }
   if (scenario === 'stream' && o.rate !== undefined && o.concurrency !== undefined && given.has('rate') && given.has('concurrency')) {
     throw new UsageError('--rate and --concurrency exclude each other: open loop at a rate, or a fixed number of streams');
+  }
+  if (given.has('maxConcurrency') && ((scenario === 'stream' && given.has('concurrency')) || (scenario === 'sweep' && o.sweepBy === 'concurrency') || (scenario === 'throughput' && (o.rate === undefined || o.rateEngine === 'autocannon')))) {
+    throw new UsageError('--max-concurrency caps the requests in flight of an arrival rate (--rate, or a sweep by rate on the open-loop sender); a fixed concurrency is already its own cap');
   }
   if (scenario === 'sweep' && o.sweepBy === 'rate' && given.has('concurrency')) {
     throw new UsageError('--concurrency sets the first sweep step only with --sweep-by concurrency; use --sweep-start for rates');

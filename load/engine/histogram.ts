@@ -19,7 +19,7 @@ export interface LatencySummary {
 /** Percentile plot points: x = percentile (0-100), y = latency (ms). */
 export interface PercentilePlot { percentile: number[]; value_ms: number[] }
 /** Bar histogram: bucket lower edges (ms) and counts. */
-export interface BucketPlot { bucket_ms: number[]; count: number[] }
+export interface BucketPlot { bucket_ms: number[]; count: number[]; /** Top edge of the last bar. */ upper_ms?: number; /** Logarithmic bins. */ log?: boolean }
 
 /** Percentile ticks for plots: dense near the tail, the way HdrHistogram plots are read. */
 const PLOT_PERCENTILES = [
@@ -106,26 +106,42 @@ export class LatencyHistogram {
     };
   }
 
+  /**
+   * The percentile curve, only as far as the samples reach: percentile p needs at least
+   * 1 / (1 - p/100) samples (p99.9 needs 1,000), so 93 samples draw no 99.99 % point.
+   */
   percentilePlot(): PercentilePlot {
-    if (this.count === 0) return { percentile: [], value_ms: [] };
-    return { percentile: [...PLOT_PERCENTILES], value_ms: PLOT_PERCENTILES.map((p) => this.percentileMs(p)) };
+    const n = this.count;
+    if (n === 0) return { percentile: [], value_ms: [] };
+    const ps = PLOT_PERCENTILES.filter((p) => p < 100 && n * (1 - p / 100) >= 1 - 1e-9);
+    return { percentile: ps, value_ms: ps.map((p) => this.percentileMs(p)) };
   }
 
-  /** Equal-width buckets from 0 to the max, the last one holding the max: every recorded value has its bar. */
-  bucketPlot(buckets = 50): BucketPlot {
+  /**
+   * Bars over the recorded range (min to max), the last one holding the max: every
+   * value has its bar. Logarithmic bins when the range spans more than a factor of 20
+   * (a fast majority and a slow tail both stay visible).
+   */
+  bucketPlot(buckets = 40): BucketPlot {
     if (this.count === 0) return { bucket_ms: [], count: [] };
-    const top = Math.max(this.h.maxValue / 1000, 0.001);
-    // Slightly wider than top/buckets, so the max falls inside the last bucket, not past it.
-    const width = (top / buckets) * (1 + 1e-9);
+    const h = this.h as Internal;
+    // Zeros (two chunks read at once) fall into the first bar; all zeros make one bar at 0.
+    const lo = h.maxValue === 0 ? 0 : Math.min(h.minNonZeroValue, h.maxValue) / 1000;
+    const hi = Math.max(h.maxValue / 1000, lo);
+    if (hi - lo < 0.001) return { bucket_ms: [round3(lo)], count: [this.count], upper_ms: round3(hi + 0.001) };
+    const log = lo > 0 && hi / lo >= 20;
+    const edge = (i: number) => (log ? lo * Math.pow(hi / lo, i / buckets) : lo + ((hi - lo) * i) / buckets);
+    const index = (v: number) => Math.floor(log ? (Math.log(v / lo) / Math.log(hi / lo)) * buckets : ((v - lo) / (hi - lo)) * buckets);
     const counts = new Array<number>(buckets).fill(0);
-    const it = (this.h as Internal).recordedValuesIterator;
+    const it = h.recordedValuesIterator;
     it.reset();
     while (it.hasNext()) {
       const v = it.next();
-      const i = Math.min(buckets - 1, Math.floor(v.valueIteratedTo / 1000 / width));
-      counts[i]! += v.countAtValueIteratedTo;
+      // A bucket's values are filed under its lowest one, never outside the recorded min..max.
+      const ms = Math.min(hi, Math.max(lo, h.lowestEquivalentValue(v.valueIteratedTo) / 1000));
+      counts[Math.min(buckets - 1, Math.max(0, index(ms)))]! += v.countAtValueIteratedTo;
     }
-    return { bucket_ms: counts.map((_, i) => round3(i * width)), count: counts };
+    return { bucket_ms: counts.map((_, i) => round3(edge(i))), count: counts, upper_ms: round3(hi), ...(log ? { log: true } : {}) };
   }
 
   encode(): string {

@@ -42,6 +42,14 @@ export interface Outcome {
   headersAt?: number;
   firstEventAt?: number;
   firstContentAt?: number;
+  /** The second output chunk (time to second token). */
+  secondContentAt?: number;
+  /** The first chunk with answer content (after any reasoning chunks). */
+  firstAnswerAt?: number;
+  /** --max-concurrency: how long it waited in the client's queue before it was sent (its latency runs from then). */
+  queueMs?: number;
+  /** Output chunks that carried reasoning (delta.reasoning or delta.reasoning_content). */
+  reasoningChunks?: number;
   lastContentAt?: number;
   endAt: number;
   status?: number;
@@ -57,6 +65,8 @@ export interface Outcome {
   usageTokens?: number;
   /** usage.prompt_tokens as the target reported it. */
   usagePromptTokens?: number;
+  /** usage.prompt_tokens_details.cached_tokens, when the target reported it (prefix-cache hits). */
+  usageCachedTokens?: number;
   /** The reply's text (content and reasoning), when the request asked to keep it. */
   reply?: string;
   /** Gaps between consecutive output chunks: a tally at histogram precision, bounded however long the stream. */
@@ -272,13 +282,15 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     const delta = chunk.choices?.[0]?.delta;
     if (delta) {
       const content = delta.content;
-      const reasoning = delta.reasoning_content;
+      // vLLM sends delta.reasoning (its current field), DeepSeek and older vLLM reasoning_content.
+      const reasoning = typeof delta.reasoning === 'string' && delta.reasoning.length > 0 ? delta.reasoning : delta.reasoning_content;
       const hasContent = typeof content === 'string' && content.length > 0;
       const hasReasoning = typeof reasoning === 'string' && reasoning.length > 0;
       // Reasoning (vLLM, DeepSeek) and tool-call deltas are output the model generated: they time tokens too.
       if (hasContent || hasReasoning || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0)) {
         if (o.firstContentAt === undefined) o.firstContentAt = now;
         else {
+          o.secondContentAt ??= now;
           o.gaps.add(now - o.lastContentAt!);
           o.allGaps?.push(now - o.lastContentAt!);
         }
@@ -286,11 +298,13 @@ export class LeanCall implements Dispatcher.DispatchHandler {
         o.tokenEvents++;
       }
       if (hasContent) {
+        o.firstAnswerAt ??= now;
         o.contentChunks++;
         o.outputChars += content.length;
         if (o.reply !== undefined) o.reply += content;
       }
       if (hasReasoning) {
+        o.reasoningChunks = (o.reasoningChunks ?? 0) + 1;
         o.outputChars += reasoning.length;
         if (o.reply !== undefined) o.reply += reasoning;
       }
@@ -316,6 +330,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     }
     const now = performance.now();
     o.firstContentAt = now;
+    o.firstAnswerAt = now;
     o.lastContentAt = now;
     o.contentChunks = 1;
     o.tokenEvents = 1;
@@ -326,8 +341,10 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     this.finish();
   }
 
-  private usage(u: { completion_tokens?: unknown; prompt_tokens?: unknown } | null | undefined): void {
+  private usage(u: UsageLike | null | undefined): void {
     if (!u) return;
+    const cached = u.prompt_tokens_details?.cached_tokens;
+    if (typeof cached === 'number') this.outcome.usageCachedTokens = cached;
     if (typeof u.completion_tokens === 'number') this.outcome.usageTokens = u.completion_tokens;
     if (typeof u.prompt_tokens === 'number') this.outcome.usagePromptTokens = u.prompt_tokens;
   }
@@ -357,14 +374,15 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   }
 }
 
+interface UsageLike { completion_tokens?: unknown; prompt_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null }
 interface ChunkLike {
-  choices?: Array<{ delta?: { content?: unknown; reasoning_content?: unknown; tool_calls?: unknown } }>;
-  usage?: { completion_tokens?: unknown; prompt_tokens?: unknown } | null;
+  choices?: Array<{ delta?: { content?: unknown; reasoning?: unknown; reasoning_content?: unknown; tool_calls?: unknown } }>;
+  usage?: UsageLike | null;
   error?: unknown;
 }
 interface CompletionLike {
   choices?: Array<{ message?: { content?: unknown } }>;
-  usage?: { completion_tokens?: unknown; prompt_tokens?: unknown };
+  usage?: UsageLike;
 }
 
 function flatten(h: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -18,8 +18,12 @@ export interface DrivePlan {
   mode: DriveMode;
   durationMs: number;
   maxRequests?: number;
-  /** Open loop: arrivals while this many are in flight are not sent (and counted). */
+  /** Open loop: arrivals while this many are in flight (or waiting for a slot) are not sent (and counted). */
   maxInFlight: number;
+  /** Open loop with a client cap (vLLM's --max-concurrency): arrivals beyond it wait in the client's queue for a slot. */
+  maxConcurrency?: number;
+  /** With maxConcurrency: how long each request waited in the client's queue (0 when a slot was free). */
+  onQueued?(waitMs: number): void;
   timeoutMs: number;
   /** Builds request number `seq`, due at `intendedAt` (performance.now() ms). */
   makeRequest(seq: number, intendedAt: number): LeanRequest;
@@ -133,6 +137,8 @@ export class Driver {
   private sending = false;
   private peak = 0;
   private onIdle: (() => void) | undefined;
+  /** Intended times of arrivals waiting for a slot under maxConcurrency, oldest first. */
+  private readonly queue: number[] = [];
 
   constructor(private readonly pool: Pool, private readonly plan: DrivePlan, private readonly stop: StopToken) {}
 
@@ -172,6 +178,8 @@ export class Driver {
     } finally {
       clearInterval(sweep);
     }
+    // Arrivals still waiting for a slot never went out: counted as not sent.
+    for (const at of this.queue.splice(0)) this.plan.onNotSent(at);
     const abortedInFlight = this.inFlight.size;
     for (const call of [...this.inFlight]) call.cancel('aborted');
     return {
@@ -181,7 +189,7 @@ export class Driver {
   }
 
   private countReached(): boolean {
-    return this.plan.maxRequests !== undefined && this.seq >= this.plan.maxRequests;
+    return this.plan.maxRequests !== undefined && this.seq + this.queue.length >= this.plan.maxRequests;
   }
 
   private openLoop(startedAt: number, mode: Extract<DriveMode, { kind: 'rate' }>, finish: () => void): void {
@@ -194,8 +202,13 @@ export class Driver {
       // sends a small batch, and the lateness is measured, not lost.
       while (!next.done && startedAt + next.value <= now && !this.countReached()) {
         const intendedAt = startedAt + next.value;
-        if (this.inFlight.size >= this.plan.maxInFlight) this.plan.onNotSent(intendedAt);
-        else this.dispatch(intendedAt, now);
+        const cap = this.plan.maxConcurrency;
+        if (this.inFlight.size + this.queue.length >= this.plan.maxInFlight) this.plan.onNotSent(intendedAt);
+        else if (cap !== undefined && (this.inFlight.size >= cap || this.queue.length > 0)) this.queue.push(intendedAt);
+        else {
+          if (cap !== undefined) this.plan.onQueued?.(0);
+          this.dispatch(intendedAt, now);
+        }
         next = schedule.next();
       }
       if (next.done || this.countReached()) return finish();
@@ -227,19 +240,35 @@ export class Driver {
     startDue();
   }
 
-  private dispatch(intendedAt: number, now: number, then?: () => void): void {
+  private dispatch(intendedAt: number, now: number, then?: () => void, queueMs?: number): void {
     const req = this.plan.makeRequest(this.seq++, intendedAt);
     this.plan.onSent(req, now - intendedAt);
     const call = send(this.pool, req, (o) => {
       this.inFlight.delete(call);
       this.plan.onOutcome(o);
-      if (this.inFlight.size === 0) this.onIdle?.();
+      // A freed slot goes to the oldest queued arrival (from a fresh tick, not inside undici's callback).
+      if (this.queue.length > 0 && !this.stop.stopped) setImmediate(() => this.dequeue());
+      else if (this.inFlight.size === 0) this.onIdle?.();
       // Closed loop: the next request goes out from a fresh tick, not inside undici's callback.
       if (then) setImmediate(then);
     });
     call.deadline = call.outcome.sentAt + this.plan.timeoutMs;
+    if (queueMs !== undefined) call.outcome.queueMs = queueMs;
     this.inFlight.add(call);
     if (this.inFlight.size > this.peak) this.peak = this.inFlight.size;
+  }
+
+  /** Sends the oldest queued arrival; its latency runs from when it left the client's queue, the wait is reported apart. */
+  private dequeue(): void {
+    const at = this.queue.shift();
+    if (at === undefined) return;
+    if (this.stop.stopped) {
+      this.plan.onNotSent(at);
+      return;
+    }
+    const now = performance.now();
+    this.plan.onQueued?.(now - at);
+    this.dispatch(now, now, undefined, now - at);
   }
 
   private expire(): void {
@@ -261,7 +290,7 @@ export class Driver {
         clearTimeout(timer);
         timer = setTimeout(done, drainMs);
       };
-      if (this.inFlight.size === 0) return done();
+      if (this.inFlight.size === 0 && this.queue.length === 0) return done();
       timer = setTimeout(done, limitMs);
       this.stop.on(onStop);
       this.onIdle = done;

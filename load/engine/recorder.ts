@@ -19,10 +19,19 @@ export interface TimelinePoint {
   ok: number;
   failures: number;
   status: Record<string, number>;
-  /** TTFT (streams) or latency (plain requests) of the successes completed in this second; null when none completed (a gap, not 0 ms). */
+  /** TTFT (streams) or latency (plain requests) of the successes sent in this second; null when none (a gap, not 0 ms). */
   p50_ms: number | null;
   p95_ms: number | null;
+  /** Requests in flight at the end of this second (lean client; absent for autocannon, which keeps its connections busy). */
+  in_flight?: number;
+  /** Output tokens of the successes completed in this second (usage, else the tokenizer). */
+  output_tokens: number;
 }
+
+/** One request in the report's scatter: [send time s, TTFT ms or null, E2E ms, status (0: no answer)]. */
+export type RequestPoint = [number, number | null, number, number];
+/** The scatter keeps at most this many requests, evenly spread over the run. */
+const MAX_POINTS = 4000;
 
 interface Bucket {
   sent: number;
@@ -31,6 +40,9 @@ interface Bucket {
   failures: number;
   status: Map<number, number>;
   latency: LatencyHistogram;
+  started: number;
+  ended: number;
+  outputTokens: number;
 }
 
 interface RouteStats { sent: number; ok: number; status: Map<number, number>; latency: LatencyHistogram }
@@ -59,6 +71,23 @@ export class Recorder {
   readonly itl = new LatencyHistogram();
   readonly tpot = new LatencyHistogram();
   readonly e2e = new LatencyHistogram();
+  /** --max-concurrency: each request's wait in the client's own queue for a slot (0 when one was free). */
+  readonly clientQueue = new LatencyHistogram();
+  /** Time to the second output chunk. */
+  readonly ttst = new LatencyHistogram();
+  /** Time to the first answer (content) chunk: later than TTFT when reasoning chunks come first. */
+  readonly ttfa = new LatencyHistogram();
+  /** Streams whose first output was reasoning (delta.reasoning or reasoning_content), and streams with any reasoning. */
+  reasoningFirst = 0;
+  withReasoning = 0;
+  /** usage.prompt_tokens_details.cached_tokens: answers reporting it, its sum, and their prompt tokens. */
+  readonly cache = { reporting: 0, cachedTokens: 0, promptTokens: 0 };
+  /** Where each phase (sweep step, ramp step) began, for the report's over-time charts. */
+  private readonly phaseMarks: Array<{ t_s: number; label: string }> = [];
+  /** A bounded, evenly thinned sample of requests for the report's scatter. */
+  private readonly points: RequestPoint[] = [];
+  private pointStride = 1;
+  private pointSeen = 0;
   /** How late the driver sent requests against their schedule (driver health, not target latency). */
   readonly scheduleLag = new LatencyHistogram();
   /** SSE events read, every stream (the bench divides the driver's CPU by it). */
@@ -111,6 +140,10 @@ export class Recorder {
     this.bucket(at).sent++;
   }
 
+  recordQueued(waitMs: number): void {
+    this.clientQueue.record(Math.max(0, waitMs));
+  }
+
   recordNotSent(intendedAt: number): void {
     this.notSent++;
     this.bucket(intendedAt).failures++;
@@ -119,6 +152,8 @@ export class Recorder {
   /** An answer from the lean client (stream or plain). */
   recordOutcome(o: Outcome): void {
     this.sseEvents += o.events;
+    this.bucket(o.sentAt).started++;
+    this.bucket(o.endAt).ended++;
     if (o.failure === 'aborted') {
       this.aborted++;
       this.onOutcome?.(o);
@@ -144,6 +179,7 @@ export class Recorder {
       this.countFailure(o.failure, o.failureDetail ?? '', o.status);
     }
     const e2e = o.endAt - o.intendedAt;
+    this.addPoint(o, e2e);
     if (!o.stream && o.status !== undefined) (o.ok ? this.latency : this.latencyFailed).record(e2e);
     if (!o.stream && o.ok) this.latencyFromSend.record(o.endAt - (o.wireAt ?? o.sentAt));
     if (!o.ok) {
@@ -173,6 +209,16 @@ export class Recorder {
       }
     }
     const completion = t?.completion ?? o.usageTokens;
+    b.outputTokens += completion ?? 0;
+    if (o.usageCachedTokens !== undefined && o.usagePromptTokens !== undefined) {
+      this.cache.reporting++;
+      this.cache.cachedTokens += o.usageCachedTokens;
+      this.cache.promptTokens += o.usagePromptTokens;
+    }
+    if (o.reasoningChunks) {
+      this.withReasoning++;
+      if (o.firstAnswerAt === undefined || o.firstAnswerAt > o.firstContentAt!) this.reasoningFirst++;
+    }
     if (this.slo && this.meetsSlo(o, e2e)) {
       this.goodOk++;
       this.goodOutputTokens += completion ?? 0;
@@ -186,17 +232,46 @@ export class Recorder {
       this.ttft.record(ttft);
       this.firstEvent.record(o.firstEventAt! - o.intendedAt);
       this.e2e.record(e2e);
+      if (o.secondContentAt !== undefined) this.ttst.record(o.secondContentAt - o.intendedAt);
+      if (o.firstAnswerAt !== undefined) this.ttfa.record(o.firstAnswerAt - o.intendedAt);
       o.gaps.recordInto(this.itl);
       if (completion !== undefined && completion > 1) {
         this.tpot.record((o.lastContentAt! - o.firstContentAt!) / (completion - 1));
       }
-      b.latency.record(ttft);
+      // Placed at its send second: a stall shows where it began, not seconds later.
+      this.bucket(o.intendedAt).latency.record(ttft);
       route.latency.record(ttft);
     } else {
-      b.latency.record(e2e);
+      this.bucket(o.intendedAt).latency.record(e2e);
       route.latency.record(e2e);
     }
     this.onOutcome?.(o);
+  }
+
+  private addPoint(o: Outcome, e2e: number): void {
+    if (this.pointSeen++ % this.pointStride !== 0) return;
+    const ttft = o.ok && o.stream && o.firstContentAt !== undefined ? round3(o.firstContentAt - o.intendedAt) : null;
+    this.points.push([round3((o.intendedAt - this.t0) / 1000), ttft, round3(e2e), o.status ?? 0]);
+    if (this.points.length >= MAX_POINTS) {
+      // Keep every other point and halve the rate from now on: an even sample of the whole run.
+      let k = 0;
+      for (let i = 0; i < this.points.length; i += 2) this.points[k++] = this.points[i]!;
+      this.points.length = k;
+      this.pointStride *= 2;
+    }
+  }
+
+  markPhase(label: string, at: number): void {
+    if (this.phaseMarks.length < 1000) this.phaseMarks.push({ t_s: round3((at - this.t0) / 1000), label });
+  }
+
+  phases(): Array<{ t_s: number; label: string }> {
+    return this.phaseMarks;
+  }
+
+  /** The sample of requests for the report's scatter (send time, TTFT, E2E, status), and how many it stands for. */
+  requestPoints(): { points: RequestPoint[]; of: number } {
+    return { points: this.points, of: this.pointSeen };
   }
 
   /**
@@ -306,6 +381,7 @@ export class Recorder {
   }
 
   timelinePoints(): TimelinePoint[] {
+    let inFlight = 0;
     return this.timeline.map((b, i) => ({
       t_s: i,
       sent: b?.sent ?? 0,
@@ -315,6 +391,8 @@ export class Recorder {
       status: b ? Object.fromEntries([...b.status].map(([k, v]) => [String(k), v])) : {},
       p50_ms: b && b.latency.count > 0 ? b.latency.percentileMs(50) : null,
       p95_ms: b && b.latency.count > 0 ? b.latency.percentileMs(95) : null,
+      ...(this.pointSeen > 0 ? { in_flight: (inFlight += (b?.started ?? 0) - (b?.ended ?? 0)) } : {}),
+      output_tokens: b?.outputTokens ?? 0,
     }));
   }
 
@@ -381,25 +459,44 @@ export class Recorder {
       prompt_tokens_source: { ...ps },
       completion_tokens_source: { ...cs },
       prompt_tokens_usage_vs_sent: c.compared === 0 ? null : { compared: c.compared, equal: c.equal, min_difference: c.min, max_difference: c.max },
+      ...this.cacheAndReasoning(),
       ...(notes.length ? { note: notes.join(' ') } : {}),
     };
   }
 
+  /** Share of prompt tokens the target served from its cache (null when no answer reported cached_tokens): a step's own with a step's recorder. */
+  cacheHitShare(): number | null {
+    return this.cache.promptTokens > 0 ? round6(this.cache.cachedTokens / this.cache.promptTokens) : null;
+  }
+
+  /** Prefix-cache hits (usage.prompt_tokens_details.cached_tokens) and reasoning streams, when the target reported any. */
+  cacheAndReasoning(): Record<string, unknown> {
+    const c = this.cache;
+    return {
+      ...(c.reporting > 0 ? { cache: { requests_reporting_cached_tokens: c.reporting, cached_prompt_tokens: c.cachedTokens, prompt_tokens: c.promptTokens, cache_hit_share: this.cacheHitShare() } } : {}),
+      ...(this.withReasoning > 0 ? { reasoning: { streams_with_reasoning: this.withReasoning, reasoning_first: this.reasoningFirst, note: 'TTFT counts the first output chunk, reasoning included; ttfa_ms (time to first answer token) the first content chunk.' } } : {}),
+    };
+  }
+
   latencySummaries(): Record<string, LatencySummary> {
-    if (!this.stream) return { latency_ms: this.latency.summary(), latency_failed_ms: this.latencyFailed.summary() };
+    const queue: Record<string, LatencySummary> = this.clientQueue.count > 0 ? { client_queue_ms: this.clientQueue.summary() } : {};
+    if (!this.stream) return { latency_ms: this.latency.summary(), latency_failed_ms: this.latencyFailed.summary(), ...queue };
     return {
       ttft_ms: this.ttft.summary(),
       first_event_ms: this.firstEvent.summary(),
       itl_ms: this.itl.summary(),
       tpot_ms: this.tpot.summary(),
       e2e_ms: this.e2e.summary(),
+      ...(this.ttst.count > 0 ? { ttst_ms: this.ttst.summary() } : {}),
+      ...(this.reasoningFirst > 0 ? { ttfa_ms: this.ttfa.summary() } : {}),
+      ...queue,
     };
   }
 
   /** The histograms to plot and store, by summary name. */
   histograms(): Record<string, LatencyHistogram> {
     return this.stream
-      ? { ttft_ms: this.ttft, itl_ms: this.itl, e2e_ms: this.e2e, tpot_ms: this.tpot, first_event_ms: this.firstEvent }
+      ? { ttft_ms: this.ttft, itl_ms: this.itl, e2e_ms: this.e2e, tpot_ms: this.tpot, first_event_ms: this.firstEvent, ttst_ms: this.ttst, ...(this.reasoningFirst > 0 ? { ttfa_ms: this.ttfa } : {}) }
       : { latency_ms: this.latency, latency_failed_ms: this.latencyFailed };
   }
 
@@ -408,7 +505,7 @@ export class Recorder {
     let b = this.timeline[i];
     if (!b) {
       for (let k = this.timeline.length; k <= i; k++) {
-        this.timeline[k] ??= { sent: 0, responses: 0, ok: 0, failures: 0, status: new Map(), latency: new LatencyHistogram(2) };
+        this.timeline[k] ??= { sent: 0, responses: 0, ok: 0, failures: 0, status: new Map(), latency: new LatencyHistogram(2), started: 0, ended: 0, outputTokens: 0 };
       }
       b = this.timeline[i]!;
     }

@@ -6,6 +6,8 @@
 // Plain module on purpose (no Node APIs, ES2017 library only): load/k6 bundles it
 // for k6's runtime.
 
+import { withExtraBody } from '../workload/extra-body.ts';
+
 export type RouteKind = 'chat' | 'brain-model' | 'brain-route';
 
 export const ROUTE_KINDS: RouteKind[] = ['chat', 'brain-model', 'brain-route'];
@@ -24,6 +26,8 @@ export interface BodyOptions {
   brainId?: string;
   /** The workload's messages (load/workload): sent as they are, instead of the prompt. */
   messages?: Array<{ role: string; content: string }>;
+  /** --extra-body: request fields the target needs (ignore_eos, ...), merged into every body. */
+  extra?: Record<string, unknown>;
 }
 
 /**
@@ -59,7 +63,7 @@ export function bodyFor(route: RouteKind, options: BodyOptions, seq: number): Re
     body.stream_options = { include_usage: true };
   }
   if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
-  return body;
+  return withExtraBody(body, options.extra);
 }
 
 function requireBrain(brainId: string | undefined): string {

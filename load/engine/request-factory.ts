@@ -5,6 +5,7 @@ import { bodyFor, pathFor, routeAt, type BodyOptions } from './request-bodies.ts
 import type { LeanRequest } from './lean-client.ts';
 import { extraHeaders } from '../../lib/http/extra-headers.ts';
 import type { LoadOptions } from '../setup/options.ts';
+import { extraBodyOf } from '../workload/extra-body.ts';
 import type { LoadTarget } from '../setup/load-target.ts';
 import type { Workload } from '../workload/workload.ts';
 
@@ -39,6 +40,7 @@ export function requestFactory(spec: FactorySpec): (seq: number, intendedAt: num
     stream,
     maxTokens: options.maxTokens,
     brainId: target.brainId,
+    extra: extraBodyOf(options),
   };
   const share = spec.brainShare ?? options.brainShare;
   const paths = new Map<string, string>();

@@ -14,6 +14,8 @@ export interface ProgressSnapshot {
   metric: string;
   p50Ms: number;
   p95Ms: number;
+  /** Answers behind p50/p95 (0: none yet, and no figure to show). */
+  samples?: number;
 }
 
 export class Progress {
@@ -79,7 +81,7 @@ export class Progress {
 export function formatProgress(s: ProgressSnapshot, ratePerS: number): string {
   const elapsed = s.totalS ? `${s.elapsedS.toFixed(0)}/${s.totalS.toFixed(0)} s` : `${s.elapsedS.toFixed(0)} s`;
   return `[${s.phase}] ${elapsed}  ${ratePerS.toFixed(1)} req/s  sent ${s.sent}  ok ${s.ok}  errors ${s.errors}  in flight ${s.inFlight}  ` +
-    `${s.metric} p50 ${fmtMs(s.p50Ms)} p95 ${fmtMs(s.p95Ms)}`;
+    (s.samples === 0 ? `${s.metric}: no answer yet` : `${s.metric} p50 ${fmtMs(s.p50Ms)} p95 ${fmtMs(s.p95Ms)}`);
 }
 
 function fmtMs(ms: number): string {

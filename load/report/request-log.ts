@@ -47,11 +47,17 @@ export class RequestLog {
       ...(o.failureDetail && !o.ok ? { error_detail: redact(o.failureDetail).slice(0, 200) } : {}),
       ttft_ms: o.stream && o.firstContentAt !== undefined ? round3(o.firstContentAt - o.intendedAt) : null,
       e2e_ms: o.endAt > 0 ? round3(o.endAt - o.intendedAt) : null,
+      ...(o.queueMs !== undefined ? { client_queue_ms: round3(o.queueMs) } : {}),
     };
     if (o.stream) {
       const g = o.gaps;
       rec.itl = g.count === 0 ? null : { count: g.count, p50_ms: round3(g.percentileMs(50)), p95_ms: round3(g.percentileMs(95)), max_ms: round3(g.percentileMs(100)) };
       if (o.allGaps) rec.gaps_ms = o.allGaps.map(round3);
+      if (o.secondContentAt !== undefined) rec.ttst_ms = round3(o.secondContentAt - o.intendedAt);
+      if (o.reasoningChunks) {
+        rec.reasoning_chunks = o.reasoningChunks;
+        rec.ttfa_ms = o.firstAnswerAt !== undefined ? round3(o.firstAnswerAt - o.intendedAt) : null;
+      }
     }
     const t = o.tokens;
     if (t) {
@@ -61,6 +67,7 @@ export class RequestLog {
       rec.completion_tokens = t.completion ?? null;
       rec.completion_tokens_source = t.completionSource;
     }
+    if (o.usageCachedTokens !== undefined) rec.cached_tokens = o.usageCachedTokens;
     if (o.work?.maxTokens !== undefined) rec.max_tokens = o.work.maxTokens;
     this.push(JSON.stringify(rec));
   }

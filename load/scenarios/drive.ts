@@ -48,6 +48,10 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
     durationMs: spec.durationMs,
     maxRequests: spec.maxRequests,
     maxInFlight: ctx.options.capConcurrency,
+    ...(mode.kind === 'rate' && ctx.options.maxConcurrency !== undefined ? {
+      maxConcurrency: ctx.options.maxConcurrency,
+      onQueued: (ms: number) => { for (const r of spec.recorders) r.recordQueued(ms); },
+    } : {}),
     timeoutMs: ctx.timeoutMs,
     makeRequest: (seq, intendedAt) => make(seq + offset, intendedAt),
     onSent: (req, lag) => {
@@ -69,6 +73,7 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
   }, spec.stop ?? ctx.stop);
   const shown = spec.progressFrom ?? spec.recorders[0]!;
   const started = performance.now();
+  for (const r of spec.recorders) r.markPhase(spec.label, started);
   if (!spec.quietProgress) {
     ctx.progress.start(() => ({
       phase: spec.label,
@@ -81,6 +86,7 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
       metric: shown.stream ? 'ttft' : 'latency',
       p50Ms: (shown.stream ? shown.ttft : shown.latency).percentileMs(50),
       p95Ms: (shown.stream ? shown.ttft : shown.latency).percentileMs(95),
+      samples: (shown.stream ? shown.ttft : shown.latency).count,
     }));
   }
   try {
@@ -93,6 +99,11 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
 /** One request, awaited (the rate-limit probes): bounded by the request time limit. */
 export function requestOnce(ctx: ScenarioContext, spec: Omit<FactorySpec, 'target' | 'options'>, seq: number): Promise<Outcome> {
   const make = requestFactory({ ...spec, target: ctx.target, options: ctx.options });
+  return sendOnce(ctx, make, seq);
+}
+
+/** One request of a ready factory, awaited (warm-up batches share one factory). */
+export function sendOnce(ctx: ScenarioContext, make: ReturnType<typeof requestFactory>, seq: number): Promise<Outcome> {
   return new Promise((resolve) => {
     const call = send(ctx.pool(), make(seq, performance.now()), (o) => {
       clearTimeout(timer);

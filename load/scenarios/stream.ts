@@ -26,11 +26,15 @@ export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
   recorder.slo = { ttftMs: o.sloTtftP95Ms, itlP95Ms: o.sloItlP95Ms, e2eMs: o.sloE2eP95Ms };
   const mode = streamMode(ctx);
   const trace = mode.kind === 'rate' && mode.arrival === 'trace';
+  // A trace ends sending when its schedule ends (or at --duration / the duration cap, if sooner);
+  // the progress line counts towards the trace's own length.
+  const limitS = trace ? o.duration ?? o.capDuration : runSeconds(o);
+  const shownS = trace ? Math.min(limitS, traceSpanS(ctx.workload?.spec.trace?.records)) : limitS;
   const result = await drivePhase(ctx, {
     label: mode.kind === 'concurrency' ? `stream x${mode.concurrency}` : trace ? 'stream trace replay' : `stream ${mode.rate} req/s ${mode.arrival}`,
     mode,
-    // A trace ends sending when it ends (or at --duration / the duration cap).
-    durationMs: (trace ? o.duration ?? o.capDuration : runSeconds(o)) * 1000,
+    durationMs: limitS * 1000,
+    totalS: shownS,
     maxRequests: o.requests,
     request: { stream: true, key: ctx.target.keys.main, keyLabel: 'main' },
     recorders: [recorder],
@@ -83,4 +87,10 @@ export function streamMetrics(recorder: Recorder, secs: number): ScenarioResult[
 
 function round3(n: number): number {
   return Math.round(n * 1000) / 1000;
+}
+
+/** Seconds from a trace's first record to just past its last (when its last request is due). */
+export function traceSpanS(records: ReadonlyArray<{ offsetMs: number }> | undefined): number {
+  if (!records || records.length === 0) return Infinity;
+  return (records[records.length - 1]!.offsetMs + 1) / 1000;
 }

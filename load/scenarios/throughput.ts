@@ -12,6 +12,7 @@
 //   stays available, with our expected-interval correction, for comparison.
 import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
 import { runSeconds } from '../setup/options.ts';
+import { extraBodyOf } from '../workload/extra-body.ts';
 import { Recorder } from '../engine/recorder.ts';
 import { LatencyHistogram } from '../engine/histogram.ts';
 import { bodyFor, pathFor, routeAt, type BodyOptions, type RouteKind } from '../engine/request-bodies.ts';
@@ -207,7 +208,7 @@ function templates(ctx: ScenarioContext, onResponseFor?: (route: RouteKind) => A
     'user-agent': 'chatgate-load',
     ...extraHeaders(), // HEADERS of the run (checked by loadConfig: none of the names above)
   };
-  const bodyOptions: BodyOptions = { model: o.model ?? target.models[0] ?? 'svc-auto', prompt: o.prompt, stream: false, maxTokens: o.maxTokens, brainId: target.brainId };
+  const bodyOptions: BodyOptions = { model: o.model ?? target.models[0] ?? 'svc-auto', prompt: o.prompt, stream: false, maxTokens: o.maxTokens, brainId: target.brainId, extra: extraBodyOf(o) };
   const out: AutocannonRequest[] = [];
   for (let seq = 0; seq < TEMPLATES; seq++) {
     const route = routeAt(seq, o.brainShare);

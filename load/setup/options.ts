@@ -7,7 +7,9 @@
 // the environment is ignored, since one environment often serves several scenarios.
 
 import { parseArgs as parseCommandLine } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { DEFAULT_PROMPT } from '../engine/request-bodies.ts';
+import { parseExtraBody } from '../workload/extra-body.ts';
 
 export const SCENARIOS = ['throughput', 'stream', 'sweep', 'rate-limit'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
@@ -49,10 +51,13 @@ export interface LoadOptions {
   rateEngine: 'open-loop' | 'autocannon';
   connections: number;
   concurrency?: number;
+  maxConcurrency?: number;
   rampUp: number;
   model?: string;
   prompt: string;
   maxTokens?: number;
+  /** --extra-body, as canonical JSON text (a file given as @file is read at parse time). */
+  extraBody?: string;
   // workload (load/workload)
   promptTokens?: number;
   promptTokensStdev?: number;
@@ -156,10 +161,12 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'rateEngine', flag: '--rate-engine', env: 'LOAD_RATE_ENGINE', kind: 'enum', values: ['open-loop', 'autocannon'], scenarios: ['throughput'], default: 'open-loop', help: 'With --rate: who paces the requests. open-loop (wrk2 model): evenly spaced arrivals over --connections, latency from each intended send time; autocannon: its overallRate (each connection sends its per-second quota in a burst) with a post-hoc correction.' },
   { key: 'connections', flag: '--connections', env: 'LOAD_CONNECTIONS', kind: 'integer', scenarios: ['throughput'], default: 10, min: 1, arg: 'n', help: 'Keep-alive connections (autocannon\'s, or those the fixed-rate sender spreads its requests over).' },
   { key: 'concurrency', flag: '--concurrency', env: 'LOAD_CONCURRENCY', kind: 'integer', scenarios: STREAMING, min: 1, arg: 'n', help: 'stream: hold this many streams open (closed loop) instead of an arrival rate. sweep: the first step with --sweep-by concurrency.' },
+  { key: 'maxConcurrency', flag: '--max-concurrency', env: 'LOAD_MAX_CONCURRENCY', kind: 'integer', scenarios: PACED, min: 1, arg: 'n', help: 'With an arrival rate: at most this many requests in flight (vLLM\'s --max-concurrency); later arrivals wait in the client\'s queue for a slot. Their latency runs from when they leave the queue; the wait is reported as client_queue_ms.' },
   { key: 'rampUp', flag: '--ramp-up', env: 'LOAD_RAMP_UP', kind: 'seconds', scenarios: STREAMING, default: 1, min: 0, arg: 's', help: 'With --concurrency: start the streams evenly over this time, not all at once.' },
   { key: 'model', flag: '--model', env: 'LOAD_MODEL', kind: 'string', scenarios: 'all', arg: 'id', help: 'Model of plain chat requests (default: the first of MODELS, svc-auto).' },
   { key: 'prompt', flag: '--prompt', env: 'LOAD_PROMPT', kind: 'string', scenarios: 'all', default: DEFAULT_PROMPT, arg: 'text', help: 'User message; " (request N)" is appended so no two requests are identical.' },
   { key: 'maxTokens', flag: '--max-tokens', env: 'LOAD_MAX_TOKENS', kind: 'integer', scenarios: 'all', min: 1, max: 1_000_000, arg: 'n', help: 'Send max_tokens.' },
+  { key: 'extraBody', flag: '--extra-body', env: 'LOAD_EXTRA_BODY', kind: 'string', scenarios: 'all', arg: 'json|@file', help: 'Request fields merged into every request body of every engine, e.g. \'{"ignore_eos": true, "min_tokens": 64}\' for exact reply lengths on vLLM; @file.json reads them from a file. Fields the harness sets (messages, model, stream, max_tokens) are refused. k6 scripts: EXTRA_BODY.' },
   { key: 'promptTokens', flag: '--prompt-tokens', env: 'LOAD_PROMPT_TOKENS', kind: 'integer', scenarios: WORKLOAD, min: 1, max: 10_000_000, arg: 'n', help: 'Synthetic prompts of this many tokens (the mean with --prompt-tokens-stdev), built and counted with --tokenizer.' },
   { key: 'promptTokensStdev', flag: '--prompt-tokens-stdev', env: 'LOAD_PROMPT_TOKENS_STDEV', kind: 'number', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Standard deviation of the prompt length (a normal, rounded, clamped to min..max; default 0 = fixed).' },
   { key: 'promptTokensMin', flag: '--prompt-tokens-min', env: 'LOAD_PROMPT_TOKENS_MIN', kind: 'integer', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Shortest prompt (default mean - 4 stdev, at least 1).' },
@@ -170,8 +177,8 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'outputTokensMax', flag: '--output-tokens-max', env: 'LOAD_OUTPUT_TOKENS_MAX', kind: 'integer', scenarios: WORKLOAD, min: 0, arg: 'n', help: 'Longest asked reply (default mean + 4 stdev).' },
   { key: 'data', flag: '--data', env: 'LOAD_DATA', kind: 'string', scenarios: WORKLOAD, arg: 'k=v,...', help: 'The lengths in one value (GuideLLM form): prompt_tokens=256,output_tokens=128, also prompt_tokens_stdev, _min, _max and the same for output_tokens.' },
   { key: 'tokenizer', flag: '--tokenizer', env: 'LOAD_TOKENIZER', kind: 'enum', values: ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base', 'none'], scenarios: WORKLOAD, default: 'o200k_base', help: 'Encoding that builds synthetic prompts and counts tokens the target did not report in usage (gpt-tokenizer); none = count only from usage.' },
-  { key: 'dataset', flag: '--dataset', env: 'LOAD_DATASET', kind: 'string', scenarios: WORKLOAD, arg: 'file', help: 'Prompts from a file: OpenAI chat JSONL {"messages": [...]}, ShareGPT {"conversations": [...]}, JSONL {"prompt": ..., "output_tokens": n}, or .txt (one prompt per line); records are used in order, round and round.' },
-  { key: 'datasetFormat', flag: '--dataset-format', env: 'LOAD_DATASET_FORMAT', kind: 'enum', values: ['auto', 'openai', 'sharegpt', 'prompts', 'text'], scenarios: WORKLOAD, default: 'auto', help: 'Format of --dataset (auto: by each line\'s fields, .txt as text).' },
+  { key: 'dataset', flag: '--dataset', env: 'LOAD_DATASET', kind: 'string', scenarios: WORKLOAD, arg: 'file', help: 'Prompts from a file: OpenAI chat {"messages": [...]}, ShareGPT {"conversations": [...]} or {"prompt": ..., "output_tokens": n} records, one per line (JSONL) or in one JSON array (vLLM\'s ShareGPT download), or .txt (one prompt per line); records are used in order, round and round.' },
+  { key: 'datasetFormat', flag: '--dataset-format', env: 'LOAD_DATASET_FORMAT', kind: 'enum', values: ['auto', 'openai', 'sharegpt', 'prompts', 'text'], scenarios: WORKLOAD, default: 'auto', help: 'Format of --dataset records (auto: by each record\'s fields, .txt as text); JSONL or a JSON array is told by the file\'s first character.' },
   { key: 'multiTurn', flag: '--multi-turn', env: 'LOAD_MULTI_TURN', kind: 'bool', scenarios: WORKLOAD, default: false, help: 'Dataset: send every user turn of a conversation, each carrying the conversation so far with the replies the target gave (default: the first turn only).' },
   { key: 'turns', flag: '--turns', env: 'LOAD_TURNS', kind: 'integer', scenarios: WORKLOAD, default: 1, min: 1, max: 1000, arg: 'n', help: 'Synthetic prompts: turns per session; each turn adds a new prompt to the conversation so far (with the target\'s replies).' },
   { key: 'sharedPrefixTokens', flag: '--shared-prefix-tokens', env: 'LOAD_SHARED_PREFIX_TOKENS', kind: 'integer', scenarios: WORKLOAD, default: 0, min: 0, max: 10_000_000, arg: 'n', help: 'A system prompt of this many tokens, the same in every request (what prefix caching serves).' },
@@ -181,7 +188,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'sampleEvery', flag: '--sample-every', env: 'LOAD_SAMPLE_EVERY', kind: 'integer', scenarios: SENDERS, min: 1, arg: 'n', help: 'Check every Nth success body (and every chunk of every Nth stream) against the schemas; the first 20 are always checked. 1 = all. Default 20; 100 for throughput, where a check costs more than the request.' },
   { key: 'seed', flag: '--seed', env: 'LOAD_SEED', kind: 'integer', scenarios: PACED, default: 1, min: 0, arg: 'n', help: 'Seed of the Poisson and gamma arrivals and of the workload (lengths, synthetic words): same seed, same run.' },
   { key: 'coCorrection', flag: '--co-correction', env: 'LOAD_CO_CORRECTION', kind: 'bool', scenarios: ['throughput'], default: true, help: 'With --rate-engine autocannon: correct its latencies for coordinated omission (HdrHistogram expected-interval correction); --no-co-correction shows them raw.' },
-  { key: 'warmup', flag: '--warmup', env: 'LOAD_WARMUP', kind: 'integer', scenarios: 'all', default: 5, min: 0, max: 1000, arg: 'n', help: 'Requests sent (5 at a time) and discarded before the measured run; a target that answers none of them stops the run (exit 2).' },
+  { key: 'warmup', flag: '--warmup', env: 'LOAD_WARMUP', kind: 'integer', scenarios: 'all', default: 5, min: 0, max: 1000, arg: 'n', help: 'Requests sent (5 at a time) and discarded before the measured run, drawn from the run\'s workload (its lengths and shared prefix, texts of their own); a target that answers none of them stops the run (exit 2).' },
   { key: 'timeoutMs', flag: '--timeout-ms', env: 'TIMEOUT_MS', kind: 'integer', scenarios: 'all', min: 100, max: 3_600_000, arg: 'ms', help: 'Limit for one request including its whole body or stream (default TIMEOUT_MS, 30000).' },
 
   // --- reports and baselines --------------------------------------------------------
@@ -262,6 +269,8 @@ export interface ParsedArgs {
   /** Options given as flags or variables (not defaults): embedded-only checks and the plan need them. */
   given: Set<keyof LoadOptions>;
   help: boolean;
+  /** `<scenario> --help`: help for that scenario only. */
+  helpFor?: Scenario;
 }
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedArgs {
@@ -300,6 +309,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     }
     flagValues.set(spec, [...(flagValues.get(spec) ?? []), value]);
   }
+  const helpFor = help && scenario !== undefined && (SCENARIOS as readonly string[]).includes(scenario) ? scenario as Scenario : undefined;
   if (help && scenario === undefined) scenario = 'stream';
   if (scenario === undefined) throw new UsageError(`name a scenario: ${SCENARIOS.join(', ')} (npm run load -- --help)`);
   if (!(SCENARIOS as readonly string[]).includes(scenario)) {
@@ -336,11 +346,29 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     if (given.has('arrival') && options.arrival !== 'trace') throw new UsageError(`--trace replays the trace's own arrival times; drop --arrival ${String(options.arrival)} (or give --arrival trace)`);
     options.arrival = 'trace';
   } else if (options.arrival === 'trace') throw new UsageError('--arrival trace needs the trace: add --trace <file> (stream only)');
+  if (typeof options.extraBody === 'string') options.extraBody = JSON.stringify(extraBodyFrom(options.extraBody, flagValues.has(BY_FLAG.get('--extra-body')!) ? '--extra-body' : 'LOAD_EXTRA_BODY'));
   if (given.has('burstiness')) {
     if (given.has('arrival') && options.arrival !== 'gamma') throw new UsageError(`--burstiness shapes gamma arrivals; drop --arrival ${String(options.arrival)} or give --arrival gamma`);
     options.arrival = 'gamma';
   }
-  return { scenario: sc, options: options as unknown as LoadOptions, given, help };
+  return { scenario: sc, options: options as unknown as LoadOptions, given, help, ...(helpFor ? { helpFor } : {}) };
+}
+
+/** The extra body's object: the JSON text itself, or @file's. */
+function extraBodyFrom(raw: string, source: string): Record<string, unknown> {
+  let text = raw;
+  if (raw.startsWith('@')) {
+    try {
+      text = readFileSync(raw.slice(1), 'utf8');
+    } catch (e) {
+      throw new UsageError(`${source}: cannot read ${raw.slice(1)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); give @<existing file> or the JSON itself`);
+    }
+  }
+  try {
+    return parseExtraBody(text, raw.startsWith('@') ? `${source} ${raw}` : source);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 function convert(spec: OptionSpec, raw: string, source: string): unknown {
@@ -400,9 +428,36 @@ export function parseSeconds(raw: string): number | undefined {
   return unit === 'ms' ? n / 1000 : unit === 'm' ? n * 60 : unit === 'h' ? n * 3600 : n;
 }
 
-export function helpText(): string {
-  const lines = [
+type HelpGroup = 'all' | 'workload' | 'pacing' | Scenario | 'reference';
+
+const GROUPS: Array<{ id: HelpGroup; title: string; example: string }> = [
+  { id: 'all', title: 'Every scenario', example: 'npm run load -- stream --duration 30 --out reports/load/today --baseline reports/load/last/summary.json' },
+  { id: 'pacing', title: 'Sending: how long, how fast (throughput, stream, sweep)', example: 'npm run load -- stream --rate 20 --arrival gamma --burstiness 0.5 --max-concurrency 32' },
+  { id: 'workload', title: 'Workload: what each request says (throughput --rate, stream, sweep)', example: 'npm run load -- stream --prompt-tokens 1024 --output-tokens 256 --shared-prefix-tokens 512 --rate 5' },
+  { id: 'throughput', title: 'throughput', example: 'npm run load -- throughput --rate 200 --connections 20 --duration 30' },
+  { id: 'stream', title: 'stream', example: 'npm run load -- stream --rate 10 --duration 60 --slo-ttft-p95-ms 500' },
+  { id: 'sweep', title: 'sweep', example: 'npm run load -- sweep --sweep-start 2 --slo-ttft-p95-ms 500' },
+  { id: 'rate-limit', title: 'rate-limit', example: 'npm run load -- rate-limit --ramp-start 2 --bystander-rate 2' },
+  { id: 'reference', title: 'Embedded reference server (no TARGET_URL)', example: 'npm run load -- sweep --ref-engine --prompt-tokens 1000 --output-tokens 64 --sweep-start 2' },
+];
+
+const WORKLOAD_SPECS = new Set<keyof LoadOptions>(['promptTokens', 'promptTokensStdev', 'promptTokensMin', 'promptTokensMax', 'outputTokens', 'outputTokensStdev', 'outputTokensMin', 'outputTokensMax', 'data', 'tokenizer', 'dataset', 'datasetFormat', 'multiTurn', 'turns', 'sharedPrefixTokens', 'unique', 'saveGaps']);
+
+function groupOf(s: OptionSpec): HelpGroup {
+  if (s.embeddedOnly) return 'reference';
+  if (s.scenarios === 'all') return 'all';
+  if (WORKLOAD_SPECS.has(s.key)) return 'workload';
+  if (s.scenarios.length === 1) return s.scenarios[0]!;
+  return 'pacing';
+}
+
+/** --help: every option, grouped by scenario with an example each; `<scenario> --help`: only what that scenario takes. */
+export function helpText(only?: Scenario): string {
+  const lines = only ? [
+    `Usage: npm run load -- ${only} [options]      (options also from the environment; npm run load -- --help lists every scenario)`,
+  ] : [
     'Usage: npm run load -- <scenario> [options]      (options also from the environment)',
+    '       npm run load -- <scenario> --help         (only the options of that scenario)',
     '',
     'Scenarios:',
     '  throughput   non-streaming chat completions, autocannon at full speed or a fixed rate (open loop): req/s, latency percentiles, status codes',
@@ -410,19 +465,22 @@ export function helpText(): string {
     '  sweep        raise the stream rate (or concurrency) step by step until the SLO breaks, then bisect to the limit; goodput, the SLO that bound it, the curve',
     '  rate-limit   ramp one key until 429s; shedding, error bodies, Retry-After, recovery, a second key',
     '  merge        one summary.json + report.html from many runners\' summaries (k6 runners or runs of this tool): npm run load -- merge --help',
-    '',
-    'Target: TARGET_URL, API_KEY, RATE_LIMIT_API_KEY, LIMITED_API_KEY, BRAIN_ID, MODELS, TIMEOUT_MS as for npm test;',
-    'without TARGET_URL the embedded reference server is started (with latency injection).',
-    'Workload: --prompt-tokens/--output-tokens (or --data), --dataset, --trace, --turns, --shared-prefix-tokens (docs/LOAD.md, "Workload").',
-    '',
-    'Options (flag / variable, default):',
   ];
-  for (const s of OPTION_SPECS) {
-    const flag = s.kind === 'bool' ? s.flag : `${s.flag} <${s.arg ?? s.values?.join('|') ?? 'value'}>`;
-    const def = s.default === undefined || (Array.isArray(s.default) && s.default.length === 0) ? '' : ` (default ${String(s.default)})`;
-    const where = s.scenarios === 'all' ? '' : ` [${s.scenarios.join(', ')}]`;
-    lines.push(`  ${flag.padEnd(34)} ${s.env}${def}${where}`);
-    lines.push(`  ${''.padEnd(34)} ${s.help}`);
+  lines.push('',
+    'Target: TARGET_URL, API_KEY, RATE_LIMIT_API_KEY, LIMITED_API_KEY, BRAIN_ID, MODELS, TIMEOUT_MS as for npm test;',
+    'without TARGET_URL the embedded reference server is started (with latency injection). docs/LOAD.md has the details.');
+  for (const g of GROUPS) {
+    if (only && g.id !== only && ['throughput', 'stream', 'sweep', 'rate-limit'].includes(g.id)) continue;
+    const specs = OPTION_SPECS.filter((s) => groupOf(s) === g.id && (!only || s.scenarios === 'all' || s.scenarios.includes(only)));
+    if (specs.length === 0) continue;
+    lines.push('', `${g.title}:`, `  e.g. ${only ? g.example.replace(/^npm run load -- \S+/, `npm run load -- ${only}`) : g.example}`);
+    for (const s of specs) {
+      const flag = s.kind === 'bool' ? s.flag : `${s.flag} <${s.arg ?? s.values?.join('|') ?? 'value'}>`;
+      const def = s.default === undefined || (Array.isArray(s.default) && s.default.length === 0) ? '' : ` (default ${String(s.default)})`;
+      const where = only || s.scenarios === 'all' || g.id === s.scenarios[0] && s.scenarios.length === 1 ? '' : ` [${s.scenarios.join(', ')}]`;
+      lines.push(`  ${flag.padEnd(34)} ${s.env}${def}${where}`);
+      lines.push(`  ${''.padEnd(34)} ${s.help}`);
+    }
   }
   lines.push('', 'Exit codes: 0 ok; 1 regression against --baseline, or a MUST-level finding (wrong bodies, 5xx other than 503,',
     '429/503 without an error body, dropped connections); 2 bad option or configuration; 130 interrupted (partial report written).');

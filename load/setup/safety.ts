@@ -52,7 +52,8 @@ export interface Plan {
   lines: string[];
 }
 
-export function planFor(scenario: Scenario, o: LoadOptions): Plan {
+/** `traceSpanS`: the length of the --trace being replayed, once it is read. */
+export function planFor(scenario: Scenario, o: LoadOptions, traceSpanS?: number): Plan {
   const lines: string[] = [];
   switch (scenario) {
     case 'throughput': {
@@ -79,8 +80,10 @@ export function planFor(scenario: Scenario, o: LoadOptions): Plan {
         return { maxSeconds: secs, maxConcurrency: o.concurrency, requests: o.requests, lines };
       }
       if (o.arrival === 'trace') {
-        const upTo = o.duration ?? o.capDuration;
-        lines.push(`stream: replay of the trace ${o.trace} at its own times, for at most ${upTo} s${o.requests ? `, at most ${o.requests} requests` : ''}`);
+        const limit = o.duration ?? o.capDuration;
+        const upTo = traceSpanS !== undefined && traceSpanS < limit ? traceSpanS : limit;
+        const what = traceSpanS === undefined ? `for at most ${upTo} s` : traceSpanS <= limit ? `${round1(traceSpanS)} s (the trace's length)` : `its first ${upTo} s of ${round1(traceSpanS)} s (${o.duration !== undefined ? '--duration' : '--cap-duration'})`;
+        lines.push(`stream: replay of the trace ${o.trace} at its own times, ${what}${o.requests ? `, at most ${o.requests} requests` : ''}`);
         return { maxSeconds: upTo, requests: o.requests, lines };
       }
       const rate = o.rate ?? 10;
@@ -131,4 +134,8 @@ export function checkCaps(scenario: Scenario, o: LoadOptions, plan: Plan): void 
 
 function round2(n: number): number {
   return Math.round(n * 100) / 100;
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
 }

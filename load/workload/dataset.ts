@@ -1,7 +1,8 @@
 // Datasets from a file, parsed from its text (the caller reads the file): OpenAI chat
 // JSONL ({"messages": [...]}), ShareGPT conversations ({"conversations": [{"from":
 // "human", "value": ...}, ...]}), plain prompts (JSONL {"prompt": ..., "output_tokens"?:
-// n}, or a .txt file with one prompt per line). All become conversations: an optional
+// n}, or a .txt file with one prompt per line). The records come one per line (JSONL) or
+// as one JSON array (vLLM's ShareGPT download), told apart by the file's first character. All become conversations: an optional
 // system prompt and user turns, each with the dataset's own reply and asked length when
 // it has them. A line that is not one of these is an error naming the file and line.
 import { inputError } from './input-error.ts';
@@ -28,13 +29,17 @@ const FIX = {
   prompts: 'each line must be {"prompt": "...", "output_tokens": 128} (output_tokens optional)',
 };
 
+/** Conversations of a dataset; `skipped`: records of a JSON array without a user turn (vLLM drops them too). */
+export type Dataset = Conversation[] & { skipped?: number };
+
 /** Parses a dataset file's text; `source` (the path) names it in errors. */
-export function parseDataset(text: string, source: string, format: DatasetFormat = 'auto'): Conversation[] {
+export function parseDataset(text: string, source: string, format: DatasetFormat = 'auto'): Dataset {
   if (format === 'text' || (format === 'auto' && /\.txt$/i.test(source))) {
     const out = text.split(/\r?\n/).filter((l) => l.trim() !== '').map((l) => ({ turns: [{ user: l }] }));
     if (out.length === 0) throw inputError(source, 0, 'the file holds no prompt', 'write one prompt per line');
     return out;
   }
+  if (/^\uFEFF?\s*\[/.test(text)) return parseArray(text, source, format);
   const out: Conversation[] = [];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
@@ -45,16 +50,57 @@ export function parseDataset(text: string, source: string, format: DatasetFormat
     try {
       doc = JSON.parse(line);
     } catch {
+      if (line === '{' && isJson(text)) throw inputError(source, 0, 'is one JSON object, neither JSONL (one record per line) nor a JSON array of records', `write one record per line, or put the records in one array [...]; ${format === 'auto' ? FIX.openai : FIX[format]}`);
       throw inputError(source, n, 'not a JSON object (JSONL: one object per line)', format === 'auto' ? FIX.openai : FIX[format]);
     }
     if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw inputError(source, n, 'not a JSON object', format === 'auto' ? FIX.openai : FIX[format]);
-    const d = doc as Record<string, unknown>;
-    const kind = format !== 'auto' ? format : 'messages' in d ? 'openai' : 'conversations' in d ? 'sharegpt' : 'prompt' in d ? 'prompts' : undefined;
-    if (!kind) throw inputError(source, n, 'has none of "messages", "conversations", "prompt"', `${FIX.openai}, or ShareGPT's "conversations", or {"prompt": "..."}`);
-    out.push(kind === 'openai' ? fromMessages(d, source, n) : kind === 'sharegpt' ? fromShareGpt(d, source, n) : fromPrompt(d, source, n));
+    out.push(record(doc as Record<string, unknown>, source, n, format));
   }
   if (out.length === 0) throw inputError(source, 0, 'the file holds no record', format === 'auto' ? FIX.openai : FIX[format]);
   return out;
+}
+
+function record(d: Record<string, unknown>, source: string, n: number, format: DatasetFormat): Conversation {
+  const kind = format !== 'auto' ? format : 'messages' in d ? 'openai' : 'conversations' in d ? 'sharegpt' : 'prompt' in d ? 'prompts' : undefined;
+  if (!kind) throw inputError(source, n, 'has none of "messages", "conversations", "prompt"', `${FIX.openai}, or ShareGPT's "conversations", or {"prompt": "..."}`);
+  return kind === 'openai' ? fromMessages(d, source, n) : kind === 'sharegpt' ? fromShareGpt(d, source, n) : fromPrompt(d, source, n);
+}
+
+/** A JSON array of records (vLLM's ShareGPT file); errors name the record as file[index]. */
+function parseArray(text: string, source: string, format: Exclude<DatasetFormat, 'text'>): Dataset {
+  const fix = (format === 'auto' ? FIX.openai : FIX[format]).replace('each line must be', 'each array element must be');
+  let docs: unknown;
+  try {
+    docs = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (e) {
+    throw inputError(source, 0, `starts with "[" but is not valid JSON (${(e as Error).message})`, `a JSON array dataset must be one array of records; ${fix}`);
+  }
+  if (!Array.isArray(docs)) throw inputError(source, 0, 'is not a JSON array', fix);
+  const out: Dataset = [];
+  let skipped = 0;
+  docs.forEach((doc, k) => {
+    const at = `${source}[${k}]`;
+    if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw inputError(at, 0, 'is not a JSON object', fix);
+    const d = doc as Record<string, unknown>;
+    // The ShareGPT download holds empty conversations and ones without a human turn: skipped, counted.
+    if (Array.isArray(d.conversations) && !d.conversations.some((m) => /^(human|user)$/i.test(String((m as { from?: unknown } | null)?.from)))) {
+      skipped++;
+      return;
+    }
+    out.push(record(d, at, 0, format));
+  });
+  if (out.length === 0) throw inputError(source, 0, skipped ? `none of its ${skipped} records has a user turn` : 'the array holds no record', fix);
+  if (skipped) out.skipped = skipped;
+  return out;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function fromMessages(d: Record<string, unknown>, source: string, n: number): Conversation {

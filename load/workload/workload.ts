@@ -99,7 +99,7 @@ export class Workload {
   /** For the plan and the summary. */
   describe(): Record<string, unknown> {
     const s = this.spec;
-    const source = s.trace ? `trace ${s.trace.source} (${s.trace.records.length} records)` : s.dataset ? `dataset ${s.dataset.source} (${s.dataset.conversations.length} conversations)` : s.promptTokens ? 'synthetic' : 'fixed prompt';
+    const source = s.trace ? `trace ${s.trace.source} (${s.trace.records.length} records)` : s.dataset ? `dataset ${s.dataset.source} (${s.dataset.conversations.length} conversations${(s.dataset.conversations as { skipped?: number }).skipped ? `; ${(s.dataset.conversations as { skipped?: number }).skipped} without a user turn skipped` : ''})` : s.promptTokens ? 'synthetic' : 'fixed prompt';
     return {
       source,
       tokenizer: s.tokenizer?.name ?? 'none',

@@ -68,7 +68,7 @@ describe('scenarios against the embedded reference (child process)', () => {
     expect(html).toContain('uPlot');
     expect(html).toContain('<script type="application/json" id="data">');
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!127\.0\.0\.1|github\.com\/leeoniya)/);
-    expect(html).toContain('Throughput and status codes per second');
+    expect(html).toContain('Answers per second by status');
     for (const key of Object.values(ref.keys)) {
       expect(html).not.toContain(key);
       expect(JSON.stringify(s)).not.toContain(key);
@@ -123,7 +123,7 @@ describe('scenarios against the embedded reference (child process)', () => {
     expect(d.max_meeting_slo).toBe(20);
     expect(o.summary.metrics).toMatchObject({ max_rate_meeting_slo_rps: 20 });
     expect(o.summary.stop_reason).toBe('completed');
-    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('Sweep: achieved rate and goodput vs offered');
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('Achieved and goodput vs offered');
     expect(o.summary.details).toMatchObject({ broken_at: null, refine_steps: 0, invalid_steps: 0, resolved: false });
   });
 

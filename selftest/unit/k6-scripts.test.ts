@@ -667,6 +667,17 @@ describe('workload (lib/workload.ts over load/workload)', () => {
     expect(new Set(sent.map((b) => b.max_tokens)).size).toBeGreaterThan(1);
   });
 
+  it('EXTRA_BODY (the Node harness\'s --extra-body) reaches every request body of every script', () => {
+    const extra = { ignore_eos: true, min_tokens: 4 };
+    for (const script of ['chat-throughput', 'chat-stream', 'chat-stream-sse', 'brain-mix', 'ratelimit-probe']) {
+      const { exports, shim } = loadBundle(bundle(script), { ...TARGET, EXTRA_BODY: JSON.stringify(extra) }, () => ({ status: 500, headers: { 'content-type': 'text/plain' }, body: 'no' }));
+      try { exports.default?.(); } catch { /* a 500 may stop the script: the request it sent is what counts */ }
+      const posts = shim.requests.filter((r) => r.method === 'POST');
+      expect(posts.length, script).toBeGreaterThan(0);
+      for (const r of posts) expect(JSON.parse(r.body!), script).toMatchObject(extra);
+    }
+  });
+
   it('the bundles carry the word list, not the tokenizer\'s ranks', () => {
     for (const script of ['chat-throughput', 'chat-stream', 'chat-stream-sse', 'brain-mix']) {
       const code = readFileSync(bundle(script), 'utf8');
@@ -682,6 +693,8 @@ describe('workload (lib/workload.ts over load/workload)', () => {
     ['a stdev that is not a number', { PROMPT_TOKENS: '10', PROMPT_TOKENS_STDEV: 'wide' }, /^chatgate k6: PROMPT_TOKENS_STDEV: "wide" is not a number/],
     ['BURSTINESS (gamma gaps)', { BURSTINESS: '0.5' }, /^chatgate k6: BURSTINESS: k6's arrival-rate executors .* use the Node harness for it/],
     ['TRACE (replay)', { TRACE: 'trace.jsonl' }, /^chatgate k6: TRACE: k6's executors cannot start requests at a trace's offsets; use the Node harness/],
+    ['EXTRA_BODY with a field the harness sets', { EXTRA_BODY: '{"stream": false}' }, /^chatgate k6: EXTRA_BODY: "stream" is set by the scenario; drop it from the extra body$/],
+    ['EXTRA_BODY that is not JSON', { EXTRA_BODY: '{ignore_eos}' }, /^chatgate k6: EXTRA_BODY: not JSON \(/],
   ];
   for (const [what, env, message] of refusals) {
     it(`refuses ${what} at init, with one line`, () => {

@@ -87,6 +87,15 @@ describe('chat-stream-sse bundle (xk6-sse)', () => {
     for (const m of ['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms']) expect(shim.metrics[m], m).toEqual({ type: 'trend', isTime: true });
   });
 
+  it('reasoning chunks (delta.reasoning, reasoning_content) are output, as in the Node driver: TTFT to the first of them', () => {
+    const calls = stream(['Hi', ' there']);
+    calls.splice(1, 0, { event: { data: chunk({ reasoning: 'Let me' }) }, at: 320 }, { event: { data: chunk({ reasoning_content: ' think.' }) }, at: 335 });
+    const { shim } = runSse({ ...SSE_OK, calls });
+    expect(failedChecks(shim)).toEqual([]);
+    expect(samples(shim, 'ttft_ms')).toEqual([320]);
+    expect(samples(shim, 'itl_ms')).toEqual([15, 15, 50]);
+  });
+
   it('EV-12: deltas that are cumulative snapshots are counted (lib/spec/cumulative-deltas.ts), legal repetition is not', () => {
     const bad = runSse({ ...SSE_OK, calls: stream(['Hel', 'Hello', 'Hello wor', 'Hello world']) });
     expect(total(bad.shim, 'chatgate_cumulative_deltas')).toBe(1);

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { helpText, OPTION_SPECS, parseArgs, parseSeconds, UsageError } from '../../load/setup/options.ts';
 import { checkCaps, checkRemote, isLoopbackHost, planFor, rampSteps, sweepSteps } from '../../load/setup/safety.ts';
+import { formatProgress } from '../../load/report/progress.ts';
 
 const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseArgs(argv, env);
 const usage = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
@@ -82,6 +83,23 @@ describe('load options', () => {
   });
 });
 
+describe('--help', () => {
+  it('groups the options with an example each; <scenario> --help lists only what that scenario takes', () => {
+    const all = helpText();
+    for (const title of ['Every scenario:', 'Workload: what each request says', 'throughput:', 'stream:', 'sweep:', 'rate-limit:', 'Embedded reference server']) expect(all).toContain(title);
+    expect(all.match(/^ {2}e\.g\. npm run load -- /gm)!.length).toBeGreaterThanOrEqual(8);
+    expect(parse(['stream', '--help']).helpFor).toBe('stream');
+    expect(parse(['--help']).helpFor).toBeUndefined();
+    const stream = helpText('stream');
+    for (const spec of OPTION_SPECS) {
+      const applies = spec.scenarios === 'all' || spec.scenarios.includes('stream');
+      expect(stream.includes(`  ${spec.flag} `) || stream.includes(`  ${spec.flag}\n`), spec.flag).toBe(applies);
+    }
+    expect(stream).not.toMatch(/^throughput:|^sweep:|^rate-limit:/m);
+    expect(stream.split('\n').length).toBeLessThan(all.split('\n').length);
+  });
+});
+
 describe('load safety', () => {
   it('knows loopback hosts', () => {
     for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', 'api.localhost', '[::1]', '::1']) expect(isLoopbackHost(h), h).toBe(true);
@@ -108,6 +126,13 @@ describe('load safety', () => {
     expect(() => checkCaps('throughput', fast, planFor('throughput', fast))).toThrow(/5000 req\/s, above the cap of 1000 req\/s; .*--cap-rate 5000/);
     const wide = parse(['stream', '--concurrency', '8000']).options;
     expect(() => checkCaps('stream', wide, planFor('stream', wide))).toThrow(/8000 concurrent streams, above the cap of 5000; .*--cap-concurrency 8000/);
+
+    // A trace: its own length, not the cap; cut by --duration when that is shorter.
+    const trace = parse(['stream', '--trace', 't.jsonl']).options;
+    expect(planFor('stream', trace, 12.5).lines[0]).toMatch(/replay of the trace t\.jsonl at its own times, 12\.5 s \(the trace's length\)/);
+    expect(planFor('stream', trace, 12.5).maxSeconds).toBe(12.5);
+    const cut = parse(['stream', '--trace', 't.jsonl', '--duration', '5']).options;
+    expect(planFor('stream', cut, 12.5).lines[0]).toMatch(/its first 5 s of 12\.5 s \(--duration\)/);
   });
 
   it('bounds sweeps and ramps', () => {
@@ -121,5 +146,14 @@ describe('load safety', () => {
     expect(rampSteps(parse(['rate-limit', '--ramp-start', '2', '--ramp-factor', '2', '--ramp-max', '16']).options)).toEqual([2, 4, 8, 16]);
     const rl = planFor('rate-limit', parse(['rate-limit']).options);
     expect(rl.maxSeconds).toBeLessThanOrEqual(300);
+  });
+});
+
+describe('progress line', () => {
+  it('says "no answer yet" before the first answer, never 0 ms', () => {
+    const snap = { phase: 'stream', elapsedS: 3, totalS: 10, sent: 5, ok: 0, errors: 0, inFlight: 5, metric: 'ttft', p50Ms: 0, p95Ms: 0, samples: 0 };
+    expect(formatProgress(snap, 2)).toMatch(/ttft: no answer yet$/);
+    expect(formatProgress(snap, 2)).not.toMatch(/0\.0 ms/);
+    expect(formatProgress({ ...snap, ok: 3, samples: 3, p50Ms: 150, p95Ms: 210 }, 2)).toMatch(/ttft p50 150 ms p95 210 ms$/);
   });
 });

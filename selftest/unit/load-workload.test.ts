@@ -93,6 +93,23 @@ describe('datasets and traces', () => {
     expect(inputError(() => parseDataset('\n', 'e.jsonl'))).toMatch(/^e\.jsonl: the file holds no record/);
   });
 
+  it('reads a JSON array of records (vLLM\'s ShareGPT file), skipping records without a human turn, errors naming the record', () => {
+    const arr = JSON.stringify([
+      { id: 'a', conversations: [{ from: 'human', value: 'Q1' }, { from: 'gpt', value: 'A1' }] },
+      { id: 'b', conversations: [] },
+      { id: 'c', conversations: [{ from: 'gpt', value: 'only a reply' }] },
+      { id: 'd', conversations: [{ from: 'human', value: 'Q2' }] },
+    ], null, 2);
+    const ds = parseDataset(arr, 'ShareGPT_V3.json');
+    expect([...ds]).toEqual([{ turns: [{ user: 'Q1', reply: 'A1' }] }, { turns: [{ user: 'Q2' }] }]);
+    expect(ds.skipped).toBe(2);
+    expect(parseDataset('[{"prompt":"p"}]', 'p.json')).toEqual([{ turns: [{ user: 'p' }] }]);
+    expect(inputError(() => parseDataset('[{"conversations":[{"from":"human","value":1}]}]', 's.json'))).toMatch(/^s\.json\[0\]: conversations\[0\] needs "from"/);
+    expect(inputError(() => parseDataset('[{"x":1}', 's.json'))).toMatch(/^s\.json: starts with "\[" but is not valid JSON .*each array element must be/);
+    expect(inputError(() => parseDataset('[{"conversations":[]}]', 's.json'))).toMatch(/^s\.json: none of its 1 records has a user turn/);
+    expect(inputError(() => parseDataset('{\n  "prompt": "a"\n}\n', 'one.json'))).toMatch(/^one\.json: is one JSON object, neither JSONL .* nor a JSON array/);
+  });
+
   it('reads traces (JSONL or CSV), offsets from the first record, and refuses bad ones', () => {
     const jsonl = [0, 250, 250, 1000].map((t, i) => JSON.stringify({ timestamp: 1_700_000_000_000 + t, input_length: 10 + i, output_length: 5 })).join('\n');
     expect(parseTrace(jsonl, 't.jsonl').map((r) => r.offsetMs)).toEqual([0, 250, 250, 1000]);
@@ -208,7 +225,28 @@ describe('report fixes', () => {
     const plot = h.bucketPlot(50);
     expect(plot.count.reduce((a, b) => a + b, 0)).toBe(1000);
     expect(plot.count[49]).toBe(1);
-    expect(plot.bucket_ms[49]! + plot.bucket_ms[1]!).toBeGreaterThanOrEqual(50_000);
+    // The range is the data's (1 ms to 50 s), in log bins: it spans decades.
+    expect(plot.bucket_ms[0]).toBe(1);
+    expect(plot.upper_ms).toBe(h.summary().max_ms);
+    expect(plot.log).toBe(true);
+    const narrow = new LatencyHistogram();
+    for (let i = 0; i < 100; i++) narrow.record(900 + i);
+    const lin = narrow.bucketPlot(10);
+    expect(lin.log).toBeUndefined();
+    expect(lin.bucket_ms[0]).toBe(900);
+    expect(lin.count.every((c) => c > 0)).toBe(true); // no empty stretch from 0 to the data
+    const zeros = new LatencyHistogram();
+    zeros.record(0);
+    zeros.record(0);
+    expect(zeros.bucketPlot().count).toEqual([2]);
+  });
+
+  it('a percentile curve stops where its samples stop (p99.9 needs 1,000)', () => {
+    const h = new LatencyHistogram();
+    for (let i = 1; i <= 93; i++) h.record(i);
+    expect(h.percentilePlot().percentile.at(-1)).toBe(98.5);
+    for (let i = 1; i <= 907; i++) h.record(i);
+    expect(h.percentilePlot().percentile.at(-1)).toBe(99.9);
   });
 
   it('a second without answers has no latency in the timeline (a gap, not 0 ms)', () => {

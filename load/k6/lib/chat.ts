@@ -5,7 +5,8 @@ import { check } from 'k6';
 import { request, type Response } from 'k6/http';
 import exec from 'k6/execution';
 import { extraHeaders, redact } from './config.ts';
-import { nextRequest, workloadSpec } from './workload.ts';
+import { extraBodyFromEnv, nextRequest, workloadSpec } from './workload.ts';
+import { withExtraBody } from '../../workload/extra-body.ts';
 import { bodyShapeFailures, completionTokens, recordStatus } from './metrics.ts';
 import { checkShape, parseJson, type ShapeName } from './shape.ts';
 import { errorBodyProblems } from '../../../lib/spec/error-body.ts';
@@ -36,6 +37,8 @@ export function bodyText(res: Response): string {
 
 /** The workload (lib/workload.ts), read at init so a bad value stops the run before any request. */
 export const WORKLOAD = workloadSpec();
+/** EXTRA_BODY, read at init like the workload. */
+export const EXTRA_BODY = extraBodyFromEnv();
 
 /**
  * A chat request body. By default the workload's (lib/workload.ts): PROMPT or synthetic
@@ -52,6 +55,7 @@ export function chatBody(model: string | undefined, opts: { stream?: boolean; ex
   if (model !== undefined) body.model = model;
   if (opts.stream) body.stream = true;
   if (r.maxTokens !== undefined) body.max_tokens = r.maxTokens;
+  withExtraBody(body, EXTRA_BODY);
   if (opts.extra) for (const k of Object.keys(opts.extra)) body[k] = opts.extra[k];
   return body;
 }

@@ -38,17 +38,25 @@ export const streamChunks = new Trend('chatgate_stream_chunks');
 /** Streams whose content deltas are cumulative snapshots (EV-12, lib/spec/cumulative-deltas.ts): 1 or 0 per 2xx stream. */
 export const cumulativeDeltas = new Counter('chatgate_cumulative_deltas');
 
+interface Delta { content?: string | null; reasoning?: unknown; reasoning_content?: unknown; tool_calls?: unknown }
 interface Chunk {
-  choices: Array<{ index: number; delta: { content?: string | null }; finish_reason?: string | null }>;
+  choices: Array<{ index: number; delta: Delta; finish_reason?: string | null }>;
   usage?: { completion_tokens?: unknown } | null;
 }
 
 /**
  * One stream's data payloads in order, with the time each arrived (ms; 0 when the
  * engine cannot time events). Content, TTFT and inter-token gaps follow the Node load
- * driver (load/engine/lean-client.ts): a content chunk is one whose choices[0].delta.content is
- * a non-empty string; a gap is the time between two consecutive content chunks.
+ * driver (load/engine/lean-client.ts): an output chunk is one whose choices[0].delta carries
+ * non-empty content, reasoning (delta.reasoning or reasoning_content) or tool calls; a gap is
+ * the time between two consecutive output chunks.
  */
+/** Output the model generated: content, reasoning (vLLM's delta.reasoning, reasoning_content) or a tool call. */
+function isOutput(d: Delta): boolean {
+  const text = (v: unknown) => typeof v === 'string' && v.length > 0;
+  return text(d.content) || text(d.reasoning) || text(d.reasoning_content) || (Array.isArray(d.tool_calls) && d.tool_calls.length > 0);
+}
+
 export class StreamJudge {
   done = false;
   afterDone = false;
@@ -88,14 +96,12 @@ export class StreamJudge {
     }
     const chunk = parsed as Chunk;
     for (const choice of chunk.choices) {
-      if (choice.index === 0 && typeof choice.delta.content === 'string') {
-        if (choice.delta.content.length > 0) {
-          if (this.firstContentAt === undefined) this.firstContentAt = at;
-          else this.gaps.push(at - this.lastContentAt!);
-          this.lastContentAt = at;
-        }
-        this.content += choice.delta.content;
+      if (choice.index === 0 && isOutput(choice.delta)) {
+        if (this.firstContentAt === undefined) this.firstContentAt = at;
+        else this.gaps.push(at - this.lastContentAt!);
+        this.lastContentAt = at;
       }
+      if (choice.index === 0 && typeof choice.delta.content === 'string') this.content += choice.delta.content;
       if (choice.finish_reason !== null && choice.finish_reason !== undefined) this.finishes++;
     }
     if (chunk.usage && typeof chunk.usage.completion_tokens === 'number') this.tokens = chunk.usage.completion_tokens;

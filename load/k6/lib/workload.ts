@@ -6,6 +6,7 @@ import exec from 'k6/execution';
 import { ConfigError, env, flag, integer } from './config.ts';
 import { optionalLengthDistribution, type LengthDistribution } from '../../workload/distribution.ts';
 import { WorkloadInputError } from '../../workload/input-error.ts';
+import { parseExtraBody } from '../../workload/extra-body.ts';
 import { wordTextSource } from '../../workload/synthetic-words.ts';
 import { Workload, type ChatMessage, type WorkloadSpec } from '../../workload/workload.ts';
 
@@ -66,6 +67,18 @@ export function workloadSpec(): WorkloadSpec {
     sharedPrefixTokens: integer('SHARED_PREFIX_TOKENS', 0, 0, 10000000),
     unique: flag('UNIQUE', true),
   };
+}
+
+/** EXTRA_BODY: request fields merged into every body (the Node harness's --extra-body, same rules). */
+export function extraBodyFromEnv(): Record<string, unknown> | undefined {
+  const raw = env('EXTRA_BODY');
+  if (raw === undefined) return undefined;
+  try {
+    return parseExtraBody(raw, 'EXTRA_BODY');
+  } catch (e) {
+    if (e instanceof WorkloadInputError) throw new ConfigError('EXTRA_BODY', e.message.slice('EXTRA_BODY: '.length));
+    throw e;
+  }
 }
 
 /** The workload's settings for the summary's identity: runners of one test must agree on them. */
