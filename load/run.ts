@@ -23,6 +23,7 @@ import { buildSummary, writeSummary, type LoadSummary } from './report/summary.t
 import { writeHtmlReport } from './report/report-html.ts';
 import { compareMetrics, formatComparison, loadBaseline, parseThresholds, type BaselineFile, type Threshold } from './report/baseline.ts';
 import type { MetricName } from './report/metric-names.ts';
+import { evaluateGates, parseLimits } from './report/gates.ts';
 import type { ScenarioContext, ScenarioResult } from './scenarios/context.ts';
 import { runThroughput } from './scenarios/throughput.ts';
 import { runStream } from './scenarios/stream.ts';
@@ -142,6 +143,9 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
       regressions = summary.baseline.regressions;
     }
   }
+  // SLOs and absolute limits judge every run but an interrupted one (its figures cover part of it).
+  if (!partial) summary.gates = evaluateGates(spec.scenario, options, summary.metrics, summary.details, parseLimits(options.thresholds));
+  const unlike = options.requireLikeForLike && summary.baseline !== null && !summary.baseline.like_for_like;
   let summaryPath: string | undefined;
   let htmlPath: string | undefined;
   if (spec.outDir) {
@@ -150,9 +154,10 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   }
   log(redact(renderConsoleSummary(summary)));
   if (summary.baseline) log(redact(formatComparison(summary.baseline)));
+  if (unlike) log('baseline: --require-like-for-like: the runs differ in settings (listed above); exit 1');
   if (summaryPath) log(`reports: ${summaryPath}\n         ${htmlPath}${ctx.requestLog ? `\n         ${ctx.requestLog.path}` : ''}`);
   const failing = findingsFail(summary.findings, spec.config.strict);
-  const exitCode = partial ? EXIT.interrupted : regressions > 0 || failing ? EXIT.failed : EXIT.ok;
+  const exitCode = partial ? EXIT.interrupted : regressions > 0 || failing || (summary.gates?.failed ?? 0) > 0 || unlike ? EXIT.failed : EXIT.ok;
   return { summary, exitCode, summaryPath, htmlPath, requestsPath: ctx.requestLog?.path };
 }
 
@@ -184,6 +189,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     checkCaps(parsed.scenario, parsed.options, plan);
     if (config.targetUrl) checkRemote(config.targetUrl, parsed.options.allowRemote);
     thresholds = parseThresholds(parsed.options.thresholds);
+    parseLimits(parsed.options.thresholds);
     if (parsed.options.baseline) baseline = loadBaseline(parsed.options.baseline, parsed.scenario);
     workload = await prepareWorkload(parsed.scenario, parsed.options);
   } catch (e) {

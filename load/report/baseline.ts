@@ -97,8 +97,10 @@ export function loadBaseline(path: string, scenario: Scenario): BaselineFile {
 export function parseThresholds(list: string[]): Map<MetricName, Threshold> {
   const out = new Map<MetricName, Threshold>();
   for (const item of list) {
+    // metric<limit is an absolute limit on this run alone (gates.ts), not a comparison.
+    if (/[<>]/.test(item)) continue;
     const m = /^([a-z0-9_]+)=(\d*\.?\d+)(%?)$/.exec(item.trim());
-    if (!m) throw new UsageError(`--threshold "${item}": use metric=10% (relative) or metric=25 (absolute), e.g. ttft_p95_ms=15%`);
+    if (!m) throw new UsageError(`--threshold "${item}": use metric=10% (relative) or metric=25 (absolute) against the baseline, or metric<500 as a limit, e.g. ttft_p95_ms=15%`);
     const [, name, value, pct] = m;
     if (!isMetricName(name!)) throw new UsageError(`--threshold "${item}": unknown metric ${name}; known: ${Object.keys(METRICS).join(', ')}`);
     out.set(name, pct ? { relative: Number(value) / 100, absolute: 0 } : { relative: 0, absolute: Number(value) });
