@@ -139,7 +139,7 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   if (spec.baseline) {
     if (partial) log('baseline: not compared (partial run)');
     else {
-      summary.baseline = compareMetrics(summary.metrics, spec.baseline, spec.thresholds ?? new Map(), { options: summary.options, workload: summary.workload, target: summary.target });
+      summary.baseline = compareMetrics(summary.metrics, spec.baseline, spec.thresholds ?? new Map(), { options: summary.options, workload: summary.workload, target: summary.target }, { scenario: summary.scenario, hdr_us: summary.hdr_us, counts: summary.counts });
       regressions = summary.baseline.regressions;
     }
   }
