@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { redact, redactDeep } from '../../lib/run/redact.ts';
 import type { LoadSummary } from './summary.ts';
 import { METRICS, isMetricName } from './metric-names.ts';
+import { baselineOverlayHtml, sweepChartHtml, verdictHtml } from './verdict-html.ts';
 // The page's timeline runs the registry's own status rule (its source, inlined).
 import { isServerError } from '../../lib/spec/rules/status.ts';
 
@@ -42,10 +43,11 @@ th{background:#f4f6f8}td:first-child,th:first-child{text-align:left}.muted{color
 <div class="muted">target ${esc(s.target.url)} (${esc(s.target.kind)}) · ${s.duration_s} s · stop reason: ${esc(s.stop_reason)}</div>
 ${s.partial ? '<div class="banner partial"><b>Partial run</b>: stopped before it finished (Ctrl-C); the figures cover what ran.</div>' : ''}
 ${verdictBanner(s)}
+${verdictHtml(s)}
 ${s.driver.warning ? `<div class="banner partial"><b>Driver warning</b>: ${esc(s.driver.warning)}</div>` : ''}
 <h2>Key metrics</h2>
 ${metricsTable(s)}
-${s.baseline ? `<h2>Baseline comparison</h2>${baselineTable(s)}` : ''}
+${s.baseline ? `<h2>Baseline comparison</h2>${baselineTable(s)}${baselineOverlayHtml(s)}` : ''}
 <h2>Findings</h2>
 ${findingsTable(s)}
 <h2>Requests</h2>
@@ -74,6 +76,8 @@ ${CHART_CODE}</script>
 function verdictBanner(s: LoadSummary): string {
   const failing = s.findings.filter((f) => f.level === 'MUST' || f.level === 'COMPAT');
   const regress = s.baseline?.regressions ?? 0;
+  // Broken gates and unlike settings have their own banners (verdict-html.ts): never a green one beside them.
+  if ((s.gates?.failed ?? 0) > 0 || (s.baseline && !s.baseline.like_for_like)) return '';
   if (failing.length === 0 && regress === 0) return '<div class="banner ok">No MUST-level finding' + (s.baseline ? ', no regression against the baseline' : '') + '.</div>';
   const parts = [];
   if (failing.length) parts.push(`${failing.length} MUST-level finding${failing.length === 1 ? '' : 's'}`);
@@ -127,11 +131,11 @@ function scenarioSection(s: LoadSummary): string {
   const d = s.details as Record<string, unknown>;
   if (s.scenario === 'sweep') {
     const steps = (d.steps ?? []) as Array<Record<string, unknown>>;
-    const cols = ['step', 'phase', 'offered', 'sent', 'achieved_ok_rps', 'goodput_rps', 'ttft_p50_ms', 'ttft_p95_ms', 'itl_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms', 'error_share', 'share_429', 'share_503', 'schedule_lag_p99_ms', 'valid', 'slo_met'];
+    const cols = ['step', 'phase', 'offered', 'sent_rps', 'completed_rps', 'backlog_at_end', 'samples', 'goodput_rps', 'ttft_p50_ms', 'ttft_p95_ms', 'itl_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms', 'error_share', 'share_429', 'share_503', 'schedule_lag_p99_ms', 'valid', 'slo_met'];
     const bound = d.broken_at == null ? '' : ` ${esc(String(d.broken_at))} ${esc(String(d.unit))} broke it (${esc(((d.bound_by_detail ?? []) as string[]).join(', '))}).`;
     return `<h2>Sweep</h2><p>Highest step meeting the SLO: <b>${esc(String(d.max_meeting_slo ?? 'none'))}</b> ${esc(String(d.unit))}, goodput there ${esc(String(d.goodput_at_max_rps ?? '–'))} req/s.${bound} ${d.note ? esc(String(d.note)) : ''}</p>
-<p class="help">Goodput counts only the requests that met every per-request SLO (TTFT, and ITL/E2E when set). The curve bends where the target saturates: achieved rate stops following the offered rate, TTFT climbs, 429/503 appear.</p>
-${table(cols, steps)}<div id="sweep-charts"></div>`;
+<p class="help">Goodput counts only the requests that met every per-request SLO (TTFT, and ITL/E2E when set). The curve bends where the target saturates: the completed rate stops following the offered rate, TTFT climbs, 429/503 appear.</p>
+${sweepChartHtml(s)}${table(cols, steps)}<div id="sweep-charts"></div>`;
   }
   if (s.scenario === 'rate-limit') {
     const phases = (d.phases ?? []) as Array<Record<string, unknown>>;
@@ -243,8 +247,8 @@ const CHART_CODE = String.raw`
   var sweep = D.plots.extra && D.plots.extra.sweep;
   if (sweep && sweep.length) {
     var sx = sweep.map(function (r) { return r.offered; });
-    plot('sweep-charts', 'Sweep: achieved rate and goodput vs offered', sx, [
-      { label: 'achieved ok/s', values: sweep.map(function (r) { return r.achieved_ok_rps; }), points: true },
+    plot('sweep-charts', 'Sweep: completed rate and goodput vs offered', sx, [
+      { label: 'completed ok/s', values: sweep.map(function (r) { return r.completed_rps; }), points: true },
       { label: 'goodput/s', values: sweep.map(function (r) { return r.goodput_rps; }), points: true },
       { label: 'error share', values: sweep.map(function (r) { return r.error_share; }), scale: 'y2', dash: true, points: true }],
       'offered (' + D.details.unit + ')', 'per second', { y2: 'error share' });
