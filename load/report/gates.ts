@@ -2,7 +2,7 @@
 // stream and throughput (the sweep judges its own SLOs per step and fails when no rate
 // met them, or when its answer is below --expect-capacity), and k6-style absolute limits
 // (--threshold ttft_p95_ms<500). Each check names its limit and the value seen.
-import { METRICS, isMetricName, type MetricName } from './metric-names.ts';
+import { METRICS, parseLimit, type LimitOp, type MetricName } from './metric-names.ts';
 import { UsageError, type LoadOptions, type Scenario } from '../setup/options.ts';
 
 export interface GateCheck {
@@ -20,18 +20,16 @@ export interface GateCheck {
 
 export interface Gates { checks: GateCheck[]; failed: number }
 
-export interface Limit { metric: MetricName; op: GateCheck['op']; value: number }
+export interface Limit { metric: MetricName; op: LimitOp; value: number }
 
 /** The absolute limits among --threshold items ("ttft_p95_ms<500"); relative ones ("metric=10%") are the baseline's. */
 export function parseLimits(list: string[]): Limit[] {
   const out: Limit[] = [];
   for (const item of list) {
     if (!/[<>]/.test(item)) continue;
-    const m = /^([a-z0-9_]+)\s*(<=|>=|<|>)\s*(-?\d*\.?\d+)$/.exec(item.trim());
-    if (!m) throw new UsageError(`--threshold "${item}": use metric<limit or metric>limit, e.g. ttft_p95_ms<500 or output_tokens_per_s>100`);
-    const [, name, op, value] = m;
-    if (!isMetricName(name!)) throw new UsageError(`--threshold "${item}": unknown metric ${name}; known: ${Object.keys(METRICS).join(', ')}`);
-    out.push({ metric: name, op: op as Limit['op'], value: Number(value) });
+    const l = parseLimit(item);
+    if (typeof l === 'string') throw new UsageError(`--threshold ${l}`);
+    out.push(l);
   }
   return out;
 }
@@ -72,7 +70,18 @@ export function evaluateGates(
     judge('sweep', 'a rate met the SLO', 'max_meeting_slo', '>', 0, unit, d.max_meeting_slo ?? 0);
     if (o.expectCapacity !== undefined) judge('sweep', '--expect-capacity', 'max_meeting_slo', '>=', o.expectCapacity, unit, d.max_meeting_slo);
   }
-  for (const l of limits) judge('limit', '--threshold', l.metric, l.op, l.value, METRICS[l.metric].unit, metrics[l.metric]);
+  checks.push(...evaluateLimits(metrics, limits).checks);
+  return { checks, failed: checks.filter((c) => !c.met).length };
+}
+
+/** Absolute limits alone (the merge: its inputs' SLOs were judged by each run). */
+export function evaluateLimits(metrics: Partial<Record<string, number | null>>, limits: Limit[]): Gates {
+  const checks: GateCheck[] = limits.map((l) => {
+    const raw = metrics[l.metric];
+    const value = typeof raw === 'number' && Number.isFinite(raw) ? raw : null;
+    const met = value !== null && (l.op === '<' ? value < l.value : l.op === '<=' ? value <= l.value : l.op === '>' ? value > l.value : value >= l.value);
+    return { kind: 'limit', name: '--threshold', metric: l.metric, op: l.op, limit: l.value, unit: METRICS[l.metric].unit, value, met };
+  });
   return { checks, failed: checks.filter((c) => !c.met).length };
 }
 
