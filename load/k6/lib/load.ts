@@ -138,17 +138,17 @@ export type LimitTarget = [string, string];
  * THRESHOLDS="ttft_p95_ms<500,output_tokens_per_s>100,error_share<0.01": the Node
  * harness's absolute limits (--threshold metric<limit, same names and parser) as k6
  * thresholds, added to `into`. `aliases` maps the figures a script measures under its
- * own metrics (error_share -> its failure rate); token timing uses load-metrics.ts's names.
+ * own metrics (error_share -> its failure rate); `tokenTiming` adds load-metrics.ts's.
  */
-export function addLimitThresholds(into: Record<string, Threshold[]>, aliases: Partial<Record<MetricName, LimitTarget>>): Record<string, Threshold[]> {
+export function addLimitThresholds(into: Record<string, Threshold[]>, aliases: Partial<Record<MetricName, LimitTarget>>, tokenTiming = false): Record<string, Threshold[]> {
   const raw = env('THRESHOLDS');
   if (!raw) return into;
   for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
     const l = parseLimit(item);
     if (typeof l === 'string') throw new ConfigError('THRESHOLDS', l);
-    const known = LOAD_METRICS.find(([n]) => n === l.metric);
+    const known = tokenTiming ? LOAD_METRICS.find(([n]) => n === l.metric) : undefined;
     const target: LimitTarget | undefined = aliases[l.metric] ?? (known ? [known[1], known[2]] : undefined);
-    if (!target) throw new ConfigError('THRESHOLDS', `"${item}": this script does not measure ${l.metric}; it measures ${[...Object.keys(aliases), ...LOAD_METRICS.map(([n]) => n)].join(', ')}`);
+    if (!target) throw new ConfigError('THRESHOLDS', `"${item}": this script does not measure ${l.metric}; it measures ${[...Object.keys(aliases), ...(tokenTiming ? LOAD_METRICS.map(([n]) => n) : [])].join(', ')}`);
     (into[target[0]] ??= []).push(`${target[1]}${l.op}${l.value}`);
   }
   return into;

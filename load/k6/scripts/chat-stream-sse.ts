@@ -60,7 +60,7 @@ thresholds.itl_ms = [`p(95)<${itlP95Ms}`];
 thresholds.e2e_ms = [`p(95)<${limits.p95Ms}`];
 thresholds.chatgate_cumulative_deltas = ['count<1'];
 Object.assign(thresholds, distributionThresholds(['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms']));
-addLimitThresholds(thresholds, { error_share: ['chatgate_stream_failed', 'rate'] });
+addLimitThresholds(thresholds, { error_share: ['chatgate_stream_failed', 'rate'] }, true);
 
 export const options: Options = {
   scenarios: { stream: arrivalScenario(load, 1) },
