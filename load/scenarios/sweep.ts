@@ -13,7 +13,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Recorder } from '../engine/recorder.ts';
 import { Findings } from '../report/findings.ts';
-import { sweepSteps } from '../setup/safety.ts';
+import { stepTiming, sweepSteps } from '../setup/safety.ts';
 import type { Outcome } from '../engine/lean-client.ts';
 import type { DriveMode } from '../engine/load-driver.ts';
 import type { LoadOptions } from '../setup/options.ts';
@@ -269,16 +269,6 @@ export function meetsSlo(out: Outcome, opt: LoadOptions): boolean {
     if (t !== undefined && t > opt.sloTpotP95Ms) return false;
   }
   return true;
-}
-
-/** Share of a step at its start whose requests are left out of its latency figures: they meet an empty system. */
-const SETTLE_SHARE = 0.1;
-
-/** A step's length and settle: a rate step lasts long enough for --step-min-requests after the settle. */
-export function stepTiming(value: number, o: LoadOptions): { durationS: number; settleS: number } {
-  const settleS = o.stepDuration * SETTLE_SHARE;
-  if (o.sweepBy !== 'rate') return { durationS: o.stepDuration, settleS: Math.max(settleS, Math.min(o.rampUp, o.stepDuration / 4)) };
-  return { durationS: Math.max(o.stepDuration, settleS + o.stepMinRequests / value), settleS };
 }
 
 interface StepCounts { window: number; settleS: number; completed: number; completedTokens: number | null; backlog: number; good: number; goodTokens: number | null }

@@ -3,7 +3,7 @@
 // seeds (each its own synthetic prompts) must each answer within 5 % of it, and the
 // first seed's ladder goes to twice the capacity, where no step may report completed
 // throughput above what the engine completes (within 15 %). Bounded by counts: 4-s steps
-// of at least 30 requests, 2 ladder steps and at most 5 extra steps per seed (about 600
+// of at least 30 requests, 2 ladder steps and at most 6 extra steps per seed (about 600
 // streams in all, 1-2 minutes on a loaded 2-core machine).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ import type { SweepStep } from '../../load/scenarios/sweep.ts';
 
 // 100 prompt tokens at 1000 tokens/s: a lone request's TTFT is 100 ms, and the prefill
 // unit serves 10 req/s. Even arrivals: below capacity TTFT stays 100 ms, above it the
-// queue grows through the step. The SLO leaves 150 ms for the machine's own jitter (a 4-s step 5 % over capacity ends 200 ms behind), and
+// queue grows through the step. The SLO leaves 200 ms for the machine's own jitter (a 4-s step 5 % over capacity ends 200 ms behind, its p95 just under that), and
 // the driver-lag bound is raised to 150 ms for a shared 2-core machine (a step past it is
 // still invalid, never a verdict).
 const ENGINE = ['--ref-engine', '--ref-prefill-tps', '1000', '--ref-decode-step-ms', '5', '--ref-decode-step-per-seq-ms', '0.1', '--ref-max-batch', '64'];
@@ -28,7 +28,7 @@ const COMMON = [
   'sweep', '--quiet', '--warmup', '2', ...ENGINE,
   '--prompt-tokens', '100', '--output-tokens', '8',
   '--arrival', 'constant', '--step-duration', '4', '--step-min-requests', '30',
-  '--slo-ttft-p95-ms', '250', '--sweep-tolerance', '0.05', '--sweep-refine-steps', '5', '--sweep-max-driver-lag-ms', '150',
+  '--slo-ttft-p95-ms', '300', '--sweep-tolerance', '0.05', '--sweep-refine-steps', '6', '--sweep-max-driver-lag-ms', '150',
 ];
 // Seed 1 climbs from half to twice the capacity; the others start around it.
 const LADDERS: Record<number, string[]> = {
@@ -41,7 +41,7 @@ describe('sweep against the reference engine model', () => {
   let ref: EmbeddedReference;
   const base = parseArgs([...COMMON, ...LADDERS[1]!], {}).options;
   const model = resolveEngineModel(referenceOptionsFor(base).engine!);
-  const cap = engineCapacity(model, { promptTokens: 100, outputTokens: 8 }, { ttftP95Ms: 250 });
+  const cap = engineCapacity(model, { promptTokens: 100, outputTokens: 8 }, { ttftP95Ms: 300 });
   beforeAll(async () => {
     ref = await startReferenceProcess(referenceOptionsFor(base));
   });
