@@ -22,14 +22,17 @@ export interface BaselineRow {
   change: number | null;
   /** How much worse is allowed, in the metric's unit. */
   allowed: number | null;
-  /** 95 % intervals of each side's figure (null: no noise model for this metric, or no evidence). */
-  baseline_interval?: [number, number] | null;
-  current_interval?: [number, number] | null;
+  /** 95 % intervals of each side's figure (null: no noise model, or no evidence; an upper end null: the samples do not bound it). */
+  baseline_interval?: Interval | null;
+  current_interval?: Interval | null;
   /** true: the intervals do not overlap; null: not known. */
   outside_noise?: boolean | null;
   /** same: within the noise; ok: worse, within the threshold; better; regression. */
   verdict: 'same' | 'ok' | 'better' | 'regression' | 'not compared';
 }
+
+/** [low, high]; high null when the samples stop below it (a p99 of 50 answers can be anything above their max). */
+export type Interval = [number, number | null];
 
 /** What a side's noise is computed from: its histograms and counts (summary.json has both). */
 export interface NoiseEvidence {
@@ -163,7 +166,8 @@ export function compareMetrics(
       const ic = noiseC(name, c);
       row.baseline_interval = ib;
       row.current_interval = ic;
-      row.outside_noise = ib && ic ? ib[1] < ic[0] || ic[1] < ib[0] : null;
+      const above = (x: Interval, y: Interval) => x[1] !== null && x[1] < y[0];
+      row.outside_noise = ib && ic ? above(ib, ic) || above(ic, ib) : null;
       row.verdict = b === c || row.outside_noise === false ? 'same' : worse > allowed + 1e-12 ? 'regression' : worse < 0 ? 'better' : 'ok';
     }
     rows.push(row);
@@ -191,7 +195,7 @@ const TIMER_MS = 1;
  * rates: the count's Poisson noise; shares: the binomial's. A sweep's latency metrics
  * are its best step's, not the pooled histogram's, so they get no interval.
  */
-function noiseOf(e: NoiseEvidence | undefined): (metric: MetricName, value: number) => [number, number] | null {
+function noiseOf(e: NoiseEvidence | undefined): (metric: MetricName, value: number) => Interval | null {
   const hists = new Map<string, LatencyHistogram>();
   const hist = (key: string): LatencyHistogram | undefined => {
     const raw = e?.hdr_us?.[key];
@@ -213,9 +217,10 @@ function noiseOf(e: NoiseEvidence | undefined): (metric: MetricName, value: numb
       const q = Number(p[2]) / 100;
       const half = Z95 * Math.sqrt(n * q * (1 - q));
       const lo = Math.max(0, Math.floor(n * q - half)) / n;
-      const hi = Math.min(n, Math.ceil(n * q + half)) / n;
+      // A rank past the last sample: the percentile stops where the samples stop, so nothing bounds it from above.
+      const hi = n * q + half >= n ? null : Math.ceil(n * q + half) / n;
       // Never narrower than the driver's timer resolution (1 ms).
-      return [Math.min(value - TIMER_MS, h.percentileMs(100 * lo)), Math.max(value + TIMER_MS, h.percentileMs(100 * hi))];
+      return [Math.min(value - TIMER_MS, h.percentileMs(100 * lo)), hi === null ? null : Math.max(value + TIMER_MS, h.percentileMs(100 * hi))];
     }
     const ok = e.counts?.ok ?? 0;
     const sent = e.counts?.sent ?? 0;
@@ -238,7 +243,7 @@ function likeForLike(b: RunSettings | undefined, c: RunSettings | undefined): Pi
 
 export function formatComparison(cmp: BaselineComparison): string {
   const head = ['metric', 'baseline', 'current', 'change', 'allowed worse', 'noise (95 %)', 'verdict'];
-  const iv = (i: [number, number] | null | undefined) => (i ? `${fmt(i[0])}-${fmt(i[1])}` : '-');
+  const iv = (i: Interval | null | undefined) => (i ? `${fmt(i[0])}-${i[1] === null ? '?' : fmt(i[1])}` : '-');
   const body = cmp.rows.map((r) => [
     r.metric,
     fmt(r.baseline),

@@ -60,6 +60,11 @@ describe('baseline noise and like for like', () => {
     expect(same.outside_noise).toBe(0);
     const worse = compareMetrics({ ttft_p95_ms: 597, ok_rps: 10 }, base, new Map(), undefined, evidence(spread(400)));
     expect(worse.rows.find((r) => r.metric === 'ttft_p95_ms')).toMatchObject({ verdict: 'regression', outside_noise: true });
+    // Where the samples stop, nothing bounds a percentile from above: 10 answers cannot show a p95 got worse.
+    const few = { ...base, evidence: evidence(spread(0).slice(0, 10)) };
+    const row = compareMetrics({ ttft_p95_ms: 597 }, few, new Map(), undefined, evidence(spread(400).slice(0, 10))).rows.find((r) => r.metric === 'ttft_p95_ms')!;
+    expect(row.baseline_interval?.[1]).toBeNull();
+    expect(row.verdict).toBe('same');
   });
 
   it('ignores the embedded reference\'s port, not a prompt length', () => {
