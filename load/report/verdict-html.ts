@@ -35,6 +35,8 @@ export function sweepChartHtml(input: LoadSummary): string {
   const rows = v.steps.map((st) => st.row).filter((r) => r.valid).sort((a, b) => a.offered - b.offered);
   const xs = rows.map((r) => r.offered);
   const top = Math.max(1e-9, ...rows.flatMap((r) => [r.offered, r.sent_rps, r.completed_rps]));
+  // The x axis spans the steps (from a little below the first), not 0 to the last: the knee is what matters.
+  const xMin = Math.max(0, Math.min(...xs) * 0.9 - 1e-9);
   const [lo, hi] = v.interval;
   const marks = [
     ...(lo !== null ? [{ x: lo, label: `met ${lo}`, color: '#2ca02c' }] : []),
@@ -45,10 +47,11 @@ export function sweepChartHtml(input: LoadSummary): string {
     title: `Offered vs sent vs completed (${v.unit})`,
     xLabel: `offered (${v.unit})`,
     yLabel: 'per second',
+    xMin,
     xMax: Math.max(...xs, 1e-9),
     yMax: top,
     series: [
-      { label: 'offered (y = offered)', color: '#7f7f7f', dash: true, points: [[0, 0], [Math.max(...xs, 1e-9), Math.max(...xs, 1e-9)]] },
+      { label: 'offered (y = offered)', color: '#7f7f7f', dash: true, points: [[xMin, xMin], [Math.max(...xs, 1e-9), Math.max(...xs, 1e-9)]] },
       { label: 'sent/s', color: '#1f77b4', dots: true, points: rows.map((r) => [r.offered, r.sent_rps]) },
       { label: 'completed/s (in the step)', color: '#2ca02c', dots: true, points: rows.map((r) => [r.offered, r.completed_rps]) },
       { label: 'goodput/s', color: '#ff7f0e', dots: true, points: rows.map((r) => [r.offered, r.goodput_rps]) },
@@ -91,6 +94,7 @@ interface ChartSpec {
   title: string;
   xLabel: string;
   yLabel: string;
+  xMin?: number;
   xMax: number;
   yMax: number;
   series: Array<{ label: string; color: string; dash?: boolean; dots?: boolean; points: Array<[number, number]> }>;
@@ -102,16 +106,21 @@ const H = 260;
 const PAD = { l: 56, r: 16, t: 28, b: 40 };
 
 function lineChart(c: ChartSpec): string {
-  const xMax = c.xMax * 1.05;
+  const x0 = c.xMin ?? 0;
+  const xMax = x0 + (c.xMax - x0) * 1.05 || 1e-9;
   const yMax = c.yMax * 1.1;
-  const X = (x: number) => PAD.l + (x / xMax) * (W - PAD.l - PAD.r);
+  const X = (x: number) => PAD.l + ((x - x0) / (xMax - x0)) * (W - PAD.l - PAD.r);
   const Y = (y: number) => H - PAD.b - (y / yMax) * (H - PAD.t - PAD.b);
   const ticks = (max: number) => [0, 0.25, 0.5, 0.75, 1].map((f) => f * max);
   const parts: string[] = [];
   for (const t of ticks(yMax)) parts.push(`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${Y(t)}" y2="${Y(t)}" stroke="#eee"/><text x="${PAD.l - 4}" y="${Y(t) + 4}" text-anchor="end" font-size="10">${num(t)}</text>`);
-  for (const t of ticks(xMax)) parts.push(`<text x="${X(t)}" y="${H - PAD.b + 14}" text-anchor="middle" font-size="10">${num(t)}</text>`);
+  for (const f of [0, 0.25, 0.5, 0.75, 1]) {
+    const t = x0 + f * (xMax - x0);
+    parts.push(`<text x="${X(t)}" y="${H - PAD.b + 14}" text-anchor="middle" font-size="10">${num(t)}</text>`);
+  }
   parts.push(`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${Y(0)}" y2="${Y(0)}" stroke="#999"/><line x1="${PAD.l}" x2="${PAD.l}" y1="${PAD.t}" y2="${Y(0)}" stroke="#999"/>`);
-  for (const m of c.marks) parts.push(`<line x1="${X(m.x)}" x2="${X(m.x)}" y1="${PAD.t}" y2="${Y(0)}" stroke="${m.color}" stroke-dasharray="3 3"/><text x="${X(m.x) + 3}" y="${PAD.t + 10}" font-size="10" fill="${m.color}">${esc(m.label)}</text>`);
+  // Labels of the marks on their own rows, so two close marks stay readable.
+  c.marks.forEach((m, i) => parts.push(`<line x1="${X(m.x)}" x2="${X(m.x)}" y1="${PAD.t}" y2="${Y(0)}" stroke="${m.color}" stroke-dasharray="3 3"/><text x="${X(m.x) + 3}" y="${Y(0) - 6 - i * 12}" font-size="10" fill="${m.color}">${esc(m.label)}</text>`));
   c.series.forEach((s, i) => {
     const pts = s.points.map(([x, y]) => `${X(x).toFixed(1)},${Y(y).toFixed(1)}`).join(' ');
     parts.push(`<polyline fill="none" stroke="${s.color}" stroke-width="2"${s.dash ? ' stroke-dasharray="6 4"' : ''} points="${pts}"/>`);

@@ -118,8 +118,13 @@ export async function runSweep(ctx: ScenarioContext): Promise<ScenarioResult> {
       });
       loop.disable();
       seqOffset += res.sent;
-      const window = Math.max(0.001, (res.sendingEndedAt - res.startedAt) / 1000);
-      const inWindow = ends.filter((e) => e.endAt <= res.sendingEndedAt);
+      // The step's window is its planned length (the driver stops sending at the last arrival, which lies inside it),
+      // or what ran when it was cut short (Ctrl-C, --requests).
+      const ran = (res.sendingEndedAt - res.startedAt) / 1000;
+      const cut = res.stoppedEarly || (remaining !== undefined && res.sent >= remaining);
+      const window = Math.max(0.001, cut ? ran : Math.max(ran, timing.durationS));
+      const windowEnd = res.startedAt + window * 1000;
+      const inWindow = ends.filter((e) => e.endAt <= windowEnd);
       const goodIn = inWindow.filter((e) => e.ok && e.good);
       const goodWithUsage = goodIn.filter((e) => e.tokens !== undefined);
       const loopP99 = loop.count > 0 ? Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS) : 0;
