@@ -73,7 +73,7 @@ export interface BaselineFile {
 }
 
 // Where the reports go and how they are compared: not part of what was measured.
-const NOT_SETTINGS = new Set(['options.out', 'options.baseline', 'options.thresholds', 'options.require_like_for_like', 'options.quiet', 'options.dry_run', 'options.allow_remote', 'target.reference_cpu_s']);
+const NOT_SETTINGS = new Set(['options.out', 'options.baseline', 'options.thresholds', 'options.require_like_for_like', 'options.expect_capacity', 'options.quiet', 'options.dry_run', 'options.allow_remote', 'target.reference_cpu_s']);
 
 const OPTION_DEFAULTS = new Map(OPTION_SPECS.map((s) => [s.key.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`), s.default]));
 
