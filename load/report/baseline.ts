@@ -219,8 +219,12 @@ function noiseOf(e: NoiseEvidence | undefined): (metric: MetricName, value: numb
       const lo = Math.max(0, Math.floor(n * q - half)) / n;
       // A rank past the last sample: the percentile stops where the samples stop, so nothing bounds it from above.
       const hi = n * q + half >= n ? null : Math.ceil(n * q + half) / n;
+      const low = h.percentileMs(100 * lo);
+      const high = hi === null ? null : h.percentileMs(100 * hi);
+      // A figure its own histogram does not hold (an edited or foreign summary): no interval, the threshold alone judges.
+      if (value < low - TIMER_MS || (high !== null && value > high + TIMER_MS)) return null;
       // Never narrower than the driver's timer resolution (1 ms).
-      return [Math.min(value - TIMER_MS, h.percentileMs(100 * lo)), hi === null ? null : Math.max(value + TIMER_MS, h.percentileMs(100 * hi))];
+      return [Math.min(value - TIMER_MS, low), high === null ? null : Math.max(value + TIMER_MS, high)];
     }
     const ok = e.counts?.ok ?? 0;
     const sent = e.counts?.sent ?? 0;
