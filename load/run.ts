@@ -23,6 +23,7 @@ import { buildSummary, writeSummary, type LoadSummary } from './report/summary.t
 import { writeHtmlReport } from './report/report-html.ts';
 import { compareMetrics, formatComparison, loadBaseline, parseThresholds, type BaselineFile, type Threshold } from './report/baseline.ts';
 import type { MetricName } from './report/metric-names.ts';
+import { evaluateGates, parseLimits } from './report/gates.ts';
 import type { ScenarioContext, ScenarioResult } from './scenarios/context.ts';
 import { runThroughput } from './scenarios/throughput.ts';
 import { runStream, traceSpanS } from './scenarios/stream.ts';
@@ -147,10 +148,13 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   if (spec.baseline) {
     if (partial) log('baseline: not compared (partial run)');
     else {
-      summary.baseline = compareMetrics(summary.metrics, spec.baseline, spec.thresholds ?? new Map(), { options: summary.options, workload: summary.workload, target: summary.target });
+      summary.baseline = compareMetrics(summary.metrics, spec.baseline, spec.thresholds ?? new Map(), { options: summary.options, workload: summary.workload, target: summary.target }, { scenario: summary.scenario, hdr_us: summary.hdr_us, counts: summary.counts });
       regressions = summary.baseline.regressions;
     }
   }
+  // SLOs and absolute limits judge every run but an interrupted one (its figures cover part of it).
+  if (!partial) summary.gates = evaluateGates(spec.scenario, options, summary.metrics, summary.details, parseLimits(options.thresholds));
+  const unlike = options.requireLikeForLike && summary.baseline !== null && !summary.baseline.like_for_like;
   let summaryPath: string | undefined;
   let htmlPath: string | undefined;
   if (spec.outDir) {
@@ -161,9 +165,10 @@ export async function executeRun(spec: RunSpec): Promise<RunOutcome> {
   const rehearsal = rehearsalVerdict(summary);
   if (rehearsal) log(redact(rehearsal));
   if (summary.baseline) log(redact(formatComparison(summary.baseline)));
+  if (unlike) log('baseline: --require-like-for-like: the runs differ in settings (listed above); exit 1');
   if (summaryPath) log(`reports: ${summaryPath}\n         ${htmlPath}${ctx.requestLog ? `\n         ${ctx.requestLog.path}` : ''}`);
   const failing = findingsFail(summary.findings, spec.config.strict);
-  const exitCode = partial ? EXIT.interrupted : regressions > 0 || failing ? EXIT.failed : EXIT.ok;
+  const exitCode = partial ? EXIT.interrupted : regressions > 0 || failing || (summary.gates?.failed ?? 0) > 0 || unlike ? EXIT.failed : EXIT.ok;
   return { summary, exitCode, summaryPath, htmlPath, requestsPath: ctx.requestLog?.path };
 }
 
@@ -196,6 +201,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     checkCaps(parsed.scenario, parsed.options, plan);
     if (config.targetUrl) checkRemote(config.targetUrl, parsed.options.allowRemote);
     thresholds = parseThresholds(parsed.options.thresholds);
+    parseLimits(parsed.options.thresholds);
     if (parsed.options.baseline) baseline = loadBaseline(parsed.options.baseline, parsed.scenario);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError || e instanceof WorkloadInputError) return fail(e.message);

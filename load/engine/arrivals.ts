@@ -7,7 +7,7 @@
 // Plain module (no Node APIs).
 import { normalSampler, seededRandom } from '../../lib/run/seeded-random.ts';
 
-export type ArrivalKind = 'constant' | 'poisson' | 'gamma' | 'trace';
+export type ArrivalKind = 'constant' | 'poisson' | 'poisson-count' | 'gamma' | 'trace';
 
 export interface ArrivalOptions {
   /** gamma: shape factor (1 = Poisson). */
@@ -27,6 +27,10 @@ export function* arrivals(kind: ArrivalKind, ratePerS: number, durationMs: numbe
     }
     return;
   }
+  if (kind === 'poisson-count') {
+    yield* poissonCount(ratePerS, durationMs, seed);
+    return;
+  }
   const meanGapMs = 1000 / ratePerS;
   const random = seededRandom(seed);
   const gap = kind === 'constant' ? () => meanGapMs
@@ -37,6 +41,19 @@ export function* arrivals(kind: ArrivalKind, ratePerS: number, durationMs: numbe
     yield t;
     t += gap();
   }
+}
+
+/**
+ * Exactly round(rate x duration) arrivals, each placed uniformly at random in the window:
+ * a Poisson process conditioned on its count. Gaps stay random (users do not queue up
+ * evenly), but the step sends the rate it names, so a short sweep step is not judged on
+ * a draw of 4 or 49 requests when 29 were meant.
+ */
+export function* poissonCount(ratePerS: number, durationMs: number, seed = 1): Generator<number> {
+  const n = Math.max(1, Math.round((ratePerS * durationMs) / 1000));
+  const random = seededRandom(seed);
+  const at = Array.from({ length: n }, () => random() * durationMs).sort((a, b) => a - b);
+  yield* at;
 }
 
 /** Gamma(shape, scale) draws: Marsaglia and Tsang (2000), with the shape < 1 boost (x * U^(1/shape)). */

@@ -1,6 +1,8 @@
 // The run's result on the console: what was sent, what came back, the latency
 // percentiles, output tokens, the driver's own load, and the findings.
 import type { LoadSummary } from './summary.ts';
+import { gateLine } from './gates.ts';
+import { sweepView } from './sweep-view.ts';
 
 export function renderConsoleSummary(s: LoadSummary): string {
   const lines: string[] = [];
@@ -37,12 +39,13 @@ export function renderConsoleSummary(s: LoadSummary): string {
   const gp = (s.details as { goodput?: { requests: number } }).goodput;
   if (gp && s.metrics.goodput_rps != null) lines.push(`  goodput (within the --slo-* bounds): ${gp.requests} requests, ${s.metrics.goodput_rps} req/s, ${s.metrics.goodput_output_tokens_per_s} output tokens/s`);
   if (s.scenario === 'sweep') {
-    const d = s.details as { steps?: Array<{ offered: number; achieved_ok_rps: number; goodput_rps: number; ttft_p95_ms: number; error_share: number; slo_met: boolean | null }>; unit?: string; max_meeting_slo?: number | null; goodput_at_max_rps?: number | null; broken_at?: number | null; bound_by_detail?: string[]; resolved?: boolean; note?: string };
-    for (const st of d.steps ?? []) {
-      lines.push(`  step ${String(st.offered).padStart(8)} ${d.unit}: ok ${f(st.achieved_ok_rps)}/s  goodput ${f(st.goodput_rps)}/s  ttft p95 ${f(st.ttft_p95_ms)} ms  errors ${(st.error_share * 100).toFixed(1)} %  ${st.slo_met === null ? 'INVALID (the driver fell behind)' : st.slo_met ? 'SLO met' : 'SLO broken'}`);
+    const v = sweepView(s);
+    if (v) {
+      for (const st of v.steps) lines.push(`  step ${st.text}`);
+      lines.push(`  answer: ${v.answer}`);
+      lines.push(`  latency: ${v.latencyScope}`);
+      if (v.note) lines.push(`  note: ${v.note}`);
     }
-    lines.push(`  highest step meeting the SLO: ${d.max_meeting_slo ?? 'none'} ${d.unit}; goodput there ${d.goodput_at_max_rps ?? '-'} req/s${d.broken_at != null ? `; ${d.broken_at} broke it (${(d.bound_by_detail ?? []).join(', ')})${d.resolved || d.max_meeting_slo == null ? '' : ', not yet within the tolerance'}` : ''}`);
-    if (d.note) lines.push(`  note: ${d.note}`);
   }
   if (s.scenario === 'rate-limit') {
     const d = s.details as { throttled_key?: string; first_429_offered_rps?: number | null; max_ok_per_s?: number; recovery?: { recovered?: boolean; recovery_ms?: number | null; first_advised_wait_ms?: number | null }; honoured_retries?: Array<{ ok: boolean }>; retry_headers?: { responses_429: number; with_no_hint: number } };
@@ -54,6 +57,7 @@ export function renderConsoleSummary(s: LoadSummary): string {
   const dr = s.driver;
   lines.push(`  driver: ${dr.cpu_cores} cores, event loop utilisation ${(dr.event_loop_utilization * 100).toFixed(0)} %, delay p99 ${dr.event_loop_delay_p99_ms} ms, schedule lag p99 ${dr.schedule_lag_p99_ms} ms${s.target.reference_cpu_s != null ? `; reference server ${s.target.reference_cpu_s} CPU s` : ''}`);
   if (dr.warning) lines.push(`  WARNING: ${dr.warning}`);
+  for (const g of s.gates?.checks ?? []) lines.push(`  ${gateLine(g)}`);
   if (s.findings.length === 0) lines.push('  findings: none');
   for (const fd of s.findings) lines.push(`  ${fd.level.padEnd(6)} ${fd.clause.padEnd(8)} x${fd.count}  ${fd.message}`);
   return lines.join('\n');

@@ -17,6 +17,7 @@ import { SUMMARY_FORMAT, SUMMARY_VERSION, writeSummary, type LoadSummary } from 
 import { writeHtmlReport } from './report-html.ts';
 import { findingsFail, type Finding } from './findings.ts';
 import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from './baseline.ts';
+import { evaluateLimits, gateLine, parseLimits, type Limit } from './gates.ts';
 import { UsageError, type Scenario } from '../setup/options.ts';
 import type { MetricName } from './metric-names.ts';
 
@@ -511,9 +512,9 @@ function mergeTimelines(lines: LoadSummary['timeline'][]): LoadSummary['timeline
 
 // ---------------------------------------------------------------- the subcommand
 
-export const MERGE_HELP = `npm run load -- merge <summary files or folders> [--out DIR] [--baseline FILE] [--threshold metric=10%] [--strict]
+export const MERGE_HELP = `npm run load -- merge <summary files or folders> [--out DIR] [--baseline FILE] [--threshold metric=10% | metric<limit] [--strict]
   merges k6 runners' k6-*-summary.json (or logs with SUMMARY_STDOUT=1 lines), or Node summary.json files, into one summary.json + report.html.
-  exit: 0 passed; 99 a k6 threshold crossed on the merged figures; 1 findings or a baseline regression; 2 bad input`;
+  exit: 0 passed; 99 a k6 threshold crossed on the merged figures; 1 findings, a baseline regression or a metric<limit broken; 2 bad input`;
 
 /** `npm run load -- merge ...`: the exit code of a single run (k6: 0 or 99; Node: 0 or 1), 2 on bad input. */
 export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): number {
@@ -537,9 +538,11 @@ export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: st
   if (positionals.length === 0) return fail(`no summaries given; usage: ${MERGE_HELP.split('\n')[0]}`);
   let inputs: Input[];
   let thresholds;
+  let limits: Limit[];
   try {
     inputs = readInputs(positionals);
     thresholds = parseThresholds((values.threshold as string[] | undefined) ?? []);
+    limits = parseLimits((values.threshold as string[] | undefined) ?? []);
   } catch (e) {
     if (e instanceof MergeError || e instanceof UsageError) return fail(e.message);
     throw e;
@@ -561,13 +564,15 @@ export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: st
   if (values.baseline) {
     try {
       const base = loadBaseline(values.baseline as string, summary.scenario);
-      summary.baseline = compareMetrics(summary.metrics, base, thresholds);
+      summary.baseline = compareMetrics(summary.metrics, base, thresholds, undefined, { scenario: summary.scenario, hdr_us: summary.hdr_us, counts: summary.counts });
       regressions = summary.baseline.regressions;
     } catch (e) {
       if (e instanceof UsageError) return fail(e.message);
       throw e;
     }
   }
+  // Absolute limits (--threshold metric<limit) judged on the merged figures, as a single run judges its own.
+  if (limits.length) summary.gates = evaluateLimits(summary.metrics, limits);
   const outDir = resolve((values.out as string | undefined) ?? join(env.REPORTS_DIR || 'reports', 'load', `merged-${new Date().toISOString().replace(/[:.]/g, '-')}`));
   mkdirSync(outDir, { recursive: true });
   const summaryPath = writeSummary(outDir, summary);
@@ -589,7 +594,8 @@ export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: st
     lines.push(`reports: ${summaryPath}\n         ${htmlPath}\n         ${join(outDir, name)}`);
   } else lines.push(`reports: ${summaryPath}\n         ${htmlPath}`);
   if (summary.baseline) lines.push(formatComparison(summary.baseline));
+  for (const g of summary.gates?.checks ?? []) lines.push(gateLine(g));
   log(redact(lines.join('\n')));
   if (k6?.crossed) return 99;
-  return regressions > 0 || (!k6 && findingsFail(summary.findings, Boolean(values.strict) || env.STRICT === '1')) ? 1 : 0;
+  return regressions > 0 || (summary.gates?.failed ?? 0) > 0 || (!k6 && findingsFail(summary.findings, Boolean(values.strict) || env.STRICT === '1')) ? 1 : 0;
 }

@@ -79,3 +79,17 @@ export type MetricName = keyof typeof METRICS;
 export function isMetricName(name: string): name is MetricName {
   return Object.prototype.hasOwnProperty.call(METRICS, name);
 }
+
+export type LimitOp = '<' | '<=' | '>' | '>=';
+
+/**
+ * An absolute limit, k6-style: "ttft_p95_ms<500", "output_tokens_per_s>100",
+ * "error_share<0.01". The Node harness (--threshold), the merge and the k6 scripts
+ * (THRESHOLDS) all read it here. Returns the error's text for a malformed one.
+ */
+export function parseLimit(item: string): { metric: MetricName; op: LimitOp; value: number } | string {
+  const m = /^([a-z0-9_]+)\s*(<=|>=|<|>)\s*(-?\d*\.?\d+)$/.exec(item.trim());
+  if (!m) return `"${item}": use metric<limit or metric>limit, e.g. ttft_p95_ms<500 or output_tokens_per_s>100`;
+  if (!isMetricName(m[1]!)) return `"${item}": unknown metric ${m[1]}; known: ${Object.keys(METRICS).join(', ')}`;
+  return { metric: m[1], op: m[2] as LimitOp, value: Number(m[3]) };
+}

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { redact, redactDeep } from '../../lib/run/redact.ts';
 import type { LoadSummary } from './summary.ts';
 import { METRICS, isMetricName } from './metric-names.ts';
+import { baselineOverlayHtml, sweepChartHtml, verdictHtml } from './verdict-html.ts';
 // The page's timeline runs the registry's own status rule (its source, inlined).
 import { isServerError } from '../../lib/spec/rules/status.ts';
 import { rehearsalSection } from './rehearsal-html.ts';
@@ -64,6 +65,7 @@ th{background:#f4f6f8;font-weight:600}td:first-child,th:first-child{text-align:l
 <div class="muted">target ${esc(s.target.url)} (${esc(s.target.kind)}) · ${s.duration_s} s · stop reason: ${esc(s.stop_reason)}${s.workload ? ` · workload: ${esc(String(s.workload.source))}` : ''}</div>
 ${s.partial ? '<div class="banner partial"><b>Partial run</b>: stopped before it finished (Ctrl-C); the figures cover what ran.</div>' : ''}
 ${verdictBanner(s)}
+${verdictHtml(s)}
 ${extra.map((x) => x.banner ?? '').join('\n')}
 ${s.driver.warning ? `<div class="banner partial"><b>Driver warning</b>: ${esc(s.driver.warning)}</div>` : ''}
 ${glance(s)}
@@ -83,7 +85,7 @@ ${latencyTable(s)}
 <h2>Key metrics</h2>
 ${s.scenario === 'sweep' ? '<p class="help">Pooled over every step of the sweep, except <code>max_rate_meeting_slo_rps</code> and <code>goodput_rps</code>: the answer and the goodput at its step.</p>' : ''}
 ${metricsTable(s)}
-${s.baseline ? `<h2>Baseline comparison</h2>${baselineTable(s)}` : ''}
+${s.baseline ? `<h2>Baseline comparison</h2>${baselineTable(s)}${baselineOverlayHtml(s)}` : ''}
 <h2>Findings</h2>
 ${findingsTable(s)}
 <h2>Requests</h2>
@@ -147,8 +149,8 @@ function glance(s: LoadSummary): string {
 
 function sweepAnswer(s: LoadSummary): string {
   const d = s.details as Record<string, unknown>;
-  const bound = d.broken_at == null ? '' : ` ${esc(String(d.broken_at))} ${esc(String(d.unit))} broke it (${esc(((d.bound_by_detail ?? []) as string[]).join(', '))}).`;
-  return `<h2>Sweep answer</h2><p>Highest step meeting the SLO: <b>${esc(String(d.max_meeting_slo ?? 'none'))}</b> ${esc(String(d.unit))}, goodput there ${esc(String(d.goodput_at_max_rps ?? '–'))} req/s.${bound} ${d.note ? esc(String(d.note)) : ''}</p>
+  // The answer and its offered/sent/completed chart come from verdict-html.ts (the console's derivation).
+  return `<h2>Sweep answer</h2>${sweepChartHtml(s)}${d.note ? `<p class="help">${esc(String(d.note))}</p>` : ''}
 <div class="grid" id="sweep-charts"></div>`;
 }
 
@@ -170,6 +172,8 @@ function optionsThatRan(s: LoadSummary): Record<string, unknown> {
 function verdictBanner(s: LoadSummary): string {
   const failing = s.findings.filter((f) => f.level === 'MUST' || f.level === 'COMPAT');
   const regress = s.baseline?.regressions ?? 0;
+  // Broken gates and unlike settings have their own banners (verdict-html.ts): never a green one beside them.
+  if ((s.gates?.failed ?? 0) > 0 || (s.baseline && !s.baseline.like_for_like)) return '';
   if (failing.length === 0 && regress === 0) return '<div class="banner ok">No MUST-level finding' + (s.baseline ? ', no regression against the baseline' : '') + '.</div>';
   const parts = [];
   if (failing.length) parts.push(`${failing.length} MUST-level finding${failing.length === 1 ? '' : 's'}`);
@@ -223,9 +227,9 @@ function scenarioSection(s: LoadSummary): string {
   const d = s.details as Record<string, unknown>;
   if (s.scenario === 'sweep') {
     const steps = (d.steps ?? []) as Array<Record<string, unknown>>;
-    const cols = ['step', 'phase', 'offered', 'sent', 'achieved_ok_rps', 'goodput_rps', 'ttft_p50_ms', 'ttft_p95_ms', 'itl_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms', 'error_share', 'share_429', 'share_503', 'schedule_lag_p99_ms', 'valid', 'slo_met'];
+    const cols = ['step', 'phase', 'offered', 'sent_rps', 'completed_rps', 'backlog_at_end', 'samples', 'goodput_rps', 'ttft_p50_ms', 'ttft_p95_ms', 'itl_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms', 'error_share', 'share_429', 'share_503', 'schedule_lag_p99_ms', 'valid', 'slo_met'];
     return `<h2>Sweep steps</h2>
-<p class="help">Each step's own figures (${esc(String(d.unit))}). Goodput counts only the requests that met every per-request SLO (TTFT, and ITL/E2E when set). The curve bends where the target saturates: the achieved rate stops following the offered rate, TTFT climbs, 429/503 appear.</p>
+<p class="help">Each step's own figures (${esc(String(d.unit))}): sent and completed per second of the step's window, the backlog still in flight at its end, and latency of the requests sent after its settle. Goodput counts only the requests that met every per-request SLO (TTFT, and ITL/E2E when set). The curve bends where the target saturates: the completed rate stops following the offered rate, the backlog grows, TTFT climbs, 429/503 appear.</p>
 ${table(cols, steps, true)}`;
   }
   if (s.scenario === 'rate-limit') {
@@ -399,12 +403,6 @@ const CHART_CODE = String.raw`
     var steps = (D.details.steps || []).slice().sort(function (a, b) { return a.offered - b.offered; });
     if (steps.length) {
       var sx = steps.map(function (r) { return r.offered; });
-      plot('sweep-charts', 'Achieved and goodput vs offered (dashed: y = offered)', sx, [
-        { label: 'offered', values: sx, color: '#999', dash: true, width: 1, ref: true },
-        { label: 'achieved ok/s', values: steps.map(function (r) { return r.achieved_ok_rps; }), points: true, color: '#1f77b4' },
-        { label: 'goodput/s', values: steps.map(function (r) { return r.goodput_rps; }), points: true, color: '#2ca02c' },
-        { label: 'error share', values: steps.map(function (r) { return r.error_share; }), scale: 'y2', dash: true, points: true, color: '#d62728' }],
-        'offered (' + D.details.unit + ')', 'per second', { y2: 'error share' });
       plot('sweep-charts', 'TTFT vs offered', sx, [
         { label: 'TTFT p50', values: steps.map(function (r) { return r.ttft_p50_ms; }), points: true, color: '#1f77b4' },
         { label: 'TTFT p95', values: steps.map(function (r) { return r.ttft_p95_ms; }), points: true, color: '#ff7f0e' }],

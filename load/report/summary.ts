@@ -14,6 +14,7 @@ import type { LoadTarget } from '../setup/load-target.ts';
 import type { TimelinePoint } from '../engine/recorder.ts';
 import type { MetricName } from './metric-names.ts';
 import type { BaselineComparison } from './baseline.ts';
+import type { Gates } from './gates.ts';
 
 export const SUMMARY_FORMAT = 'chatgate-load-summary';
 export const SUMMARY_VERSION = 1;
@@ -52,6 +53,8 @@ export interface LoadSummary {
   /** HdrHistogram compressed base64 (microseconds), for merging or re-analysis. */
   hdr_us: Record<string, string>;
   baseline: BaselineComparison | null;
+  /** SLOs, absolute --threshold limits and the sweep's answer, each judged (a broken one is exit 1). */
+  gates?: Gates;
   /** What the requests said (load/workload): source, lengths, tokenizer, seed. */
   workload?: Record<string, unknown>;
   /** Input/output/total tokens and rates, each count's source (usage or tokenizer). */

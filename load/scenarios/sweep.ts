@@ -1,16 +1,19 @@
 // `sweep`: streaming load raised step by step (arrival rate, or concurrent streams)
 // until a step breaks the SLO or 429/503 dominate, then bisected between the last step
 // that met the SLO and the first that broke it until they are within --sweep-tolerance
-// (or --sweep-refine-steps ran out). Each step reports offered and achieved rate,
-// goodput (requests per second that met every per-request SLO, as in DistServe/GuideLLM),
-// latency percentiles and shares; the result is the highest rate (or concurrency) that
-// met the SLO, its goodput, the SLO that bound it, and the curve. A step in which the
+// (or --sweep-refine-steps ran out). Each step reports the rate offered, the rate sent,
+// what completed inside its window (answers finished in it / its length; never more
+// than the target completed), the backlog in flight at its end, goodput (answers in the
+// window that met every per-request SLO, as in DistServe/GuideLLM), and the latency of
+// the requests sent after a short settle; the answer is the interval between the highest
+// rate that met the SLO and the lowest that broke it, with the SLO that bound it and the
+// samples behind both ends. A step in which the
 // driver itself fell behind (schedule lag or event-loop delay past a stated bound) is
 // invalid: neither the target's success nor its failure.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Recorder } from '../engine/recorder.ts';
 import { Findings } from '../report/findings.ts';
-import { sweepSteps } from '../setup/safety.ts';
+import { stepTiming, sweepSteps } from '../setup/safety.ts';
 import type { Outcome } from '../engine/lean-client.ts';
 import type { DriveMode } from '../engine/load-driver.ts';
 import type { LoadOptions } from '../setup/options.ts';
@@ -25,8 +28,19 @@ export interface SweepStep {
   /** ladder: the rising steps; refine: the bisection after the first broken one. */
   phase: 'ladder' | 'refine';
   offered: number;
+  /** Length of the step's sending window, and its first part whose requests are not in the latency figures. */
+  duration_s: number;
+  settle_s: number;
   sent: number;
-  achieved_ok_rps: number;
+  sent_rps: number;
+  /** Successful answers finished inside the window, and per second of it. */
+  completed: number;
+  completed_rps: number;
+  /** Requests still in flight when the window closed (drained before the next step). */
+  backlog_at_end: number;
+  /** Successful answers of requests sent after the settle: what the latency percentiles rest on. */
+  samples: number;
+  /** Answers finished inside the window that met every per-request SLO, per second of it. */
   goodput_rps: number;
   /** Output tokens per second of the requests that met every SLO (null: the target sent no usage). */
   goodput_tokens_per_s: number | null;
@@ -76,39 +90,54 @@ export async function runSweep(ctx: ScenarioContext): Promise<ScenarioResult> {
       if (remaining !== undefined && remaining <= 0) { stopReason = 'request-limit'; return 'stop'; }
       // Findings are counted once, by the run-wide recorder.
       const step = new Recorder(true, new Findings());
-      let good = 0;
-      let goodTokens = 0;
-      let goodWithUsage = 0;
+      const measured = new Recorder(true, new Findings());
+      const timing = stepTiming(value, o);
+      const ends: Array<{ endAt: number; ok: boolean; good: boolean; tokens?: number }> = [];
+      // Poisson by default, as a fixed count placed at random (arrivals.ts): the step sends the rate it names.
+      const arrival = o.arrival === undefined || o.arrival === 'poisson' ? 'poisson-count' : o.arrival;
       const mode: DriveMode = o.sweepBy === 'rate'
-        ? { kind: 'rate', rate: value, arrival: o.arrival ?? 'poisson', seed }
+        ? { kind: 'rate', rate: value, arrival, seed }
         : { kind: 'concurrency', concurrency: value, rampUpMs: Math.min(o.rampUp * 1000, (o.stepDuration * 1000) / 4) };
       const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
       loop.enable();
+      // The driver starts its schedule within a tick of this (drivePhase builds nothing slow first).
+      const stepStart = performance.now();
       const res = await drivePhase(ctx, {
         label: `${label}: ${value} ${unit}${attempt > 0 ? ' (re-run)' : ''}`,
         mode,
-        durationMs: o.stepDuration * 1000,
+        durationMs: timing.durationS * 1000,
         maxRequests: remaining,
         request: { stream: true, key: ctx.target.keys.main, keyLabel: 'main' },
         recorders: [step, all],
         seqOffset,
         progressFrom: step,
         onOutcome: (out) => {
-          if (!meetsSlo(out, o)) return;
-          good++;
-          if (out.usageTokens !== undefined) {
-            goodWithUsage++;
-            goodTokens += out.usageTokens;
-          }
+          ends.push({ endAt: out.endAt, ok: out.ok, good: meetsSlo(out, o), tokens: out.usageTokens });
+          if (out.intendedAt - stepStart >= timing.settleS * 1000) measured.recordOutcome(out);
         },
       });
       loop.disable();
       seqOffset += res.sent;
-      const window = Math.max(0.001, (res.sendingEndedAt - res.startedAt) / 1000);
+      // The step's window is its planned length (the driver stops sending at the last arrival, which lies inside it),
+      // or what ran when it was cut short (Ctrl-C, --requests).
+      const ran = (res.sendingEndedAt - res.startedAt) / 1000;
+      const cut = res.stoppedEarly || (remaining !== undefined && res.sent >= remaining);
+      const window = Math.max(0.001, cut ? ran : Math.max(ran, timing.durationS));
+      const windowEnd = res.startedAt + window * 1000;
+      const inWindow = ends.filter((e) => e.endAt <= windowEnd);
+      const goodIn = inWindow.filter((e) => e.ok && e.good);
+      const goodWithUsage = goodIn.filter((e) => e.tokens !== undefined);
       const loopP99 = loop.count > 0 ? Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS) : 0;
-      const row = stepRow(rows.length + 1, phase, value, step, { good, goodTokens: goodWithUsage > 0 ? goodTokens : null }, window, loopP99, o);
+      const row = stepRow(rows.length + 1, phase, value, step, measured, {
+        window, settleS: timing.settleS,
+        completed: inWindow.filter((e) => e.ok).length,
+        completedTokens: inWindow.some((e) => e.ok && e.tokens !== undefined) ? inWindow.reduce((a, e) => a + (e.ok ? e.tokens ?? 0 : 0), 0) : null,
+        backlog: res.sent - inWindow.length,
+        good: goodIn.length,
+        goodTokens: goodWithUsage.length > 0 ? goodWithUsage.reduce((a, e) => a + e.tokens!, 0) : null,
+      }, loopP99, o);
       rows.push(row);
-      ctx.progress.note(`sweep step ${row.step} (${phase}): ${value} ${unit}: ${row.achieved_ok_rps} ok/s, goodput ${row.goodput_rps}/s, ttft p95 ${row.ttft_p95_ms} ms, errors ${(row.error_share * 100).toFixed(1)} %${!row.valid ? `  INVALID (${row.invalid_reason})` : row.slo_met ? '' : `  SLO broken (${row.slo_broken_by.join(', ')})`}`);
+      ctx.progress.note(`sweep step ${row.step} (${phase}): ${value} ${unit}: sent ${row.sent_rps}/s, completed ${row.completed_rps}/s, backlog ${row.backlog_at_end}, goodput ${row.goodput_rps}/s, ttft p95 ${row.ttft_p95_ms} ms (n=${row.samples}), errors ${(row.error_share * 100).toFixed(1)} %${!row.valid ? `  INVALID (${row.invalid_reason})` : row.slo_met ? '' : `  SLO broken (${row.slo_broken_by.join(', ')})`}`);
       if (res.stoppedEarly) { stopReason = 'interrupted'; return 'stop'; }
       if (row.valid) return row;
       if (attempt > 0 || extraLeft <= 0) { stopReason = 'driver-fell-behind'; return 'stop'; }
@@ -179,6 +208,17 @@ export async function runSweep(ctx: ScenarioContext): Promise<ScenarioResult> {
       slo: { ttft_p95_ms: o.sloTtftP95Ms, itl_p95_ms: o.sloItlP95Ms ?? null, tpot_p95_ms: o.sloTpotP95Ms ?? null, e2e_p95_ms: o.sloE2eP95Ms ?? null, error_share: o.sloErrorShare },
       driver_lag_bound_ms: o.sweepMaxDriverLagMs,
       steps: rows,
+      // The answer: the limit lies in [highest met, lowest broken], with the samples behind each end.
+      answer: {
+        highest_met: best?.offered ?? null,
+        lowest_broken: firstBroken?.offered ?? null,
+        bound_by: firstBroken?.slo_broken_keys ?? [],
+        samples_at_met: best?.samples ?? null,
+        samples_at_broken: firstBroken?.samples ?? null,
+        completed_rps_at_met: best?.completed_rps ?? null,
+        arrival: o.sweepBy === 'rate' ? (o.arrival === undefined || o.arrival === 'poisson' ? 'poisson, a fixed count per step placed at random' : o.arrival) : 'closed loop',
+      },
+      latency_scope: 'summary latencies pool every step (rates that broke the SLO included); the sweep metrics and the answer are the best step\'s, from requests sent after its settle',
       max_meeting_slo: best?.offered ?? null,
       goodput_at_max_rps: best?.goodput_rps ?? null,
       goodput_tokens_per_s_at_max: best?.goodput_tokens_per_s ?? null,
@@ -236,13 +276,20 @@ export function meetsSlo(out: Outcome, opt: LoadOptions): boolean {
   return true;
 }
 
-function stepRow(step: number, phase: SweepStep['phase'], offered: number, r: Recorder, good: { good: number; goodTokens: number | null }, windowS: number, loopP99: number, o: LoadOptions): SweepStep {
-  const shares = r.shares();
+interface StepCounts { window: number; settleS: number; completed: number; completedTokens: number | null; backlog: number; good: number; goodTokens: number | null }
+
+/**
+ * One step's row. Counts and shares come from every request of the step (`all`);
+ * latency percentiles, and the SLO judged on them, from those sent after the settle (`r`).
+ */
+function stepRow(step: number, phase: SweepStep['phase'], offered: number, all: Recorder, r: Recorder, c: StepCounts, loopP99: number, o: LoadOptions): SweepStep {
+  const windowS = c.window;
+  const shares = all.shares();
   const broken: string[] = [];
   const keys: SloKey[] = [];
   const breaks = (key: SloKey, text: string) => { keys.push(key); broken.push(text); };
   const ttftP95 = r.ttft.percentileMs(95);
-  if (r.ok === 0) breaks('no_success', 'no successful stream');
+  if (all.ok === 0 || r.ok === 0) breaks('no_success', 'no successful stream');
   if (ttftP95 > o.sloTtftP95Ms) breaks('ttft_p95_ms', `p95 TTFT ${ttftP95} ms > ${o.sloTtftP95Ms} ms`);
   // 429s and 503s are named: a rate limit or shedding binds the sweep, not the engine's speed.
   const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -256,19 +303,25 @@ function stepRow(step: number, phase: SweepStep['phase'], offered: number, r: Re
     else if (r.tpot.percentileMs(95) > o.sloTpotP95Ms) breaks('tpot_p95_ms', `p95 TPOT ${r.tpot.percentileMs(95)} ms > ${o.sloTpotP95Ms} ms`);
   }
   if (o.sloE2eP95Ms !== undefined && r.e2e.percentileMs(95) > o.sloE2eP95Ms) breaks('e2e_p95_ms', `p95 E2E ${r.e2e.percentileMs(95)} ms > ${o.sloE2eP95Ms} ms`);
-  const lagP99 = r.scheduleLag.percentileMs(99);
+  const lagP99 = all.scheduleLag.percentileMs(99);
   const late: string[] = [];
   if (lagP99 > o.sweepMaxDriverLagMs) late.push(`schedule lag p99 ${lagP99} ms`);
   if (loopP99 > o.sweepMaxDriverLagMs) late.push(`event-loop delay p99 ${round3(loopP99)} ms`);
-  const out = r.output();
+  const out = all.output();
   return {
     step,
     phase,
     offered,
-    sent: r.sent,
-    achieved_ok_rps: round3(r.ok / windowS),
-    goodput_rps: round3(good.good / windowS),
-    goodput_tokens_per_s: good.goodTokens === null ? null : round3(good.goodTokens / windowS),
+    duration_s: round3(windowS),
+    settle_s: round3(c.settleS),
+    sent: all.sent,
+    sent_rps: round3(all.sent / windowS),
+    completed: c.completed,
+    completed_rps: round3(c.completed / windowS),
+    backlog_at_end: c.backlog,
+    samples: r.ok,
+    goodput_rps: round3(c.good / windowS),
+    goodput_tokens_per_s: c.goodTokens === null ? null : round3(c.goodTokens / windowS),
     ttft_p50_ms: r.ttft.percentileMs(50),
     ttft_p95_ms: ttftP95,
     itl_p95_ms: r.itl.percentileMs(95),
@@ -277,7 +330,8 @@ function stepRow(step: number, phase: SweepStep['phase'], offered: number, r: Re
     error_share: shares.error_share,
     share_429: shares.share_429,
     share_503: shares.share_503,
-    output_tokens_per_s: out.output_tokens_total > 0 ? round3(out.output_tokens_total / windowS) : null,
+    // Output tokens of the answers finished inside the window: a throughput, so never more than completed.
+    output_tokens_per_s: out.output_tokens_total > 0 && c.completedTokens !== null ? round3(c.completedTokens / windowS) : null,
     schedule_lag_p99_ms: lagP99,
     event_loop_delay_p99_ms: round3(loopP99),
     valid: late.length === 0,

@@ -104,6 +104,11 @@ export interface LoadOptions {
   sloItlP95Ms?: number;
   sloE2eP95Ms?: number;
   sloErrorShare: number;
+  stepMinRequests: number;
+  expectCapacity?: number;
+  requireLikeForLike: boolean;
+  /** SLOs given as flags or variables (stream, throughput: only these gate the run). */
+  slosGiven?: string[];
   // rate-limit
   rampStart: number;
   rampFactor: number;
@@ -155,7 +160,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'duration', flag: '--duration', env: 'LOAD_DURATION', kind: 'seconds', scenarios: LOAD, min: 0.1, arg: 's', help: 'How long to send (seconds; 500ms, 2m also accepted). Default 10, or until --requests are sent.' },
   { key: 'requests', flag: '--requests', env: 'LOAD_REQUESTS', kind: 'integer', scenarios: 'all', min: 1, max: 10_000_000, arg: 'n', help: 'Stop after sending this many requests (throughput, stream: instead of --duration; sweep, rate-limit: upper bound on the whole run).' },
   { key: 'rate', flag: '--rate', env: 'LOAD_RATE', kind: 'number', scenarios: LOAD, min: 0.01, arg: 'req/s', help: 'Fixed overall request rate. throughput: constant rate (see --rate-engine), latencies free of coordinated omission; stream: open-loop arrival rate (default 10 unless --concurrency).' },
-  { key: 'arrival', flag: '--arrival', env: 'LOAD_ARRIVAL', kind: 'enum', values: ['poisson', 'constant', 'gamma', 'trace'], scenarios: PACED, help: 'Open-loop arrivals: Poisson (exponential gaps, like real users), evenly spaced, gamma (gaps shaped by --burstiness) or trace (the offsets of --trace). Default poisson for stream and sweep, constant for throughput --rate (as wrk2); trace when --trace is given.' },
+  { key: 'arrival', flag: '--arrival', env: 'LOAD_ARRIVAL', kind: 'enum', values: ['poisson', 'constant', 'gamma', 'trace'], scenarios: PACED, help: 'Open-loop arrivals: Poisson (exponential gaps, like real users), evenly spaced, gamma (gaps shaped by --burstiness) or trace (the offsets of --trace). Default poisson for stream and sweep (a sweep step sends exactly rate x length requests at random times: Poisson conditioned on its count), constant for throughput --rate (as wrk2); trace when --trace is given.' },
   { key: 'burstiness', flag: '--burstiness', env: 'LOAD_BURSTINESS', kind: 'number', scenarios: PACED, default: 1, min: 0.01, max: 1000, arg: 'k', help: 'Gamma arrivals: shape of the gaps (vLLM\'s meaning): 1 = Poisson, below 1 burstier, above 1 more evenly spaced; the mean rate stays --rate. Giving it selects --arrival gamma.' },
   { key: 'trace', flag: '--trace', env: 'LOAD_TRACE', kind: 'string', scenarios: ['stream'], arg: 'file', help: 'Replay a trace: JSONL {"timestamp": ms, "input_length": n, "output_length": n} (or CSV with those columns); each record is sent at its offset from the first with a synthetic prompt of its length, asking its reply length. Sending ends with the trace (or --duration).' },
   { key: 'rateEngine', flag: '--rate-engine', env: 'LOAD_RATE_ENGINE', kind: 'enum', values: ['open-loop', 'autocannon'], scenarios: ['throughput'], default: 'open-loop', help: 'With --rate: who paces the requests. open-loop (wrk2 model): evenly spaced arrivals over --connections, latency from each intended send time; autocannon: its overallRate (each connection sends its per-second quota in a burst) with a post-hoc correction.' },
@@ -193,7 +198,8 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
 
   // --- reports and baselines --------------------------------------------------------
   { key: 'baseline', flag: '--baseline', env: 'LOAD_BASELINE', kind: 'string', scenarios: 'all', arg: 'summary.json', help: 'Compare with an earlier summary.json metric by metric; exit 1 on a regression.' },
-  { key: 'thresholds', flag: '--threshold', env: 'LOAD_THRESHOLDS', kind: 'list', scenarios: 'all', default: [], arg: 'metric=limit', help: 'Override a regression threshold: ttft_p95_ms=10% (relative) or ttft_p95_ms=25 (absolute, metric units). Repeatable; the variable takes a comma list.' },
+  { key: 'thresholds', flag: '--threshold', env: 'LOAD_THRESHOLDS', kind: 'list', scenarios: 'all', default: [], arg: 'metric=limit', help: 'Override a regression threshold: ttft_p95_ms=10% (relative) or ttft_p95_ms=25 (absolute, metric units); or an absolute limit, k6-style, that fails the run (exit 1): ttft_p95_ms<500, output_tokens_per_s>100, error_share<0.01. Repeatable; the variable takes a comma list.' },
+  { key: 'requireLikeForLike', flag: '--require-like-for-like', env: 'LOAD_REQUIRE_LIKE_FOR_LIKE', kind: 'bool', scenarios: 'all', default: false, help: 'With --baseline: exit 1 when the two runs differ in settings (workload, options, reference model).' },
   { key: 'out', flag: '--out', env: 'LOAD_OUT', kind: 'string', scenarios: 'all', arg: 'dir', help: 'Report directory (default $REPORTS_DIR/load/<timestamp>, REPORTS_DIR defaulting to reports).' },
   { key: 'quiet', flag: '--quiet', env: 'LOAD_QUIET', kind: 'bool', scenarios: 'all', default: false, help: 'No live progress line.' },
 
@@ -213,10 +219,12 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'sweepMax', flag: '--sweep-max', env: 'LOAD_SWEEP_MAX', kind: 'number', scenarios: ['sweep'], min: 0.01, arg: 'n', help: 'Highest step (default: the rate or concurrency cap).' },
   { key: 'sweepSteps', flag: '--sweep-steps', env: 'LOAD_SWEEP_STEPS', kind: 'integer', scenarios: ['sweep'], default: 8, min: 1, max: 100, arg: 'n', help: 'Most steps.' },
   { key: 'stepDuration', flag: '--step-duration', env: 'LOAD_STEP_DURATION', kind: 'seconds', scenarios: ['sweep'], default: 4, min: 0.2, arg: 's', help: 'Length of one sweep step.' },
-  { key: 'sloTtftP95Ms', flag: '--slo-ttft-p95-ms', env: 'LOAD_SLO_TTFT_P95_MS', kind: 'number', scenarios: ['stream', 'sweep'], default: 1000, min: 1, arg: 'ms', help: 'SLO: p95 time to first token; per request, a TTFT above it is not goodput.' },
+  { key: 'sloTtftP95Ms', flag: '--slo-ttft-p95-ms', env: 'LOAD_SLO_TTFT_P95_MS', kind: 'number', scenarios: ['stream', 'sweep'], default: 1000, min: 1, arg: 'ms', help: 'SLO: p95 time to first token; per request, a TTFT above it is not goodput. stream: when given, a run whose p95 is above it exits 1.' },
   { key: 'sloItlP95Ms', flag: '--slo-itl-p95-ms', env: 'LOAD_SLO_ITL_P95_MS', kind: 'number', scenarios: ['stream', 'sweep'], min: 1, arg: 'ms', help: 'SLO: p95 inter-token latency (per request: its own p95 gap).' },
-  { key: 'sloE2eP95Ms', flag: '--slo-e2e-p95-ms', env: 'LOAD_SLO_E2E_P95_MS', kind: 'number', scenarios: ['stream', 'sweep'], min: 1, arg: 'ms', help: 'SLO: p95 end-to-end stream time.' },
-  { key: 'sloErrorShare', flag: '--slo-error-share', env: 'LOAD_SLO_ERROR_SHARE', kind: 'share', scenarios: ['stream', 'sweep'], default: 0.01, arg: '0-1', help: 'SLO: most failed requests (any non-2xx or error, 429/503 included) per sweep step, or per time slice of a stream run (--slice).' },
+  { key: 'sloE2eP95Ms', flag: '--slo-e2e-p95-ms', env: 'LOAD_SLO_E2E_P95_MS', kind: 'number', scenarios: PACED, min: 1, arg: 'ms', help: 'SLO: p95 end-to-end stream time (throughput: request latency p95); a run above it exits 1.' },
+  { key: 'sloErrorShare', flag: '--slo-error-share', env: 'LOAD_SLO_ERROR_SHARE', kind: 'share', scenarios: PACED, default: 0.01, arg: '0-1', help: 'SLO: most failed requests (any non-2xx or error, 429/503 included) per sweep step, or per time slice of a stream run (--slice); throughput, stream: when given, a run above it exits 1.' },
+  { key: 'stepMinRequests', flag: '--step-min-requests', env: 'LOAD_STEP_MIN_REQUESTS', kind: 'integer', scenarios: ['sweep'], default: 40, min: 1, max: 1_000_000, arg: 'n', help: 'Rate sweep: a step lasts long enough to send this many requests after its settle time, so its p95 rests on enough answers.' },
+  { key: 'expectCapacity', flag: '--expect-capacity', env: 'LOAD_EXPECT_CAPACITY', kind: 'number', scenarios: ['sweep'], min: 0.01, arg: 'n', help: 'Capacity floor: exit 1 when the highest rate (or concurrency) meeting the SLO is below it.' },
 
   // --- rate-limit -------------------------------------------------------------------
   { key: 'rampStart', flag: '--ramp-start', env: 'LOAD_RAMP_START', kind: 'number', scenarios: ['rate-limit'], default: 2, min: 0.1, arg: 'req/s', help: 'First rate of the ramp on the throttled key.' },
@@ -339,6 +347,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     if (Array.isArray(value)) value = [...value];
     options[spec.key] = value;
   }
+  options.slosGiven = ['sloTtftP95Ms', 'sloItlP95Ms', 'sloE2eP95Ms', 'sloTpotP95Ms', 'sloErrorShare'].filter((k) => given.has(k as keyof LoadOptions));
   // Defaults that depend on the scenario.
   options.sampleEvery ??= sc === 'throughput' ? 100 : 20;
   // Arrivals named by their own options: --trace replays, --burstiness shapes gamma gaps.
@@ -482,7 +491,8 @@ export function helpText(only?: Scenario): string {
       lines.push(`  ${''.padEnd(34)} ${s.help}`);
     }
   }
-  lines.push('', 'Exit codes: 0 ok; 1 regression against --baseline, or a MUST-level finding (wrong bodies, 5xx other than 503,',
-    '429/503 without an error body, dropped connections); 2 bad option or configuration; 130 interrupted (partial report written).');
+  lines.push('', 'Exit codes: 0 ok; 1 regression against --baseline, a broken SLO or --threshold limit, a sweep below --expect-capacity,',
+    'a MUST-level finding (wrong bodies, 5xx other than 503, 429/503 without an error body, dropped connections), or settings that',
+    'differ with --require-like-for-like; 2 bad option or configuration; 130 interrupted (partial report written).');
   return lines.join('\n');
 }

@@ -20,6 +20,16 @@ export function checkRemote(targetUrl: string, allowRemote: boolean): void {
   }
 }
 
+/** Share of a sweep step at its start whose requests are left out of its latency figures: they meet an empty system. */
+const SETTLE_SHARE = 0.1;
+
+/** A sweep step's length and settle: a rate step lasts long enough for --step-min-requests after the settle. */
+export function stepTiming(value: number, o: LoadOptions): { durationS: number; settleS: number } {
+  const settleS = o.stepDuration * SETTLE_SHARE;
+  if (o.sweepBy !== 'rate') return { durationS: o.stepDuration, settleS: Math.max(settleS, Math.min(o.rampUp, o.stepDuration / 4)) };
+  return { durationS: Math.max(o.stepDuration, settleS + o.stepMinRequests / value), settleS };
+}
+
 /** The steps a sweep will try (bounded by --sweep-steps and --sweep-max). */
 export function sweepSteps(o: LoadOptions): number[] {
   const max = o.sweepMax ?? (o.sweepBy === 'rate' ? o.capRate : o.capConcurrency);
@@ -93,11 +103,13 @@ export function planFor(scenario: Scenario, o: LoadOptions, traceSpanS?: number)
     }
     case 'sweep': {
       const steps = sweepSteps(o);
-      // The bisection's steps (and re-runs) lie below the highest ladder step.
-      const secs = (steps.length + o.sweepRefineSteps) * o.stepDuration;
+      // The bisection's steps (and re-runs) lie between ladder steps: none longer than the first, none sending more than the most.
+      const dur = (v: number) => stepTiming(v, o).durationS;
+      const secs = Math.round((steps.reduce((a, s) => a + dur(s), 0) + o.sweepRefineSteps * dur(steps[0] ?? o.sweepStart)) * 10) / 10;
       const unit = o.sweepBy === 'rate' ? 'req/s' : 'concurrent streams';
-      const requests = o.sweepBy === 'rate' ? Math.ceil(steps.reduce((a, s) => a + s * o.stepDuration, 0) + o.sweepRefineSteps * (steps[steps.length - 1] ?? 0) * o.stepDuration) : undefined;
-      lines.push(`sweep: ${steps.length} steps of ${o.stepDuration} s at ${steps.join(', ')} ${unit}, up to ${secs} s in all${requests ? `, at most ${Math.min(requests, o.requests ?? Infinity)} streams` : ''}`);
+      const most = steps.reduce((m, s) => Math.max(m, s * dur(s)), 0);
+      const requests = o.sweepBy === 'rate' ? Math.ceil(steps.reduce((a, s) => a + s * dur(s), 0) + o.sweepRefineSteps * most) : undefined;
+      lines.push(`sweep: ${steps.length} steps of ${o.stepDuration} s${o.sweepBy === 'rate' ? ` (longer where that sends fewer than ${o.stepMinRequests} requests after the settle)` : ''} at ${steps.join(', ')} ${unit}, up to ${secs} s in all${requests ? `, at most ${Math.min(requests, o.requests ?? Infinity)} streams` : ''}`);
       lines.push(`sweep: stops at the first step that breaks the SLO (p95 TTFT <= ${o.sloTtftP95Ms} ms, errors <= ${(o.sloErrorShare * 100).toFixed(1)} %${o.sloItlP95Ms ? `, p95 ITL <= ${o.sloItlP95Ms} ms` : ''}${o.sloTpotP95Ms ? `, p95 TPOT <= ${o.sloTpotP95Ms} ms` : ''}${o.sloE2eP95Ms ? `, p95 E2E <= ${o.sloE2eP95Ms} ms` : ''}) or where 429/503 dominate`);
       lines.push(`sweep: then bisects up to ${o.sweepRefineSteps} more steps until the limit is within ${(o.sweepTolerance * 100).toFixed(1)} %`);
       const top = steps[steps.length - 1] ?? 0;

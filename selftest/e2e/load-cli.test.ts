@@ -160,7 +160,7 @@ describe('npm run load: runs', () => {
     ]);
     expect(slower.code).toBe(1);
     expect(slower.stdout).toMatch(/Baseline .*a\/summary\.json .*: \d+ regressions?/);
-    expect(slower.stdout).toMatch(/ttft_p50_ms\s+\d+\.\d+\s+\d+\.\d\s+\+\d+\.\d %\s+\+\S+ ms\s+REGRESSION/);
+    expect(slower.stdout).toMatch(/ttft_p50_ms\s+\d+\.\d+\s+\d+\.\d\s+\+\d+\.\d %\s+\+\S+ ms\s+\S+ \/ \S+\s+REGRESSION/);
     const b = JSON.parse(readFileSync(join(out, 'b', 'summary.json'), 'utf8'));
     // The reference waits 240 ms before the first token: a loaded machine only adds to it.
     expect(b.metrics.ttft_p50_ms).toBeGreaterThanOrEqual(240);

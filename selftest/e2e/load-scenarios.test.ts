@@ -46,7 +46,7 @@ describe('scenarios against the embedded reference (child process)', () => {
     const dir = join(out, 'throughput');
     const o = await run(target, 'throughput', ['--connections', '4', '--duration', '2', '--brain-share', '0.2'], dir);
     const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-    expect(Object.keys(s)).toEqual([...SUMMARY_FIELDS, 'tokens']); // tokens: null, autocannon reads no usage per request
+    expect(Object.keys(s)).toEqual([...SUMMARY_FIELDS, 'tokens', 'gates']); // tokens: null, autocannon reads no usage per request
     expect(s).toMatchObject({ format: 'chatgate-load-summary', format_version: 1, scenario: 'throughput', partial: false, stop_reason: 'completed' });
     expect(s.status_codes).toEqual({ 200: s.counts.ok });
     expect(s.counts.ok).toBeGreaterThan(50);
@@ -115,7 +115,7 @@ describe('scenarios against the embedded reference (child process)', () => {
   it('sweep: steps, goodput, the highest step meeting the SLO, the curve', async () => {
     const dir = join(out, 'sweep');
     // A loaded shared machine's timers can be 100 ms late: a step the driver fell behind in is re-run, not judged.
-    const o = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-factor', '2', '--sweep-steps', '3', '--step-duration', '1', '--slo-ttft-p95-ms', '2000', '--sweep-max-driver-lag-ms', '250'], dir);
+    const o = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-factor', '2', '--sweep-steps', '3', '--step-duration', '1', '--step-min-requests', '1', '--slo-ttft-p95-ms', '2000', '--sweep-max-driver-lag-ms', '250'], dir);
     const d = o.summary.details as { steps: Array<{ offered: number; slo_met: boolean; goodput_rps: number; valid: boolean }>; max_meeting_slo: number };
     const valid = d.steps.filter((s) => s.valid);
     expect(valid.map((s) => s.offered)).toEqual([5, 10, 20]);
@@ -123,28 +123,28 @@ describe('scenarios against the embedded reference (child process)', () => {
     expect(d.max_meeting_slo).toBe(20);
     expect(o.summary.metrics).toMatchObject({ max_rate_meeting_slo_rps: 20 });
     expect(o.summary.stop_reason).toBe('completed');
-    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('Achieved and goodput vs offered');
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('Offered vs sent vs completed');
     expect(o.summary.details).toMatchObject({ broken_at: null, refine_steps: 0, invalid_steps: 0, resolved: false });
   });
 
   it('sweep: a TPOT SLO the target misses breaks the step and names itself; one it meets does not', async () => {
     // The reference sends a token every 10 ms: TPOT about 10 ms.
-    const tight = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250']);
+    const tight = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--step-min-requests', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250']);
     expect(tight.summary.details).toMatchObject({ max_meeting_slo: null, broken_at: 5, bound_by: ['tpot_p95_ms'], goodput_at_max_rps: null });
     expect((tight.summary.details as { note: string }).note).toMatch(/first step \(5 req\/s\) already broke the SLO/);
-    const loose = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--slo-tpot-p95-ms', '60', '--sweep-max-driver-lag-ms', '250']);
+    const loose = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--step-min-requests', '1', '--slo-tpot-p95-ms', '60', '--sweep-max-driver-lag-ms', '250']);
     expect(loose.summary.details).toMatchObject({ max_meeting_slo: 5, broken_at: null, bound_by: [], slo_unjudged: [] });
     // Legal: a target that sends no usage. The tokenizer counts what arrived, so TPOT is still judged;
     // without a tokenizer it cannot be, and the report says so instead of a verdict.
-    const counted = await withReference({ variants: ['no-usage-chunk'] }, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250']);
+    const counted = await withReference({ variants: ['no-usage-chunk'] }, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--step-min-requests', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250']);
     expect(counted.summary.details).toMatchObject({ max_meeting_slo: null, broken_at: 5, bound_by: ['tpot_p95_ms'], slo_unjudged: [] });
-    const blind = await withReference({ variants: ['no-usage-chunk'] }, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250', '--tokenizer', 'none']);
+    const blind = await withReference({ variants: ['no-usage-chunk'] }, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--step-min-requests', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250', '--tokenizer', 'none']);
     expect(blind.summary.details).toMatchObject({ max_meeting_slo: 5, broken_at: null, slo_unjudged: ['tpot_p95_ms'] });
     expect((blind.summary.details as { note: string }).note).toMatch(/not judged for lack of evidence: tpot_p95_ms/);
   });
 
   it('sweep: a rate limit that binds is named as 429s, not passed off as the engine\'s speed', async () => {
-    const o = await withReference({ rateLimit: { main: { limit: 4, windowMs: 1000 } } }, 'sweep', ['--sweep-start', '10', '--sweep-steps', '1', '--step-duration', '1', '--warmup', '0', '--arrival', 'constant', '--sweep-max-driver-lag-ms', '250']);
+    const o = await withReference({ rateLimit: { main: { limit: 4, windowMs: 1000 } } }, 'sweep', ['--sweep-start', '10', '--sweep-steps', '1', '--step-duration', '1', '--step-min-requests', '1', '--warmup', '0', '--arrival', 'constant', '--sweep-max-driver-lag-ms', '250']);
     const d = o.summary.details as { bound_by: string[]; bound_by_detail: string[]; max_meeting_slo: number | null };
     expect(d.max_meeting_slo).toBeNull();
     expect(d.bound_by).toContain('error_share');
@@ -156,7 +156,7 @@ describe('scenarios against the embedded reference (child process)', () => {
     const hog = setInterval(() => { const end = performance.now() + 120; while (performance.now() < end); }, 30);
     let o;
     try {
-      o = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-steps', '2', '--step-duration', '1', '--sweep-refine-steps', '1', '--warmup', '0']);
+      o = await run(target, 'sweep', ['--sweep-start', '5', '--sweep-steps', '2', '--step-duration', '1', '--step-min-requests', '1', '--sweep-refine-steps', '1', '--warmup', '0']);
     } finally {
       clearInterval(hog);
     }

@@ -139,6 +139,11 @@ describe('merge of k6 runners (npm run load -- merge)', () => {
     const r = merge([join(dir, 'rev'), '--out', join(dir, 'rev-out')]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/✓ e2e_ms .*runners alone: ✗✓✓/);
+    // An absolute limit (--threshold metric<limit) is judged on the merged figures too: exit 1 when broken.
+    const tight = merge([join(dir, 'rev'), '--out', join(dir, 'rev-lim'), '--threshold', 'e2e_p95_ms<1']);
+    expect(tight.code, tight.err).toBe(1);
+    expect(tight.out).toMatch(/threshold: e2e_p95_ms < 1 ms, seen [\d.]+ ms: BROKEN/);
+    expect(merge([join(dir, 'rev'), '--out', join(dir, 'rev-lim2'), '--threshold', 'e2e_p95_ms<100000']).code).toBe(0);
   });
 
   it.each([

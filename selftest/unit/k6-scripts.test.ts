@@ -123,6 +123,17 @@ describe('configuration from __ENV', () => {
     expect(t['http_req_duration{status:200}']).toBeUndefined();
   });
 
+  it('THRESHOLDS adds the Node harness\'s absolute limits (metric<limit) as k6 thresholds, under each script\'s metrics', () => {
+    const sse = loadBundle(bundle('chat-stream-sse'), { ...TARGET, THRESHOLDS: 'ttft_p95_ms<500,output_tokens_per_s>100,error_share<0.02' }).exports.options.thresholds;
+    expect(sse.ttft_ms).toContain('p(95)<500');
+    expect(sse.output_tokens).toEqual(['rate>100']);
+    expect(sse.chatgate_stream_failed).toContain('rate<0.02');
+    const tp = loadBundle(bundle('chat-throughput'), { ...TARGET, THRESHOLDS: 'latency_p95_ms<300' }).exports.options.thresholds;
+    expect(tp['http_req_duration{status:200}']).toContain('p(95)<300');
+    expect(() => loadBundle(bundle('chat-throughput'), { ...TARGET, THRESHOLDS: 'ttft_p95_ms<500' })).toThrow(/THRESHOLDS: "ttft_p95_ms<500": this script does not measure ttft_p95_ms/);
+    expect(() => loadBundle(bundle('chat-throughput'), { ...TARGET, THRESHOLDS: 'ttft_p95_ms=500' })).toThrow(/THRESHOLDS: "ttft_p95_ms=500": use metric<limit/);
+  });
+
   const refusals: Array<[string, string, Record<string, string>, RegExp]> = [
     ['no TARGET_URL', 'chat-throughput', { API_KEY: 'k' }, /TARGET_URL: is required/],
     ['TARGET_URL without /v1', 'chat-throughput', { TARGET_URL: 'https://api.example/api', API_KEY: 'k' }, /TARGET_URL: path "\/api" does not end with \/v1/],

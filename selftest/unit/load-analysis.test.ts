@@ -32,7 +32,7 @@ describe('baseline comparison', () => {
     expect(cmp.regressions).toBe(3);
     const table = formatComparison(cmp);
     expect(table).toMatch(/3 regressions/);
-    expect(table).toMatch(/ttft_p95_ms\s+200\.0\s+260\.0\s+\+30\.0 %\s+\+40\.00 ms\s+REGRESSION/);
+    expect(table).toMatch(/ttft_p95_ms\s+200\.0\s+260\.0\s+\+30\.0 %\s+\+40\.00 ms\s+-\s+REGRESSION/);
   });
 
   it('takes --threshold overrides, relative or absolute, and lists metrics on one side only', () => {

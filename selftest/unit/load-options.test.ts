@@ -141,8 +141,8 @@ describe('load safety', () => {
     expect(sweepSteps(parse(['sweep', '--sweep-start', '5', '--sweep-step', '5', '--sweep-max', '20']).options)).toEqual([5, 10, 15, 20]);
     expect(sweepSteps(parse(['sweep', '--sweep-by', 'concurrency', '--concurrency', '100', '--sweep-steps', '3']).options)).toEqual([100, 200, 400]);
     const plan = planFor('sweep', o);
-    // 7 ladder steps and 6 bisection steps of 4 s.
-    expect(plan.maxSeconds).toBe(52);
+    // 7 ladder steps of 4 s, the first 4.4 s (40 requests at 10 req/s after its 0.4-s settle), and 6 bisection steps of at most 4.4 s.
+    expect(plan.maxSeconds).toBe(54.8);
     expect(rampSteps(parse(['rate-limit', '--ramp-start', '2', '--ramp-factor', '2', '--ramp-max', '16']).options)).toEqual([2, 4, 8, 16]);
     const rl = planFor('rate-limit', parse(['rate-limit']).options);
     expect(rl.maxSeconds).toBeLessThanOrEqual(300);

@@ -6,6 +6,8 @@
 import type { Scenario, Threshold } from 'k6/options';
 import { ConfigError, duration, durationMs, env, flag, fraction, integer } from './config.ts';
 import { parsePhaseText, PhaseError, phaseStages } from '../../engine/phase-plan.ts';
+import { parseLimit, type MetricName } from '../../report/metric-names.ts';
+import { LOAD_METRICS } from './load-metrics.ts';
 
 export interface Stage { target: number; duration: string }
 
@@ -149,3 +151,26 @@ export function commonThresholds(t: ThresholdSettings): Record<string, Threshold
 
 /** p(99) for the summaries; k6's default list stops at p(95). */
 export const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'];
+
+/** A figure's k6 metric and the threshold's aggregation: ['http_req_failed', 'rate']. */
+export type LimitTarget = [string, string];
+
+/**
+ * THRESHOLDS="ttft_p95_ms<500,output_tokens_per_s>100,error_share<0.01": the Node
+ * harness's absolute limits (--threshold metric<limit, same names and parser) as k6
+ * thresholds, added to `into`. `aliases` maps the figures a script measures under its
+ * own metrics (error_share -> its failure rate); `tokenTiming` adds load-metrics.ts's.
+ */
+export function addLimitThresholds(into: Record<string, Threshold[]>, aliases: Partial<Record<MetricName, LimitTarget>>, tokenTiming = false): Record<string, Threshold[]> {
+  const raw = env('THRESHOLDS');
+  if (!raw) return into;
+  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const l = parseLimit(item);
+    if (typeof l === 'string') throw new ConfigError('THRESHOLDS', l);
+    const known = tokenTiming ? LOAD_METRICS.find(([n]) => n === l.metric) : undefined;
+    const target: LimitTarget | undefined = aliases[l.metric] ?? (known ? [known[1], known[2]] : undefined);
+    if (!target) throw new ConfigError('THRESHOLDS', `"${item}": this script does not measure ${l.metric}; it measures ${[...Object.keys(aliases), ...(tokenTiming ? LOAD_METRICS.map(([n]) => n) : [])].join(', ')}`);
+    (into[target[0]] ??= []).push(`${target[1]}${l.op}${l.value}`);
+  }
+  return into;
+}

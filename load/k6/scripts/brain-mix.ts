@@ -9,7 +9,7 @@ import exec from 'k6/execution';
 import { expectedStatuses, setResponseCallback } from 'k6/http';
 import type { Options, Scenario, Threshold } from 'k6/options';
 import { ConfigError, env, targetConfig } from '../lib/config.ts';
-import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
+import { addLimitThresholds, arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, judgeCompletion, postJson } from '../lib/chat.ts';
 import { distributionThresholds } from '../lib/distributions.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
@@ -46,6 +46,7 @@ for (const { kind, weight } of mix) {
   thresholds[`http_req_failed{kind:${kind}}`] = [`rate<${limits.maxFailureRate}`];
 }
 
+addLimitThresholds(thresholds, { error_share: ['http_req_failed', 'rate'], latency_p95_ms: ['http_req_duration{status:200}', 'p(95)'] });
 export const options: Options = { scenarios, thresholds: { ...thresholds, ...distributionThresholds(['req_ms']) }, summaryTrendStats: SUMMARY_TREND_STATS, setupTimeout: setupTimeout(cfg) };
 
 const CHAT_URL = `${cfg.targetUrl}/chat/completions`;

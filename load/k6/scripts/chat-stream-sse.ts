@@ -13,7 +13,7 @@ import { Counter, Rate } from 'k6/metrics';
 import sse from 'k6/x/sse';
 import type { Options } from 'k6/options';
 import { extraHeaders, flag, integer, targetConfig } from '../lib/config.ts';
-import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
+import { addLimitThresholds, arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, CHECK, logProblem } from '../lib/chat.ts';
 import { recordStatus } from '../lib/metrics.ts';
 import { mediaType, STREAM_CHECK, StreamJudge } from '../lib/stream.ts';
@@ -60,6 +60,7 @@ thresholds.itl_ms = [`p(95)<${itlP95Ms}`];
 thresholds.e2e_ms = [`p(95)<${limits.p95Ms}`];
 thresholds.chatgate_cumulative_deltas = ['count<1'];
 Object.assign(thresholds, distributionThresholds(['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms']));
+addLimitThresholds(thresholds, { error_share: ['chatgate_stream_failed', 'rate'] }, true);
 
 export const options: Options = {
   scenarios: { stream: arrivalScenario(load, 1) },

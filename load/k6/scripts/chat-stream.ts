@@ -10,7 +10,7 @@ import exec from 'k6/execution';
 import { expectedStatuses, setResponseCallback } from 'k6/http';
 import type { Options } from 'k6/options';
 import { flag, integer, targetConfig } from '../lib/config.ts';
-import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
+import { addLimitThresholds, arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, postJson } from '../lib/chat.ts';
 import { judgeStream } from '../lib/stream.ts';
 import { distributionThresholds } from '../lib/distributions.ts';
@@ -34,6 +34,7 @@ thresholds.chatgate_stream_e2e = [`p(95)<${limits.p95Ms}`];
 // EV-12 (COMPAT): content deltas that are cumulative snapshots garble every client's reply.
 thresholds.chatgate_cumulative_deltas = ['count<1'];
 Object.assign(thresholds, distributionThresholds(['stream_ttfb_ms', 'stream_e2e_ms']));
+addLimitThresholds(thresholds, { error_share: ['http_req_failed', 'rate'], e2e_p95_ms: ['chatgate_stream_e2e', 'p(95)'] });
 
 export const options: Options = {
   scenarios: { stream: arrivalScenario(load, 1) },

@@ -6,7 +6,7 @@ import exec from 'k6/execution';
 import { expectedStatuses, setResponseCallback } from 'k6/http';
 import type { Options } from 'k6/options';
 import { targetConfig } from '../lib/config.ts';
-import { arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
+import { addLimitThresholds, arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, judgeCompletion, postJson } from '../lib/chat.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
 import { distributionThresholds } from '../lib/distributions.ts';
@@ -21,7 +21,12 @@ setResponseCallback(expectedStatuses({ min: 200, max: 299 }, 429));
 
 export const options: Options = {
   scenarios: { chat: arrivalScenario(load, 1) },
-  thresholds: { ...commonThresholds(limits), ...distributionThresholds(['req_ms']) },
+  thresholds: addLimitThresholds({ ...commonThresholds(limits), ...distributionThresholds(['req_ms']) }, {
+    error_share: ['http_req_failed', 'rate'],
+    latency_p50_ms: ['http_req_duration{status:200}', 'med'],
+    latency_p95_ms: ['http_req_duration{status:200}', 'p(95)'],
+    latency_p99_ms: ['http_req_duration{status:200}', 'p(99)'],
+  }),
   summaryTrendStats: SUMMARY_TREND_STATS,
   setupTimeout: setupTimeout(cfg),
 };
