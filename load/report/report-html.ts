@@ -51,7 +51,7 @@ export function renderHtml(input: LoadSummary): string {
 body{font:14px/1.45 system-ui,sans-serif;margin:20px auto;max-width:1240px;padding:0 16px;color:#1d232a}
 h1{font-size:21px;margin:0 0 4px}h2{font-size:17px;margin:26px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}
 table{border-collapse:collapse;margin:6px 0 12px;font-size:13px;max-width:100%}td,th{border:1px solid #ddd;padding:3px 7px;text-align:right}td.txt{overflow-wrap:anywhere;text-align:left}td.nw{white-space:nowrap}
-th{background:#f4f6f8;font-weight:600}td:first-child,th:first-child{text-align:left}.wide{width:100%}.wide th{font-size:12px}
+th{background:#f4f6f8;font-weight:600}td:first-child,th:first-child{text-align:left}.wide{width:100%}.wide th{font-size:12px}.wide td,.wide th{padding:3px 4px}
 .muted{color:#667}.banner{padding:8px 12px;border-radius:4px;margin:10px 0}
 .partial{background:#fff3cd;border:1px solid #e0c060}.fail{background:#fde2e1;border:1px solid #e09a96}.ok{background:#e3f4e5;border:1px solid #98c9a0}
 .lvl-MUST,.lvl-COMPAT{color:#b3261e;font-weight:600}.lvl-SHOULD{color:#8a5a00}code{background:#f4f6f8;padding:0 3px;overflow-wrap:anywhere}
@@ -227,7 +227,7 @@ function scenarioSection(s: LoadSummary): string {
   const d = s.details as Record<string, unknown>;
   if (s.scenario === 'sweep') {
     const steps = (d.steps ?? []) as Array<Record<string, unknown>>;
-    const cols = ['step', 'phase', 'offered', 'sent_rps', 'completed_rps', 'backlog_at_end', 'samples', 'goodput_rps', 'ttft_p50_ms', 'ttft_p95_ms', 'itl_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms', 'error_share', 'share_429', 'share_503', 'schedule_lag_p99_ms', 'valid', 'slo_met'];
+    const cols = ['step', 'phase', 'offered', 'sent_rps', 'completed_rps', 'backlog_at_end', 'samples', 'goodput_rps', 'ttft_p50_ms', 'ttft_p95_ms', 'itl_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms', 'error_share', 'share_429', 'share_503', 'valid', 'slo_met'];
     return `<h2>Sweep steps</h2>
 <p class="help">Each step's own figures (${esc(String(d.unit))}): sent and completed per second of the step's window, the backlog still in flight at its end, and latency of the requests sent after its settle. Goodput counts only the requests that met every per-request SLO (TTFT, and ITL/E2E when set). The curve bends where the target saturates: the completed rate stops following the offered rate, the backlog grows, TTFT climbs, 429/503 appear.</p>
 ${table(cols, steps, true)}`;
@@ -249,6 +249,8 @@ ${table(['advised_wait_ms', 'source', 'status', 'ok'], (d.honoured_retries ?? []
 function table(cols: string[], rows: Array<Record<string, unknown>>, wide = false): string {
   if (rows.length === 0) return '<p class="muted">(none)</p>';
   // Headers break at their underscores, so a wide table fits the page instead of scrolling.
+  // A wide table leaves out columns no row fills, so it fits the page.
+  if (wide) cols = cols.filter((c) => rows.some((r) => r[c] !== undefined && r[c] !== null));
   return `<table${wide ? ' class="wide"' : ''}><tr>${cols.map((c) => `<th>${esc(c).replace(/_/g, '_<wbr>')}</th>`).join('')}</tr>${rows.map((r) => `<tr>${cols.map((c) => `<td>${cell(r[c])}</td>`).join('')}</tr>`).join('')}</table>`;
 }
 

@@ -128,7 +128,7 @@ function lineChart(c: ChartSpec): string {
     parts.push(`<rect x="${PAD.l + 8 + i * 150}" y="6" width="10" height="3" fill="${s.color}"/><text x="${PAD.l + 22 + i * 150}" y="11" font-size="10">${esc(s.label)}</text>`);
   });
   parts.push(`<text x="${(W + PAD.l) / 2}" y="${H - 6}" text-anchor="middle" font-size="11">${esc(c.xLabel)}</text><text x="12" y="${(H - PAD.b + PAD.t) / 2}" font-size="11" transform="rotate(-90 12 ${(H - PAD.b + PAD.t) / 2})" text-anchor="middle">${esc(c.yLabel)}</text>`);
-  return `<figure class="chart" id="${c.id}" style="margin:8px 0 18px;max-width:100%"><figcaption style="font-size:13px;font-weight:600">${esc(c.title)}</figcaption><svg viewBox="0 0 ${W} ${H}" width="100%" style="max-width:${W}px" role="img" aria-label="${esc(c.title)}">${parts.join('')}</svg></figure>`;
+  return `<figure class="chart" id="${c.id}" data-title="${esc(c.title)}" data-points="${c.series.reduce((n, x) => n + x.points.length, 0)}" style="margin:8px 0 18px;max-width:100%"><figcaption style="font-size:13px;font-weight:600">${esc(c.title)}</figcaption><svg viewBox="0 0 ${W} ${H}" width="100%" style="max-width:${W}px" role="img" aria-label="${esc(c.title)}">${parts.join('')}</svg></figure>`;
 }
 
 function num(n: number): string {
