@@ -1,0 +1,175 @@
+// SVC-9: every reply answers its own request. Three kinds of evidence, each usable only
+// where lone requests (one at a time) showed the target gives it:
+//  (a) canary: lone replies repeat the canary their request asked for, so a reply that
+//      carries another request's canary and not its own answered that request;
+//  (b) usage: lone replies' usage.prompt_tokens follow the client's own count of the
+//      prompt by a straight line (a target counts its own way: any slope and offset),
+//      so a reply whose count fits another in-flight prompt and not its own is a swap;
+//  (c) ids: lone replies carry distinct completion ids, so two concurrent replies with
+//      one id are one reply delivered twice (a mock answering one fixed id is legal).
+// With none of them, SVC-9 is inconclusive, naming why. No imports: the k6 bundles
+// take this module whole.
+
+/** A canary: a token no reply would hold by chance, one per request. */
+export const CANARY_PATTERN = /\bCG[0-9A-Z]{10}\b/g;
+
+/** A new canary (the caller's randomness: Math.random is enough, it only has to differ per request). */
+export function makeCanary(random: () => number = Math.random): string {
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  let s = 'CG';
+  for (let i = 0; i < 10; i++) s += alphabet[Math.floor(random() * alphabet.length)];
+  return s;
+}
+
+/** The instruction a request carries its canary in. */
+export function canaryInstruction(canary: string): string {
+  return `Begin your reply with the code ${canary}.`;
+}
+
+/** The canaries a reply's text holds. */
+export function canariesIn(text: string): string[] {
+  return [...new Set(text.match(CANARY_PATTERN) ?? [])];
+}
+
+export interface CrossTalkRequest {
+  /** Which key sent it: a label, never the key. */
+  key: string;
+  canary?: string;
+  /** The client's own count of the prompt (a tokenizer's, words: any count that grows with it). */
+  promptSize: number;
+  /** A reproduction (curl line, redacted) for the report. */
+  curl?: string;
+  /** When it was sent and answered (ms, one clock), to know which were in flight together; absent: all were. */
+  startMs?: number;
+  endMs?: number;
+}
+
+export interface CrossTalkReply {
+  content?: string;
+  promptTokens?: number;
+  id?: string;
+}
+
+export interface CrossTalkSample { request: CrossTalkRequest; reply: CrossTalkReply }
+
+export interface UsageFit { slope: number; offset: number; tolerance: number }
+
+export interface CrossTalkEvidence {
+  echo: boolean;
+  usage?: UsageFit;
+  distinctIds: boolean;
+  /** Per kind of evidence the target does not give: why. */
+  missing: string[];
+}
+
+export interface CrossTalkFinding {
+  kind: 'canary' | 'usage' | 'id';
+  /** Indices into the samples judged: the reply's request, and the request whose reply it was. */
+  request: number;
+  other: number;
+  detail: string;
+}
+
+export interface CrossTalkJudgement {
+  findings: CrossTalkFinding[];
+  /** Replies judged by each kind of evidence. */
+  judged: { canary: number; usage: number; id: number };
+  /** No evidence at all: why (never a pass). */
+  inconclusive?: string;
+}
+
+/** Lone requests a probe sends to learn the evidence (distinct prompt sizes). */
+export const LONE_SAMPLES = 4;
+
+/** What lone requests show the target gives: echoes, a usage fit, distinct ids. */
+export function learnEvidence(lone: readonly CrossTalkSample[]): CrossTalkEvidence {
+  const missing: string[] = [];
+  const asked = lone.filter((s) => s.request.canary);
+  const echo = asked.length >= 2 && asked.every((s) => canariesIn(s.reply.content ?? '').includes(s.request.canary!));
+  if (!echo) missing.push(asked.length < 2 ? 'no canary asked for alone' : `lone replies do not repeat their canary (${asked.filter((s) => (s.reply.content ?? '').includes(s.request.canary!)).length} of ${asked.length} did)`);
+  const usage = fitUsage(lone);
+  if (typeof usage === 'string') missing.push(usage);
+  const ids = lone.map((s) => s.reply.id).filter((id): id is string => typeof id === 'string' && id !== '');
+  const distinctIds = ids.length >= 2 && new Set(ids).size === ids.length;
+  if (!distinctIds) missing.push(ids.length < 2 ? 'lone replies carry no completion id' : 'lone replies share a completion id (a fixed id is legal, so ids say nothing)');
+  return { echo, ...(typeof usage === 'string' ? {} : { usage }), distinctIds, missing };
+}
+
+/** A straight line from the client's prompt size to the target's prompt_tokens, or why there is none. */
+export function fitUsage(lone: readonly CrossTalkSample[]): UsageFit | string {
+  const pts = lone.filter((s) => Number.isFinite(s.reply.promptTokens)).map((s) => [s.request.promptSize, s.reply.promptTokens!] as const);
+  if (pts.length < 2) return 'lone replies carry no usage.prompt_tokens';
+  const xs = new Set(pts.map(([x]) => x));
+  if (xs.size < 2) return 'lone requests of one prompt size cannot show how the target counts';
+  const n = pts.length;
+  const mx = pts.reduce((a, [x]) => a + x, 0) / n;
+  const my = pts.reduce((a, [, y]) => a + y, 0) / n;
+  const sxx = pts.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  const slope = pts.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / sxx;
+  const offset = my - slope * mx;
+  if (!(slope > 0)) return 'lone replies\' usage.prompt_tokens do not grow with the prompt';
+  const worst = Math.max(...pts.map(([x, y]) => Math.abs(y - (slope * x + offset))));
+  // A count within a token or two of the line (and 2 % of it) is that prompt's.
+  const tolerance = Math.max(1.5, worst * 2, 0.02 * my);
+  return { slope, offset, tolerance };
+}
+
+function overlaps(a: CrossTalkRequest, b: CrossTalkRequest): boolean {
+  if (a.startMs === undefined || a.endMs === undefined || b.startMs === undefined || b.endMs === undefined) return true;
+  return a.startMs < b.endMs && b.startMs < a.endMs;
+}
+
+/** Judges concurrent samples with what the lone ones showed. */
+export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTalkSample[]): CrossTalkJudgement {
+  const findings: CrossTalkFinding[] = [];
+  const judged = { canary: 0, usage: 0, id: 0 };
+  const byCanary = new Map<string, number>();
+  samples.forEach((s, i) => { if (s.request.canary) byCanary.set(s.request.canary, i); });
+  const flagged = new Set<number>();
+  const add = (f: CrossTalkFinding) => { if (!flagged.has(f.request)) { flagged.add(f.request); findings.push(f); } };
+  samples.forEach((s, i) => {
+    // (a) another request's canary, and not its own.
+    if (ev.echo && s.request.canary && s.reply.content !== undefined) {
+      const seen = canariesIn(s.reply.content);
+      if (seen.length) judged.canary++;
+      const own = seen.includes(s.request.canary);
+      const other = seen.map((c) => byCanary.get(c)).find((j) => j !== undefined && j !== i);
+      if (!own && other !== undefined) add({ kind: 'canary', request: i, other, detail: `the reply carries request ${other + 1}'s canary ${samples[other]!.request.canary}, not its own ${s.request.canary}` });
+    }
+    // (b) prompt_tokens that fit another in-flight prompt and not its own.
+    if (ev.usage && Number.isFinite(s.reply.promptTokens)) {
+      const u = ev.usage;
+      const fits = (r: CrossTalkRequest) => Math.abs(s.reply.promptTokens! - (u.slope * r.promptSize + u.offset)) <= u.tolerance;
+      judged.usage++;
+      if (!fits(s.request)) {
+        const other = samples.findIndex((o, j) => j !== i && overlaps(s.request, o.request) && fits(o.request));
+        if (other >= 0) add({ kind: 'usage', request: i, other, detail: `usage.prompt_tokens ${s.reply.promptTokens} fits request ${other + 1}'s prompt (${samples[other]!.request.promptSize}, expected about ${Math.round(u.slope * samples[other]!.request.promptSize + u.offset)}), not its own (${s.request.promptSize}, expected about ${Math.round(u.slope * s.request.promptSize + u.offset)})` });
+      }
+    }
+  });
+  // (c) one completion id on two concurrent replies.
+  if (ev.distinctIds) {
+    const first = new Map<string, number>();
+    samples.forEach((s, i) => {
+      const id = s.reply.id;
+      if (typeof id !== 'string' || id === '') return;
+      judged.id++;
+      const j = first.get(id);
+      if (j === undefined) { first.set(id, i); return; }
+      if (overlaps(s.request, samples[j]!.request)) add({ kind: 'id', request: i, other: j, detail: `the reply carries completion id ${id}, as request ${j + 1}'s does` });
+    });
+  }
+  const any = judged.canary + judged.usage + judged.id;
+  return {
+    findings, judged,
+    ...(any === 0 ? { inconclusive: `no evidence of whose reply is whose: ${ev.missing.join('; ') || 'no concurrent reply carried a canary, usage or id'}` } : {}),
+  };
+}
+
+/** One finding as a line: which request got whose reply, with the keys' labels and both curl lines. */
+export function describeFinding(f: CrossTalkFinding, samples: readonly CrossTalkSample[]): string {
+  const a = samples[f.request]!.request;
+  const b = samples[f.other]!.request;
+  const keys = a.key === b.key ? `both sent with the ${a.key} key` : `sent with the ${a.key} key, got the reply of a request sent with the ${b.key} key`;
+  return `request ${f.request + 1} (${keys}): ${f.detail}${a.curl ? `\n  this request: ${a.curl}` : ''}${b.curl ? `\n  the other:    ${b.curl}` : ''}`;
+}
