@@ -1,13 +1,14 @@
 // replies-swapped-under-concurrency and replies-swapped-after-cancel: a connection or
 // result pool that hands a finished reply to the wrong waiting request (OpenAI's March
 // 2023 incident had this shape after cancellations). Two replies planned while at least
-// SWAP_IN_FLIGHT requests are in flight trade their content, usage and id.
+// SWAP_IN_FLIGHT requests are in flight trade their content, usage and id: each finished
+// reply waits in the pool a little, and the next one to come while it waits takes its place.
 import type { RequestContext } from './request-context.ts';
 import type { ReplyPlan } from './completion.ts';
 import { sleep } from './latency.ts';
 
 /** Requests in flight from which replies are swapped. */
-export const SWAP_IN_FLIGHT = 8;
+export const SWAP_IN_FLIGHT = 2;
 /** How long a reply waits for a partner to swap with, ms. */
 const PAIR_WAIT_MS = 100;
 
@@ -29,9 +30,8 @@ export async function crossTalk(ctx: RequestContext, plan: ReplyPlan): Promise<v
   // A client that goes away before its reply ended arms the after-cancel pool.
   ctx.signal.addEventListener('abort', () => { pool.cancelled = true; }, { once: true });
   if (afterCancel && !pool.cancelled) return;
-  if (ctx.state.counters.inFlight < SWAP_IN_FLIGHT) return;
   const partner = pool.waiting;
-  if (partner) {
+  if (partner && ctx.state.counters.inFlight >= SWAP_IN_FLIGHT) {
     pool.waiting = undefined;
     const mine = { id: plan.id, choices: plan.choices, usage: plan.usage };
     Object.assign(plan, { id: partner.plan.id, choices: partner.plan.choices, usage: partner.plan.usage });

@@ -3,15 +3,16 @@ import { canaryInstruction, canariesIn, describeFinding, judgeCrossTalk, learnEv
 import { judgeDelivery } from '../../lib/spec/rules/stream-delivery.ts';
 
 // A target that echoes, counts words + 3 and gives each reply its own id.
-const sample = (i: number, o: { echo?: boolean; usage?: (size: number) => number | undefined; id?: (i: number) => string | undefined; key?: string } = {}): CrossTalkSample => {
+const sample = (i: number, o: { echo?: boolean; usage?: (size: number) => number | undefined; id?: (i: number) => string | undefined; key?: string; size?: number } = {}): CrossTalkSample => {
   const canary = `CG${String(i).padStart(10, '0')}`;
-  const size = 10 + 8 * i;
+  const size = o.size ?? 10 + 8 * i;
   return {
     request: { key: o.key ?? 'main', canary, promptSize: size, curl: `curl #${i}` },
     reply: { content: `${o.echo === false ? '' : `${canary} `}alpha bravo`, promptTokens: (o.usage ?? ((s) => s + 3))(size), id: (o.id ?? ((n) => `chatcmpl-${n}`))(i) },
   };
 };
-const lone = (o?: Parameters<typeof sample>[1]) => [0, 1, 2, 3].map((i) => sample(100 + i, o));
+// Lone requests spread over the burst's prompt sizes, as the probes send them.
+const lone = (o?: Parameters<typeof sample>[1]) => [0, 1, 2, 3, 4, 5].map((i) => sample(100 + i, { ...o, size: 10 + 16 * i }));
 const swap = (a: CrossTalkSample, b: CrossTalkSample): [CrossTalkSample, CrossTalkSample] => [{ request: a.request, reply: b.reply }, { request: b.request, reply: a.reply }];
 
 describe('SVC-9 cross-talk rule', () => {
@@ -57,6 +58,16 @@ describe('SVC-9 cross-talk rule', () => {
     expect(j.findings).toEqual([]);
     expect(j.judged).toMatchObject({ canary: 0, id: 0 });
     expect(j.judged.usage).toBe(8);
+  });
+
+  it('learns the usage line even when two lone replies met other traffic', () => {
+    const own = { echo: false };
+    const l = lone(own);
+    l[1] = { ...l[1]!, reply: { ...l[1]!.reply, promptTokens: 12 } };
+    l[4] = { ...l[4]!, reply: { ...l[4]!.reply, promptTokens: 12 } };
+    const fit = learnEvidence(l).usage!;
+    expect(fit.slope).toBeCloseTo(1);
+    expect(fit.offset).toBeCloseTo(3);
   });
 
   it('is inconclusive, naming why, with no echo, no usage and a fixed id', () => {

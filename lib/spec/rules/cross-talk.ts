@@ -78,16 +78,23 @@ export interface CrossTalkJudgement {
   inconclusive?: string;
 }
 
-/** Lone requests a probe sends to learn the evidence (distinct prompt sizes). */
-export const LONE_SAMPLES = 4;
+/** Lone requests a probe sends to learn the evidence (distinct prompt sizes), and how many more while few echoed. */
+export const LONE_SAMPLES = 6;
+export const LONE_SAMPLES_MAX = 10;
+/** Lone replies repeating their own canary that end the lone phase early. */
+export const LONE_ECHOES_WANTED = 3;
 
 /** What lone requests show the target gives: echoes, a usage fit, distinct ids. */
 export function learnEvidence(lone: readonly CrossTalkSample[]): CrossTalkEvidence {
   const missing: string[] = [];
   const asked = lone.filter((s) => s.request.canary);
-  const echo = asked.length >= 2 && asked.every((s) => canariesIn(s.reply.content ?? '').includes(s.request.canary!));
-  if (!echo) missing.push(asked.length < 2 ? 'no canary asked for alone' : `lone replies do not repeat their canary (${asked.filter((s) => (s.reply.content ?? '').includes(s.request.canary!)).length} of ${asked.length} did)`);
-  const usage = fitUsage(lone);
+  const echoed = asked.filter((s) => canariesIn(s.reply.content ?? '').includes(s.request.canary!));
+  // Two replies repeating their own random canary cannot be chance; the others may have met
+  // other traffic on a shared (or broken) target.
+  const echo = echoed.length >= 2;
+  if (!echo) missing.push(asked.length < 2 ? 'no canary asked for alone' : `lone replies do not repeat their canary (${echoed.length} of ${asked.length} did)`);
+  // Replies shown to be their own (their canary) teach the usage fit.
+  const usage = fitUsage(echo ? echoed : lone);
   if (typeof usage === 'string') missing.push(usage);
   const ids = lone.map((s) => s.reply.id).filter((id): id is string => typeof id === 'string' && id !== '');
   const distinctIds = ids.length >= 2 && new Set(ids).size === ids.length;
@@ -95,23 +102,40 @@ export function learnEvidence(lone: readonly CrossTalkSample[]): CrossTalkEviden
   return { echo, ...(typeof usage === 'string' ? {} : { usage }), distinctIds, missing };
 }
 
-/** A straight line from the client's prompt size to the target's prompt_tokens, or why there is none. */
+/**
+ * A straight line from the client's prompt size to the target's prompt_tokens, or why there
+ * is none. The line through two lone replies that the most others agree with (within two
+ * tokens): a lone reply that met other traffic on the way does not bend it.
+ */
 export function fitUsage(lone: readonly CrossTalkSample[]): UsageFit | string {
   const pts = lone.filter((s) => Number.isFinite(s.reply.promptTokens)).map((s) => [s.request.promptSize, s.reply.promptTokens!] as const);
   if (pts.length < 2) return 'lone replies carry no usage.prompt_tokens';
-  const xs = new Set(pts.map(([x]) => x));
-  if (xs.size < 2) return 'lone requests of one prompt size cannot show how the target counts';
-  const n = pts.length;
-  const mx = pts.reduce((a, [x]) => a + x, 0) / n;
-  const my = pts.reduce((a, [, y]) => a + y, 0) / n;
-  const sxx = pts.reduce((a, [x]) => a + (x - mx) ** 2, 0);
-  const slope = pts.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / sxx;
+  if (new Set(pts.map(([x]) => x)).size < 2) return 'lone requests of one prompt size cannot show how the target counts';
+  let best: { slope: number; offset: number; inliers: Array<readonly [number, number]> } | undefined;
+  for (let i = 0; i < pts.length; i++) {
+    for (let j = i + 1; j < pts.length; j++) {
+      const [x1, y1] = pts[i]!;
+      const [x2, y2] = pts[j]!;
+      if (x1 === x2) continue;
+      const slope = (y2 - y1) / (x2 - x1);
+      if (!(slope > 0)) continue; // a count that does not grow with the prompt tells no prompt from another
+      const offset = y1 - slope * x1;
+      const inliers = pts.filter(([x, y]) => Math.abs(y - (slope * x + offset)) <= 2);
+      if (!best || inliers.length > best.inliers.length) best = { slope, offset, inliers };
+    }
+  }
+  const need = Math.min(pts.length, Math.max(2, Math.ceil(pts.length / 2)));
+  if (!best || best.inliers.length < need) return `lone replies' usage.prompt_tokens do not follow the prompt's size by one growing line (${best?.inliers.length ?? 0} of ${pts.length} on the best one)`;
+  // Least squares over the replies that agree: the line a rounding counter follows.
+  const ins = best.inliers;
+  const mx = ins.reduce((a, [x]) => a + x, 0) / ins.length;
+  const my = ins.reduce((a, [, y]) => a + y, 0) / ins.length;
+  const sxx = ins.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  const slope = sxx > 0 ? ins.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / sxx : best.slope;
   const offset = my - slope * mx;
-  if (!(slope > 0)) return 'lone replies\' usage.prompt_tokens do not grow with the prompt';
-  const worst = Math.max(...pts.map(([x, y]) => Math.abs(y - (slope * x + offset))));
-  // A count within a token or two of the line (and 2 % of it) is that prompt's.
-  const tolerance = Math.max(1.5, worst * 2, 0.02 * my);
-  return { slope, offset, tolerance };
+  const worst = Math.max(...ins.map(([x, y]) => Math.abs(y - (slope * x + offset))));
+  // A count within two tokens of the line (or twice the agreeing replies' worst miss) is that prompt's.
+  return { slope, offset, tolerance: Math.max(2, worst * 2) };
 }
 
 function overlaps(a: CrossTalkRequest, b: CrossTalkRequest): boolean {
@@ -139,9 +163,11 @@ export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTal
     // (b) prompt_tokens that fit another in-flight prompt and not its own.
     if (ev.usage && Number.isFinite(s.reply.promptTokens)) {
       const u = ev.usage;
-      const fits = (r: CrossTalkRequest) => Math.abs(s.reply.promptTokens! - (u.slope * r.promptSize + u.offset)) <= u.tolerance;
+      const off = (r: CrossTalkRequest) => Math.abs(s.reply.promptTokens! - (u.slope * r.promptSize + u.offset));
+      const fits = (r: CrossTalkRequest) => off(r) <= u.tolerance;
       judged.usage++;
-      if (!fits(s.request)) {
+      // Far from its own prompt's count (twice the tolerance: a noisy count is no swap), close to another's.
+      if (off(s.request) > 2 * u.tolerance) {
         const other = samples.findIndex((o, j) => j !== i && overlaps(s.request, o.request) && fits(o.request));
         if (other >= 0) add({ kind: 'usage', request: i, other, detail: `usage.prompt_tokens ${s.reply.promptTokens} fits request ${other + 1}'s prompt (${samples[other]!.request.promptSize}, expected about ${Math.round(u.slope * samples[other]!.request.promptSize + u.offset)}), not its own (${s.request.promptSize}, expected about ${Math.round(u.slope * s.request.promptSize + u.offset)})` });
       }
