@@ -88,11 +88,15 @@ export function contentChunks(ex: Exchange): DeliveryChunk[] {
 /** How long a short stream may take to its first token before it counts as "at least this long". */
 export const TTFT_WAIT_MS = 3000;
 
-/** A short stream's time to its first content (capped at TTFT_WAIT_MS: `capped`), cancelled once it is there. */
-export async function shortStreamTtft(): Promise<{ ms: number; capped: boolean; ex: Exchange }> {
-  const ex = await chat(chatBody({ stream: true, max_tokens: 16 }), undefined, { cancel: { signal: AbortSignal.timeout(TTFT_WAIT_MS), afterEvent: hasContent } });
+export interface Ttft { ms: number; capped: boolean; ex: Exchange; /** The stream ended (or failed) with no content: no figure. */ none?: string }
+
+/** A short stream's time to its first content (still none after TTFT_WAIT_MS: `capped`), cancelled once it is there. */
+export async function shortStreamTtft(): Promise<Ttft> {
+  const ex = await chat(chatBody({ stream: true }), undefined, { cancel: { signal: AbortSignal.timeout(TTFT_WAIT_MS), afterEvent: hasContent } });
   const first = ex.stream?.events.find(hasContent);
-  return first ? { ms: first.atMs, capped: false, ex } : { ms: TTFT_WAIT_MS, capped: true, ex };
+  if (first) return { ms: first.atMs, capped: false, ex };
+  if (ex.cancelled) return { ms: TTFT_WAIT_MS, capped: true, ex };
+  return { ms: NaN, capped: false, ex, none: ex.status !== 200 ? `HTTP ${ex.status ?? `no answer (${ex.error?.message})`}` : `a stream with no content${ex.error ? ` (${ex.error.message})` : ''}` };
 }
 
 /** A long stream held open until `signal` aborts; `firstToken` resolves when its first content came (false: it ended first). */
