@@ -59,6 +59,12 @@ export interface Outcome {
   usagePromptTokens?: number;
   /** The reply's text (content and reasoning), when the request asked to keep it. */
   reply?: string;
+  /** The reply's first characters, when the request carries a canary (SVC-9). */
+  replyHead?: string;
+  /** The completion id (a stream's first chunk's). */
+  completionId?: string;
+  /** Reads off the socket that carried content (EV-13: one or two for a whole stream is a burst). */
+  contentReads?: number;
   /** Gaps between consecutive output chunks: a tally at histogram precision, bounded however long the stream. */
   gaps: GapTally;
   /** Every gap as measured (ms), when the request asked for them (--save-gaps). */
@@ -98,6 +104,8 @@ export interface LeanRequest {
 }
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
+/** What a canary check keeps of a reply: it asks for the canary first. */
+const HEAD_CHARS = 64;
 const MAX_ERROR_BODY = 4096;
 
 /** One request in flight. Created by send(); finishes exactly once through `onDone`. */
@@ -113,6 +121,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   private snapshots: DeltaSnapshotWatch | undefined;
   /** performance.now() of the network piece being read: every event in it shares it. */
   private pieceAt = 0;
+  private lastContentRead = -1;
   private jsonParts: Buffer[] | undefined;
   private jsonBytes = 0;
   private done = false;
@@ -129,6 +138,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     };
     if (req.keepHeaders) this.outcome.headers = {};
     if (req.keepReply) this.outcome.reply = '';
+    if (req.work?.canary) this.outcome.replyHead = '';
     if (req.keepGaps) this.outcome.allGaps = [];
     if (req.work) this.outcome.work = req.work;
   }
@@ -269,6 +279,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       if (!v.valid) return this.fail('bad_body', `chunk breaks ${v.errors[0]!.clause}: ${v.errors[0]!.message}`);
     }
     this.snapshots?.pushChunk(chunk);
+    if (o.completionId === undefined && typeof (chunk as { id?: unknown }).id === 'string') o.completionId = (chunk as { id: string }).id;
     const delta = chunk.choices?.[0]?.delta;
     if (delta) {
       const content = delta.content;
@@ -287,6 +298,8 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       }
       if (hasContent) {
         o.contentChunks++;
+        if (now !== this.lastContentRead) { o.contentReads = (o.contentReads ?? 0) + 1; this.lastContentRead = now; }
+        if (o.replyHead !== undefined && o.replyHead.length < HEAD_CHARS) o.replyHead += content.slice(0, HEAD_CHARS);
         o.outputChars += content.length;
         if (o.reply !== undefined) o.reply += content;
       }
@@ -321,6 +334,9 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     o.tokenEvents = 1;
     o.outputChars = content.length;
     if (o.reply !== undefined) o.reply = content;
+    if (o.replyHead !== undefined) o.replyHead = content.slice(0, HEAD_CHARS);
+    o.contentReads = 1;
+    if (typeof (body as { id?: unknown }).id === 'string') o.completionId = (body as { id: string }).id;
     this.usage(body.usage);
     o.ok = true;
     this.finish();

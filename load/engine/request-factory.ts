@@ -56,7 +56,7 @@ export function requestFactory(spec: FactorySpec): (seq: number, intendedAt: num
       sample: seq < ALWAYS_CHECKED || seq % options.sampleEvery === 0,
       keepHeaders: spec.keepHeaders,
       ...(body.max_tokens !== undefined ? { capped: true } : {}),
-      ...(item ? { keepReply: item.keepReply, work: { promptTokens: item.promptTokens, maxTokens: item.maxTokens, session: item.session, turn: item.turn } } : {}),
+      ...(item ? { keepReply: item.keepReply, work: { promptTokens: item.promptTokens, maxTokens: item.maxTokens, session: item.session, turn: item.turn, ...(item.canary ? { canary: item.canary } : {}) } } : {}),
       ...(keepGaps ? { keepGaps } : {}),
     };
   };

@@ -21,6 +21,13 @@ export function makeCanary(random: () => number = Math.random): string {
   return s;
 }
 
+/** Request `n`'s canary in a run salted `salt` (the load harness: unique per request, the same for the same seed). */
+export function canaryFor(n: number, salt: number): string {
+  const tail = Math.abs(Math.floor(n)).toString(36).toUpperCase().padStart(7, '0').slice(-7);
+  const head = (Math.abs(Math.floor(salt)) % 46656).toString(36).toUpperCase().padStart(3, '0');
+  return `CG${head}${tail}`;
+}
+
 /** The instruction a request carries its canary in. */
 export function canaryInstruction(canary: string): string {
   return `Begin your reply with the code ${canary}.`;
@@ -39,6 +46,8 @@ export interface CrossTalkRequest {
   promptSize: number;
   /** A reproduction (curl line, redacted) for the report. */
   curl?: string;
+  /** How reports name it (default "request <its position + 1>"). */
+  label?: string;
   /** When it was sent and answered (ms, one clock), to know which were in flight together; absent: all were. */
   startMs?: number;
   endMs?: number;
@@ -135,7 +144,14 @@ export function fitUsage(lone: readonly CrossTalkSample[]): UsageFit | string {
   const offset = my - slope * mx;
   const worst = Math.max(...ins.map(([x, y]) => Math.abs(y - (slope * x + offset))));
   // A count within two tokens of the line (or twice the agreeing replies' worst miss) is that prompt's.
-  return { slope, offset, tolerance: Math.max(2, worst * 2) };
+  const tolerance = Math.max(2, worst * 2);
+  const span = Math.max(...ins.map(([x]) => x)) - Math.min(...ins.map(([x]) => x));
+  if (span * slope < 4 * tolerance) return 'lone prompts too alike in length for usage to tell one from another';
+  return { slope, offset, tolerance };
+}
+
+function nameOf(samples: readonly CrossTalkSample[], i: number): string {
+  return samples[i]!.request.label ?? `request ${i + 1}`;
 }
 
 function overlaps(a: CrossTalkRequest, b: CrossTalkRequest): boolean {
@@ -158,7 +174,7 @@ export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTal
       if (seen.length) judged.canary++;
       const own = seen.includes(s.request.canary);
       const other = seen.map((c) => byCanary.get(c)).find((j) => j !== undefined && j !== i);
-      if (!own && other !== undefined) add({ kind: 'canary', request: i, other, detail: `the reply carries request ${other + 1}'s canary ${samples[other]!.request.canary}, not its own ${s.request.canary}` });
+      if (!own && other !== undefined) add({ kind: 'canary', request: i, other, detail: `the reply carries ${nameOf(samples, other)}'s canary ${samples[other]!.request.canary}, not its own ${s.request.canary}` });
     }
     // (b) prompt_tokens that fit another in-flight prompt and not its own.
     if (ev.usage && Number.isFinite(s.reply.promptTokens)) {
@@ -169,7 +185,7 @@ export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTal
       // Far from its own prompt's count (twice the tolerance: a noisy count is no swap), close to another's.
       if (off(s.request) > 2 * u.tolerance) {
         const other = samples.findIndex((o, j) => j !== i && overlaps(s.request, o.request) && fits(o.request));
-        if (other >= 0) add({ kind: 'usage', request: i, other, detail: `usage.prompt_tokens ${s.reply.promptTokens} fits request ${other + 1}'s prompt (${samples[other]!.request.promptSize}, expected about ${Math.round(u.slope * samples[other]!.request.promptSize + u.offset)}), not its own (${s.request.promptSize}, expected about ${Math.round(u.slope * s.request.promptSize + u.offset)})` });
+        if (other >= 0) add({ kind: 'usage', request: i, other, detail: `usage.prompt_tokens ${s.reply.promptTokens} fits ${nameOf(samples, other)}'s prompt (${samples[other]!.request.promptSize}, expected about ${Math.round(u.slope * samples[other]!.request.promptSize + u.offset)}), not its own (${s.request.promptSize}, expected about ${Math.round(u.slope * s.request.promptSize + u.offset)})` });
       }
     }
   });
@@ -182,7 +198,7 @@ export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTal
       judged.id++;
       const j = first.get(id);
       if (j === undefined) { first.set(id, i); return; }
-      if (overlaps(s.request, samples[j]!.request)) add({ kind: 'id', request: i, other: j, detail: `the reply carries completion id ${id}, as request ${j + 1}'s does` });
+      if (overlaps(s.request, samples[j]!.request)) add({ kind: 'id', request: i, other: j, detail: `the reply carries completion id ${id}, as ${nameOf(samples, j)}'s does` });
     });
   }
   const any = judged.canary + judged.usage + judged.id;
@@ -197,5 +213,5 @@ export function describeFinding(f: CrossTalkFinding, samples: readonly CrossTalk
   const a = samples[f.request]!.request;
   const b = samples[f.other]!.request;
   const keys = a.key === b.key ? `both sent with the ${a.key} key` : `sent with the ${a.key} key, got the reply of a request sent with the ${b.key} key`;
-  return `request ${f.request + 1} (${keys}): ${f.detail}${a.curl ? `\n  this request: ${a.curl}` : ''}${b.curl ? `\n  the other:    ${b.curl}` : ''}`;
+  return `${nameOf(samples, f.request)} (${keys}): ${f.detail}${a.curl ? `\n  this request: ${a.curl}` : ''}${b.curl ? `\n  the other:    ${b.curl}` : ''}`;
 }

@@ -46,9 +46,20 @@ export function countReads(chunks: readonly DeliveryChunk[]): number {
 /** Judges one stream's delivery from its content chunks' arrivals (request sent = 0 ms). */
 export function judgeDelivery(chunks: readonly DeliveryChunk[]): DeliveryJudgement {
   const n = chunks.length;
-  const first = n ? Math.min(...chunks.map((c) => c.atMs)) : 0;
-  const last = n ? Math.max(...chunks.map((c) => c.atMs)) : 0;
-  const reads = countReads(chunks);
+  return judgeDeliveryFigures({
+    contentChunks: n,
+    firstMs: n ? Math.min(...chunks.map((c) => c.atMs)) : 0,
+    lastMs: n ? Math.max(...chunks.map((c) => c.atMs)) : 0,
+    reads: countReads(chunks),
+  });
+}
+
+/** The same from a stream's figures (the load harness keeps no chunk list): first and last content (ms from the send), reads with content. */
+export function judgeDeliveryFigures(f: { contentChunks: number; firstMs: number; lastMs: number; reads: number }): DeliveryJudgement {
+  const n = f.contentChunks;
+  const first = f.firstMs;
+  const last = f.lastMs;
+  const reads = f.reads;
   const base = { contentChunks: n, e2eMs: last, spreadMs: last - first, reads };
   if (n < DELIVERY_MIN_CHUNKS) return { ...base, verdict: 'inconclusive', why: `a short stream (${n} content chunks, fewer than ${DELIVERY_MIN_CHUNKS}): a short reply may legally arrive in one piece` };
   if (last < DELIVERY_MIN_E2E_MS) return { ...base, verdict: 'inconclusive', why: `a fast stream (${Math.round(last)} ms end to end, under ${DELIVERY_MIN_E2E_MS} ms): a fast writer may legally fill one read` };
