@@ -24,6 +24,7 @@ export type FailureKind =
   | 'bad_body' // a 2xx whose body or stream is wrong (a fast wrong answer)
   | 'incomplete_stream' // the stream ended without [DONE]
   | 'aborted' // stopped by the driver (Ctrl-C after the drain time); not a target failure
+  | 'cancelled' // the client went away on purpose (--cancel-share); not a target failure
   | 'other';
 
 export const FAILURE_KINDS: FailureKind[] = ['timeout', 'dropped', 'reset', 'refused', 'bad_body', 'incomplete_stream', 'aborted', 'other'];
@@ -100,6 +101,8 @@ export interface LeanRequest {
   keepGaps?: boolean;
   /** The body sets max_tokens: an empty reply is then legal (EV-4 asks for content only of uncapped requests). */
   capped?: boolean;
+  /** The client goes away (--cancel-share): after the first token, or this many ms after sending. */
+  cancelAfter?: 'first-token' | number;
   work?: WorkMeta;
 }
 
@@ -122,6 +125,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   /** performance.now() of the network piece being read: every event in it shares it. */
   private pieceAt = 0;
   private lastContentRead = -1;
+  private readonly cancelAfter: LeanRequest['cancelAfter'];
   private jsonParts: Buffer[] | undefined;
   private jsonBytes = 0;
   private done = false;
@@ -131,6 +135,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   constructor(req: LeanRequest, private readonly onDone: (o: Outcome) => void) {
     this.sample = req.sample;
     this.capped = req.capped === true;
+    this.cancelAfter = req.cancelAfter;
     this.outcome = {
       seq: req.seq, route: req.route, key: req.key, stream: req.stream,
       intendedAt: req.intendedAt, sentAt: 0, endAt: 0,
@@ -242,11 +247,11 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   // --- driver side -------------------------------------------------------------------
 
   /** Ends the request now (time limit or stop); the outcome is reported at once. */
-  cancel(why: 'timeout' | 'aborted'): void {
+  cancel(why: 'timeout' | 'aborted' | 'cancelled'): void {
     if (this.finished) return;
     const reason = new Error(why);
     this.cancelled = reason;
-    this.fail(why, why === 'timeout' ? 'no complete answer within the time limit' : 'stopped by the driver');
+    this.fail(why, why === 'timeout' ? 'no complete answer within the time limit' : why === 'cancelled' ? 'the client went away on purpose (--cancel-share)' : 'stopped by the driver');
     this.controller?.abort(reason);
   }
 
@@ -288,8 +293,10 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       const hasReasoning = typeof reasoning === 'string' && reasoning.length > 0;
       // Reasoning (vLLM, DeepSeek) and tool-call deltas are output the model generated: they time tokens too.
       if (hasContent || hasReasoning || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0)) {
-        if (o.firstContentAt === undefined) o.firstContentAt = now;
-        else {
+        if (o.firstContentAt === undefined) {
+          o.firstContentAt = now;
+          if (this.cancelAfter === 'first-token') return this.cancel('cancelled');
+        } else {
           o.gaps.add(now - o.lastContentAt!);
           o.allGaps?.push(now - o.lastContentAt!);
         }
@@ -406,6 +413,8 @@ export function sendThroughProxy(route: { dispatcher: Dispatcher; origin: string
 export function send(dispatcher: Dispatcher, req: LeanRequest, onDone: (o: Outcome) => void): LeanCall {
   const call = new LeanCall(req, onDone);
   call.outcome.sentAt = performance.now();
+  // Only the requests chosen to be cancelled after a time get a timer of their own.
+  if (typeof req.cancelAfter === 'number') setTimeout(() => call.cancel('cancelled'), req.cancelAfter).unref?.();
   try {
     if (viaProxy) viaProxy.dispatcher.dispatch({ origin: viaProxy.origin, path: req.path, method: 'POST', headers: req.headers, body: req.body }, call);
     else dispatcher.dispatch({ path: req.path, method: 'POST', headers: req.headers, body: req.body }, call);

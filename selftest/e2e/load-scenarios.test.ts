@@ -262,3 +262,18 @@ describe('SVC-9 and EV-13 under load (count-bounded: --requests)', () => {
     expect((o.summary.details as { delivery: unknown }).delivery).toMatchObject({ judged: 12, one_burst: 12, one_burst_share: 1 });
   });
 });
+
+describe('--cancel-share (count-bounded)', () => {
+  it.concurrent('cancels the asked share of streams after their first token, counted apart from failures; after a cancel the swap defect is an SVC-9 finding', async () => {
+    const ref = await startReferenceServer({ defect: 'replies-swapped-after-cancel', latency: { jsonMs: 3, ttftMs: 20, itlMs: 5 }, replyWords: 8 });
+    try {
+      const o = await run(referenceTarget(ref), 'stream', ['--requests', '30', '--cancel-share', '0.2']);
+      expect(o.summary.counts).toMatchObject({ sent: 30, cancelled: 6, failed: 0 });
+      expect(o.summary.counts.ok).toBe(24);
+      expect(o.summary.findings.map((f) => f.clause)).toContain('SVC-9');
+      expect(o.exitCode).toBe(1);
+    } finally {
+      await ref.close();
+    }
+  });
+});
