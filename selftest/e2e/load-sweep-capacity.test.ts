@@ -3,6 +3,7 @@
 // the sweep, bisecting after the first broken step, must find the highest rate meeting
 // a TTFT p95 SLO within 10 % of it. Bounded by counts: 2 ladder steps and at most 8
 // extra steps of 4 s at 6-12 req/s (about 300 streams, 30-40 s on a loaded 2-core machine).
+import { canaryFor } from '../../lib/spec/rules/cross-talk.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +43,7 @@ describe('sweep against the reference engine model', () => {
 
   it('finds the highest rate meeting a TTFT p95 SLO within 10 % of the computed capacity', async () => {
     // The prompt as the reference counts it: the message's text in o200k_base tokens.
-    const promptTokens = encode(`${PROMPT} (request 100)`).length;
+    const promptTokens = encode(`${PROMPT} (request 100, code ${canaryFor(100, 1)})`).length; // with its canary (SVC-9)
     const model = resolveEngineModel(referenceOptionsFor(options).engine!);
     const cap = engineCapacity(model, { promptTokens, outputTokens: 8 }, { ttftP95Ms: 250 });
     expect(cap.bound).toBe('prefill');
