@@ -92,10 +92,10 @@ export interface Ttft { ms: number; capped: boolean; ex: Exchange; /** The strea
 
 /** A short stream's time to its first content (still none after TTFT_WAIT_MS: `capped`), cancelled once it is there. */
 export async function shortStreamTtft(): Promise<Ttft> {
-  const ex = await chat(chatBody({ stream: true }), undefined, { cancel: { signal: AbortSignal.timeout(TTFT_WAIT_MS), afterEvent: hasContent } });
+  const ex = await chat(chatBody({ stream: true }), undefined, { cancel: { afterMs: TTFT_WAIT_MS, afterEvent: hasContent } });
   const first = ex.stream?.events.find(hasContent);
   if (first) return { ms: first.atMs, capped: false, ex };
-  if (ex.cancelled) return { ms: TTFT_WAIT_MS, capped: true, ex };
+  if (ex.cancelled && (ex.status === undefined || ex.status === 200)) return { ms: TTFT_WAIT_MS, capped: true, ex };
   return { ms: NaN, capped: false, ex, none: ex.status !== 200 ? `HTTP ${ex.status ?? `no answer (${ex.error?.message})`}` : `a stream with no content${ex.error ? ` (${ex.error.message})` : ''}` };
 }
 

@@ -69,10 +69,11 @@ export interface RequestSpec {
    */
   connection?: Dispatcher;
   /**
-   * The client goes away mid-answer (SVC-9's and SVC-10's probes): when `signal` aborts, or
-   * once a streamed event passes `afterEvent`. The exchange ends with `cancelled`, no error.
+   * The client goes away mid-answer (SVC-9's and SVC-10's probes): when `signal` aborts,
+   * `afterMs` after the request went out (pacing waits not counted), or once a streamed
+   * event passes `afterEvent`. The exchange ends with `cancelled`, no error.
    */
-  cancel?: { signal?: AbortSignal; afterEvent?: (ev: SseEvent) => boolean };
+  cancel?: { signal?: AbortSignal; afterMs?: number; afterEvent?: (ev: SseEvent) => boolean };
 }
 
 export type TransportErrorKind =
@@ -323,6 +324,7 @@ export class HttpClient {
     const goAway = () => { ex.cancelled = true; abort.abort(); };
     if (spec.cancel?.signal?.aborted) goAway();
     else spec.cancel?.signal?.addEventListener('abort', goAway, { once: true });
+    const cancelTimer = spec.cancel?.afterMs === undefined ? undefined : setTimeout(goAway, spec.cancel.afterMs);
     try {
       // undici creates its request object synchronously inside request(): tag it with
       // our seq so the socket it is written on can tell whether it was reused.
@@ -410,6 +412,7 @@ export class HttpClient {
       clearTimeout(deadline);
       clearTimeout(closeAfterDone);
       spec.cancel?.signal?.removeEventListener('abort', goAway);
+      clearTimeout(cancelTimer);
       ex.durationMs = ms();
       const on = sentOn.get(ex.seq);
       sentOn.delete(ex.seq);
