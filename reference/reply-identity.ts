@@ -6,12 +6,12 @@ import { contentText } from './generate.ts';
 
 const CANARY = /\bCG[0-9A-Z]{10}\b/;
 
-/** The reply with the request's canary in front, when there is one and echoes are on. */
+/** The reply begun with the request's canary (in place of its first word, so its length stays), when echoes are on. */
 export function withCanary(ctx: RequestContext, messages: unknown[], reply: string): string {
-  if (ctx.variant('never-echoes')) return reply;
+  if (ctx.variant('never-echoes') || reply === '') return reply;
   for (const m of messages) {
     const hit = contentText((m as { content?: unknown } | null)?.content).match(CANARY);
-    if (hit) return `${hit[0]} ${reply}`;
+    if (hit) return [hit[0], ...reply.split(' ').slice(1)].join(' ');
   }
   return reply;
 }
