@@ -11,6 +11,10 @@ import { chat, chatBody } from './target.ts';
 const FILLER = ['river', 'stone', 'cloud', 'signal', 'harbor', 'lantern', 'meadow', 'orbit'];
 /** Words added per request: prompts far enough apart that a usage count tells them apart. */
 export const WORDS_STEP = 16;
+// A short reply fits well within these; a hostile target's endless body is cut here, not at
+// the client's 8 MiB, so a burst of answers in flight at once stays small.
+const REPLY_BYTES = 256 * 1024;
+const LONG_REPLY_BYTES = 1024 * 1024;
 
 let tokenizer: Promise<(text: string) => number> | undefined;
 /** The client's count of a prompt: o200k_base tokens (the fit to the target's count is learned, any tokenizer would do). */
@@ -67,7 +71,7 @@ export interface CrossResult { ex: Exchange; sample: CrossTalkSample }
 export async function sendCross(r: CrossRequest, clock: () => number = () => performance.now()): Promise<CrossResult> {
   const count = await countTokens();
   const startMs = clock();
-  const ex = await chat(r.body, r.auth);
+  const ex = await chat(r.body, r.auth, { maxBodyBytes: REPLY_BYTES });
   const endMs = clock();
   return { ex, sample: { request: { key: r.keyLabel, canary: r.canary, promptSize: count(r.prompt), curl: ex.curl, startMs, endMs }, reply: replyOf(ex) } };
 }
@@ -92,7 +96,7 @@ export interface Ttft { ms: number; capped: boolean; ex: Exchange; /** The strea
 
 /** A short stream's time to its first content (still none after TTFT_WAIT_MS: `capped`), cancelled once it is there. */
 export async function shortStreamTtft(): Promise<Ttft> {
-  const ex = await chat(chatBody({ stream: true }), undefined, { cancel: { afterMs: TTFT_WAIT_MS, afterEvent: hasContent } });
+  const ex = await chat(chatBody({ stream: true }), undefined, { maxBodyBytes: REPLY_BYTES, cancel: { afterMs: TTFT_WAIT_MS, afterEvent: hasContent } });
   const first = ex.stream?.events.find(hasContent);
   if (first) return { ms: first.atMs, capped: false, ex };
   if (ex.cancelled && (ex.status === undefined || ex.status === 200)) return { ms: TTFT_WAIT_MS, capped: true, ex };
@@ -104,7 +108,7 @@ export function holdLongStream(signal: AbortSignal): { firstToken: Promise<boole
   let got: (ok: boolean) => void = () => {};
   const firstToken = new Promise<boolean>((resolve) => { got = resolve; });
   const body = chatBody({ stream: true, max_tokens: 768, messages: [{ role: 'user', content: 'Write a long story, at least 800 words, about a lighthouse keeper.' }] });
-  const done = chat(body, undefined, { cancel: { signal, afterEvent: (ev) => { if (hasContent(ev)) got(true); return false; } } })
+  const done = chat(body, undefined, { maxBodyBytes: LONG_REPLY_BYTES, cancel: { signal, afterEvent: (ev) => { if (hasContent(ev)) got(true); return false; } } })
     .then((ex) => { got(false); return ex; });
   return { firstToken, done };
 }

@@ -193,7 +193,7 @@ describe('SVC: under concurrency', () => {
       lone.push(r);
     }
     const ev = learnEvidence(lone.map((r) => r.sample));
-    for (let i = 0; i < 2; i++) await chat(crossRequest(n++, true, 'main', keys.main).body, keys.main, { cancel: { afterEvent: hasContent } });
+    for (let i = 0; i < 2; i++) await chat(crossRequest(n++, true, 'main', keys.main).body, keys.main, { maxBodyBytes: 256 * 1024, cancel: { afterEvent: hasContent } });
     const throttled = lone.some((r) => r.ex.retries.length > 0 || (r.ex.throttleWaitMs ?? 0) > 0);
     const perKey = throttled ? CROSS_PER_KEY_THROTTLED : CROSS_PER_KEY;
     const keyset: Array<[string, AuthSpec]> = [['main', keys.main], ...(keys.limited ? [['limited', keys.limited] as [string, AuthSpec]] : [])];
