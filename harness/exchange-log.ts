@@ -113,7 +113,7 @@ export function streamEvidence(data: string[]): Pick<ExchangeSummary, 'contentDe
 export function summarise(ex: Exchange, test?: string, source?: ExchangeSource): ExchangeSummary {
   return summariseParts({
     seq: ex.seq, ...(source ? { source } : {}), method: ex.request.method, url: ex.request.url, status: ex.status, headers: ex.headers,
-    text: ex.text, transportError: ex.error?.message, keyEchoes: ex.keyEchoes, curl: ex.curl,
+    text: ex.text, transportError: ex.error?.message ?? (ex.cancelled ? 'the client aborted it on purpose (cancelled)' : undefined), keyEchoes: ex.keyEchoes, curl: ex.curl,
     ...(ex.reuseRetry ? { reuseRetry: ex.reuseRetry } : {}),
     ...(ex.stream ? { streamData: ex.stream.events.map((e) => e.data) } : {}),
   }, test);

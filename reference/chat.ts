@@ -14,6 +14,8 @@ import { SCOPE_BRAINS_INVOKE } from './keys.ts';
 import { engineDone, playEngineStream } from './engine-reply.ts';
 import { engineSheds } from './engine-changes.ts';
 import { RESOLVED_SVC_AUTO, SERVICE_MODELS } from './models.ts';
+import { crossTalk } from './cross-talk.ts';
+import { BufferedSseWriter } from './buffered-stream.ts';
 
 /** 'prevalidate' runs the request checks only, before authentication (auth-after-validation). */
 export type ChatMode = 'serve' | 'prevalidate';
@@ -126,6 +128,7 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
   if (!streaming && req.streamExplicitFalse && ctx.defect('stream-false-sse')) streaming = true;
 
   const plan = planReply(ctx, req, target.replyModel);
+  await crossTalk(ctx, plan);
   const latency = ctx.state.opts.latency;
   // The engine model (rehearsal only) times the reply instead of the fixed delays.
   // Stryker disable next-line all: [unreached] rehearsal control
@@ -143,7 +146,7 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
     if (rtlStreamDefect(ctx, req)) steps = steps.filter((s) => !(s.kind === 'data' && s.payload === DONE));
     // Stryker disable next-line all: [unreached]
     if (job) return playEngineStream(ctx, steps, job, plan.choices.length);
-    await new SseWriter(ctx).play(steps, {
+    await (ctx.defect('stream-buffered-until-end') ? new BufferedSseWriter(ctx) : new SseWriter(ctx)).play(steps, {
       ttftMs: latency.ttftMs,
       itlMs: latency.itlMs,
       stallMs: stalls ? latency.stallMs : 0,

@@ -5,6 +5,7 @@ import type { RequestContext } from './request-context.ts';
 import type { ChatRequest } from './chat-request.ts';
 import { contentText, countWords, generateReply, promptTokens, truncateWords } from './generate.ts';
 import { enginePromptTokens, engineReplyTokens } from './engine-runtime.ts';
+import { ownPromptCount, withCanary } from './reply-identity.ts';
 
 export interface PlannedChoice {
   index: number;
@@ -69,14 +70,14 @@ export function planReply(ctx: RequestContext, req: ChatRequest, model: string):
       continue;
     }
     // Stryker restore all
-    const full = inKind(ctx, req.messages, generateReply(req.messages, ctx.state.opts.replyWords, i));
+    const full = withCanary(ctx, req.messages, inKind(ctx, req.messages, generateReply(req.messages, ctx.state.opts.replyWords, i)));
     // capped-empty-reply: a capped request spends its budget before any visible text.
     const { text, truncated } = ctx.variant('capped-empty-reply') && req.maxTokens !== undefined ? { text: '', truncated: true } : truncateWords(full, req.maxTokens);
     completion += countWords(text);
     choices.push({ index: i, text, finishReason: finishReasonFor(ctx, truncated) });
   }
   // Stryker disable next-line all: [unreached]
-  const prompt = engine ? enginePromptTokens(engine, req.messages) : promptTokens(req.messages);
+  const prompt = engine ? enginePromptTokens(engine, req.messages) : ownPromptCount(ctx, promptTokens(req.messages));
   return {
     id: `chatcmpl-${randomSuffix()}`,
     created: Math.floor(Date.now() / 1000),

@@ -219,6 +219,11 @@ const CATALOG = {
   'stream-utf8-split': { clauses: ['EV-4'], description: 'Streamed replies quote the request\'s non-ASCII words, each cut by bytes inside its first multi-byte character across two deltas, each half decoded alone (U+FFFD in the reply).' },
   'chunked-body-refused': { clauses: ['CHAT-1', 'SVC-5'], description: 'A request body sent with Transfer-Encoding: chunked (no Content-Length) is refused with 411 Length Required (RFC 9112 §6.1 requires a server to accept it).' },
   'oversize-drops-connection': { clauses: ['ERR-1'], description: 'A request body above the 1 MiB limit gets no answer: the connection is dropped.' },
+  // --- under concurrency: whose reply, cancelled work, streams held back ---
+  'replies-swapped-under-concurrency': { clauses: ['SVC-9'], description: 'A finished reply waits up to 100 ms in a result pool; the next reply finished while it waits (two or more requests in flight) takes its place, and the two are swapped whole: content, usage and id (a pool handing a reply to the wrong waiter).' },
+  'replies-swapped-after-cancel': { clauses: ['SVC-9'], description: 'The same swap, only after a client has gone away mid-reply (the March 2023 incident\'s shape); streams take 20 ms a chunk so a client can leave one.' },
+  'cancelled-stream-keeps-slot': { clauses: ['SVC-10'], description: 'The engine model is on with 8 slots, and a cancelled stream keeps its slot, decoding to its end for nobody.' },
+  'stream-buffered-until-end': { clauses: ['EV-13'], description: 'Streams of 48 words are generated at 30 ms a chunk and held, then delivered in one write at their end (a buffering proxy in front).' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;

@@ -18,6 +18,8 @@ export interface EngineModelOptions {
   decodeStepMs: number;
   /** Added to a decode step per sequence in the batch, ms. */
   decodeStepPerSeqMs: number;
+  /** cancelled-stream-keeps-slot (a defect): a cancelled job keeps its slot and decodes to its end for nobody. */
+  keepsCancelled?: boolean;
 }
 
 export const DEFAULT_ENGINE_MODEL: EngineModelOptions = {
@@ -139,7 +141,7 @@ export class EngineModel {
       job.ended = true;
       return job;
     }
-    signal.addEventListener('abort', () => this.end(job, this.clock.now()), { once: true });
+    signal.addEventListener('abort', () => (this.opts.keepsCancelled ? this.orphan(job) : this.end(job, this.clock.now())), { once: true });
     this.waiting.push(job);
     this.admit(this.clock.now());
     return job;
@@ -216,6 +218,12 @@ export class EngineModel {
     const still: Job['waiters'] = [];
     for (const w of job.waiters) (job.produced >= w.n ? w.resolve(true) : still.push(w));
     job.waiters = still;
+  }
+
+  /** Its client is gone, but the job goes on: its waiters hear it ended, its slot stays taken. */
+  private orphan(job: Job): void {
+    for (const w of job.waiters) w.resolve(false);
+    job.waiters = [];
   }
 
   /** Finished or aborted: frees the slot (the next waiting job gets it at `at`). */

@@ -66,6 +66,10 @@ export const ACCOUNT_5S_LIMIT: RateWindow = { limit: 30, windowMs: 5000 };
 export const BURST_BUCKET: TokenBucket = { capacity: 12, refillPerSecond: 6 };
 export const DEFAULT_OVERLOAD_IN_FLIGHT = 512;
 export const DEFAULT_REPLY_WORDS = 12;
+/** Replies long enough for EV-13 to judge their delivery (at least 32 content chunks). */
+export const LONG_REPLY_WORDS = 48;
+/** cancelled-stream-keeps-slot: an engine small enough for the SVC-10 probe's held streams to fill. */
+const SMALL_ENGINE = { maxBatch: 8, keepsCancelled: true };
 
 export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
   let defect: DefectName | undefined;
@@ -107,13 +111,14 @@ export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
   const l = opts.latency ?? {};
   const latency: Required<LatencyOptions> = {
     ttftMs: l.ttftMs ?? (variants.has('slow-stream') ? 400 : 0),
-    itlMs: l.itlMs ?? (variants.has('slow-stream') ? 30 : 0),
+    // The defects that need streams taking time give them their own pace.
+    itlMs: l.itlMs ?? (variants.has('slow-stream') || defect === 'stream-buffered-until-end' ? 30 : defect === 'replies-swapped-after-cancel' ? 20 : 0),
     stallEvery: l.stallEvery ?? 0,
     stallMs: l.stallMs ?? 0,
     jsonMs: l.jsonMs ?? (variants.has('slow-json') ? 300 : 0),
   };
 
-  const replyWords = opts.replyWords ?? DEFAULT_REPLY_WORDS;
+  const replyWords = opts.replyWords ?? (defect === 'stream-buffered-until-end' || variants.has('fast-writer') ? LONG_REPLY_WORDS : DEFAULT_REPLY_WORDS);
   // Stryker disable next-line all: [not-api] option checks
   if (!Number.isInteger(replyWords) || replyWords < 1) throw new Error(`replyWords must be a positive integer (got ${replyWords})`);
 
@@ -127,7 +132,7 @@ export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
     latency,
     replyWords,
     // Stryker disable next-line all: [unreached]
-    engine: opts.engine ? resolveEngineModel(opts.engine) : undefined,
+    engine: opts.engine ? resolveEngineModel(opts.engine) : defect === 'cancelled-stream-keeps-slot' ? resolveEngineModel(SMALL_ENGINE) : undefined,
   };
 }
 

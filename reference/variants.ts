@@ -89,6 +89,10 @@ const CATALOG = {
   'reply-in-kind': { description: 'A request holding non-ASCII words gets up to eight of them back after the reply (multi-byte UTF-8, emoji, CJK, right-to-left, combining marks), as a model answers in the user\'s language.' },
   'large-bodies-served': { description: 'Request bodies up to 64 MiB are served (a body limit is not shown): the oversize probe gets a served reply.' },
   'body-limit-64k': { description: 'Request bodies above 64 KiB are refused with 413 and an error body: the near-limit conversation is refused, as a server with a tighter limit may.' },
+  // --- whose reply is whose: legal targets that give SVC-9 less evidence, and a fast writer EV-13 must not mistake for a buffer ---
+  'never-echoes': { description: 'Replies never repeat a canary the request asks for (a model need not follow the instruction): SVC-9 judges by usage and ids.' },
+  'usage-own-count': { description: 'usage.prompt_tokens is counted its own way (one and a half of the reference\'s per token, plus 5): SVC-9 learns the relation from lone requests.' },
+  'fast-writer': { description: 'Replies are 48 words and every stream is written at once, within a few ms (a fast server: EV-13 is inconclusive on it, never a warning).' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;

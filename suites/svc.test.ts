@@ -5,6 +5,9 @@ import type { Exchange } from '../lib/http/http-client.ts';
 import { success } from '../harness/success.ts';
 import { brainChat, brainId, chat, chatBody, http, keys, listModels, send } from '../harness/target.ts';
 import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
+import type { AuthSpec } from '../lib/http/http-client.ts';
+import { canariesIn, describeFinding, judgeCrossTalk, learnEvidence, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX } from '../lib/spec/rules/cross-talk.ts';
+import { crossRequest, hasContent, holdLongStream, sendCross, shortStreamTtft, TTFT_WAIT_MS, type CrossResult } from '../harness/concurrency-probes.ts';
 
 /** An exchange of the raw client as the success-body rule reads it. */
 function successAnswer(ex: Exchange) {
@@ -163,4 +166,83 @@ describe('SVC: what the service does', () => {
     t.check(judged > 0, 'a whole chat completion in every 200', 'none judged', first);
     t.note(`${judged} of ${n} answers judged, each a whole chat completion${overloaded ? `; ${overloaded} answered 503 (overloaded)` : ''}; ${reused} sent on a kept-alive connection`);
   }, { requests: 2 });
+});
+
+/** Requests per key of SVC-9's burst (fewer when the target rate-limits). */
+const CROSS_PER_KEY = 32;
+const CROSS_PER_KEY_THROTTLED = 8;
+/** Long streams SVC-10 holds, then cancels. */
+const HELD_STREAMS = 8;
+
+describe('SVC: under concurrency', () => {
+  // Lone requests first teach what evidence the target gives (lib/spec/rules/cross-talk.ts);
+  // two streams cancelled after their first token come next (a pool that mixes replies up
+  // after a cancellation); then 2 keys x 32 streaming and plain requests at once, each
+  // with its own canary and prompt length. Every answer also goes to the run-wide
+  // success-body rule (SVC-1), so the burst is its evidence too.
+  clause('svc/cross-talk', 'SVC-9', `${CROSS_PER_KEY} concurrent streaming and plain requests per key each get their own reply (canary, usage, id)`, async (t) => {
+    let n = 0;
+    const lone: CrossResult[] = [];
+    // More lone requests while some but too few replies showed their own canary (other traffic met on the way).
+    const echoes = () => lone.filter((r) => canariesIn(r.sample.reply.content ?? '').includes(r.sample.request.canary!)).length;
+    for (let i = 0; i < LONE_SAMPLES || (i < LONE_SAMPLES_MAX && echoes() > 0 && echoes() < LONE_ECHOES_WANTED); i++) {
+      // Far-apart prompt sizes for the usage fit; plain and streamed alike.
+      const r = await sendCross(crossRequest(12 * i, i % 2 === 1, 'main', keys.main));
+      t.responded(r.ex);
+      if (r.ex.status !== 200) t.inconclusive(`a lone request got HTTP ${r.ex.status}: nothing to learn whose replies are whose from`);
+      lone.push(r);
+    }
+    const ev = learnEvidence(lone.map((r) => r.sample));
+    for (let i = 0; i < 2; i++) await chat(crossRequest(n++, true, 'main', keys.main).body, keys.main, { maxBodyBytes: 256 * 1024, cancel: { afterEvent: hasContent } });
+    const throttled = lone.some((r) => r.ex.retries.length > 0 || (r.ex.throttleWaitMs ?? 0) > 0);
+    const perKey = throttled ? CROSS_PER_KEY_THROTTLED : CROSS_PER_KEY;
+    const keyset: Array<[string, AuthSpec]> = [['main', keys.main], ...(keys.limited ? [['limited', keys.limited] as [string, AuthSpec]] : [])];
+    const requests = keyset.flatMap(([label, key]) => Array.from({ length: perKey }, (_, j) => crossRequest(n++, j % 2 === 0, label, key)));
+    const answers = await Promise.all(requests.map((r) => sendCross(r)));
+    const judged = answers.filter((a) => a.ex.status === 200 && !a.ex.error);
+    t.responded(judged[0]?.ex ?? answers[0]!.ex);
+    const samples = judged.map((a) => a.sample);
+    const j = judgeCrossTalk(ev, samples);
+    const f = j.findings[0];
+    const what = `${judged.length} of ${answers.length} concurrent replies (${keyset.map(([l]) => l).join(' and ')} key${keyset.length > 1 ? 's' : ''}${throttled ? `, ${perKey} per key: the target rate-limits` : ''}) judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id}`;
+    if (f) t.fail('every reply to carry its own request\'s canary, prompt count and id', `${j.findings.length} repl${j.findings.length === 1 ? 'y' : 'ies'} of another request; ${describeFinding(f, samples)} (${what})`, judged[f.request]!.ex);
+    if (j.inconclusive) t.inconclusive(`${j.inconclusive} (${what})`);
+    t.check(true, 'every reply its own request\'s', '', judged[0]!.ex);
+    t.note(`${what}${ev.missing.length ? `; not usable: ${ev.missing.join('; ')}` : ''}`);
+  }, { requests: 4, stream: { none: 'sends streaming and plain requests in one burst' } });
+
+  // A short stream's TTFT alone, with K long streams held, then right after cancelling
+  // them: a target that keeps generating for gone clients shows the third far above the
+  // first. Judged only where the held streams load the target (the second TTFT shows it).
+  clause('svc/cancel-frees-capacity', 'SVC-10', `a short stream is served as fast after ${HELD_STREAMS} long streams are cancelled as before them`, async (t) => {
+    const idle = [];
+    for (let i = 0; i < 3; i++) idle.push(await shortStreamTtft());
+    // A stream cut at TTFT_WAIT_MS before its headers has no response to read: its figure is the wait.
+    for (const s of idle) if (s.ex.status !== undefined || !s.ex.cancelled) t.responded(s.ex);
+    const none = idle.find((s) => s.none);
+    if (none) t.inconclusive(`a short stream alone gave no first token to time: ${none.none}`);
+    if (idle.every((s) => s.capped)) t.inconclusive(`a short stream alone got no content within ${TTFT_WAIT_MS} ms`);
+    const ttft0 = Math.min(...idle.map((s) => s.ms));
+    const hold = new AbortController();
+    const held = Array.from({ length: HELD_STREAMS }, () => holdLongStream(hold.signal));
+    try {
+      const started = await Promise.all(held.map((h) => Promise.race([h.firstToken, new Promise<boolean>((r) => setTimeout(() => r(false), TTFT_WAIT_MS * 2))])));
+      const loaded = await shortStreamTtft();
+      hold.abort();
+      const after = await shortStreamTtft();
+      const exs = await Promise.all(held.map((h) => h.done));
+      const stillOpen = exs.filter((ex) => ex.cancelled && ex.status === 200).length;
+      if (after.ex.status !== undefined || !after.ex.cancelled) t.responded(after.ex);
+      for (const s of [loaded, after]) if (s.none) t.inconclusive(`a short stream gave no first token to time: ${s.none}`);
+      const fig = (s: { ms: number; capped: boolean }) => `${s.capped ? '>= ' : ''}${Math.round(s.ms)} ms`;
+      const figures = `K = ${HELD_STREAMS} long streams (${started.filter(Boolean).length} streaming, ${stillOpen} still open when cancelled); TTFT alone ${Math.round(ttft0)} ms, with them held ${fig(loaded)}, right after cancelling them ${fig(after)}`;
+      if (stillOpen < HELD_STREAMS) t.inconclusive(`only ${stillOpen} of ${HELD_STREAMS} long streams were still open to cancel (the target ended them first): ${figures}`);
+      if (loaded.ms < Math.max(2 * ttft0, ttft0 + 200)) t.inconclusive(`the held streams did not load the target (its TTFT barely moved), so cancelling them cannot show anything: ${figures}`);
+      t.check(after.ms <= ttft0 + (loaded.ms - ttft0) / 2, 'the TTFT after cancelling back near the TTFT alone (the cancelled streams\' capacity freed)',
+        `TTFT stayed at the loaded level: ${figures}`, after.ex);
+      t.note(figures);
+    } finally {
+      hold.abort();
+    }
+  }, { requests: 4, stream: { none: 'streams only: cancelling a stream is what it probes' } });
 });

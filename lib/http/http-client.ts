@@ -68,6 +68,12 @@ export interface RequestSpec {
    * Such a request is never re-sent after a reset: the probe judges exactly that.
    */
   connection?: Dispatcher;
+  /**
+   * The client goes away mid-answer (SVC-9's and SVC-10's probes): when `signal` aborts,
+   * `afterMs` after the request went out (pacing waits not counted), or once a streamed
+   * event passes `afterEvent`. The exchange ends with `cancelled`, no error.
+   */
+  cancel?: { signal?: AbortSignal; afterMs?: number; afterEvent?: (ev: SseEvent) => boolean };
 }
 
 export type TransportErrorKind =
@@ -75,7 +81,8 @@ export type TransportErrorKind =
   | 'body-too-large' | 'bad-encoding' | 'other';
 
 export interface StreamCapture {
-  events: Array<SseEvent & { atMs: number }>;
+  /** `read`: which read off the socket delivered the event (EV-13 counts them). */
+  events: Array<SseEvent & { atMs: number; read?: number }>;
   problems: SseProblem[];
   stats: SseStats;
   /** Index in `events` of the [DONE] payload, if any. */
@@ -118,6 +125,8 @@ export interface Exchange {
    * connection. Evidence for SVC-8 (lib/spec/rules/connection-reuse.ts); the clause under test is judged on this answer.
    */
   reuseRetry?: ReuseRetry;
+  /** The request's `cancel` fired: the client went away on purpose. */
+  cancelled?: boolean;
 }
 
 export interface ReuseRetry {
@@ -311,6 +320,11 @@ export class HttpClient {
     const cap = spec.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const pieces: string[] = [];
     let textBytes = 0;
+    let reads = 0;
+    const goAway = () => { ex.cancelled = true; abort.abort(); };
+    if (spec.cancel?.signal?.aborted) goAway();
+    else spec.cancel?.signal?.addEventListener('abort', goAway, { once: true });
+    const cancelTimer = spec.cancel?.afterMs === undefined ? undefined : setTimeout(goAway, spec.cancel.afterMs);
     try {
       // undici creates its request object synchronously inside request(): tag it with
       // our seq so the socket it is written on can tell whether it was reused.
@@ -374,9 +388,11 @@ export class HttpClient {
           break;
         }
         pieces.push(utf8.decode(chunk, { stream: true }));
+        reads++;
         if (reader && capture) {
           for (const ev of reader.push(chunk)) {
-            capture.events.push({ ...ev, atMs: ms() });
+            capture.events.push({ ...ev, atMs: ms(), read: reads });
+            if (spec.cancel?.afterEvent?.(ev)) goAway();
             if (capture.doneIndex === undefined && ev.data.trim() === '[DONE]') {
               capture.doneIndex = capture.events.length - 1;
               phase = 'after-done';
@@ -391,10 +407,12 @@ export class HttpClient {
         if (reader && capture) { reader.end(); capture.closed = true; }
       }
     } catch (err) {
-      ex.error = ex.error ?? describeFailure(err, phase, abort.signal.aborted, this.options.timeoutMs, ex);
+      if (!ex.cancelled) ex.error = ex.error ?? describeFailure(err, phase, abort.signal.aborted, this.options.timeoutMs, ex);
     } finally {
       clearTimeout(deadline);
       clearTimeout(closeAfterDone);
+      spec.cancel?.signal?.removeEventListener('abort', goAway);
+      clearTimeout(cancelTimer);
       ex.durationMs = ms();
       const on = sentOn.get(ex.seq);
       sentOn.delete(ex.seq);

@@ -37,6 +37,8 @@ export const CLAUSES = {
   'SVC-6': c('MUST', 'SVC', 'There are no image or video generation endpoints.'),
   'SVC-7': c('INFO', 'SVC', 'Whether a CORS preflight from an arbitrary browser origin is allowed to send Authorization (keys belong on backends).'),
   'SVC-8': c('SHOULD', 'SVC', 'A connection the server leaves open (no Connection: close) after a response, streamed or not, accepts the next request at once.'),
+  'SVC-9': c('MUST', 'SVC', 'Every reply answers its own request: under concurrent traffic no reply, in content, usage or id, is that of another request (another key\'s above all); judged where a canary, usage or ids give evidence, else inconclusive.'),
+  'SVC-10': c('SHOULD', 'SVC', 'A request whose client goes away stops costing capacity: after streams are cancelled, other requests are served as fast as without them.'),
 
   'RES-CC-1': c('MUST', 'RES', 'A chat completion id is a string "chatcmpl-" plus a non-empty suffix.'),
   'RES-CC-2': c('MUST', 'RES', 'A chat completion has object "chat.completion".'),
@@ -98,6 +100,7 @@ export const CLAUSES = {
   'EV-10': c('MUST', 'EV', 'A stream finishes within the time limit and the connection is released.'),
   'EV-11': c('SHOULD', 'EV', 'Chunk events carry no event: field (openai v4 mistakes named events for something else).'),
   'EV-12': c('COMPAT', 'EV', 'Each chunk\'s delta.content is new text only: no stream whose deltas are cumulative snapshots of the reply ("Hel", "Hello", "Hello wor"), which every client concatenates into a garbled reply.'),
+  'EV-13': c('SHOULD', 'EV', 'A stream is delivered as it is generated: the chunks of a long reply do not all arrive at once at its end, as through a buffering proxy.'),
 
   'ERR-1': c('MUST', 'ERR', 'Every response with status >= 400 carries an error body.'),
   'ERR-2': c('MUST', 'ERR', 'No request, valid or not, gets a 5xx other than 503.'),

@@ -24,6 +24,7 @@ export type FailureKind =
   | 'bad_body' // a 2xx whose body or stream is wrong (a fast wrong answer)
   | 'incomplete_stream' // the stream ended without [DONE]
   | 'aborted' // stopped by the driver (Ctrl-C after the drain time); not a target failure
+  | 'cancelled' // the client went away on purpose (--cancel-share); not a target failure
   | 'other';
 
 export const FAILURE_KINDS: FailureKind[] = ['timeout', 'dropped', 'reset', 'refused', 'bad_body', 'incomplete_stream', 'aborted', 'other'];
@@ -69,6 +70,12 @@ export interface Outcome {
   usageCachedTokens?: number;
   /** The reply's text (content and reasoning), when the request asked to keep it. */
   reply?: string;
+  /** The reply's first characters, when the request carries a canary (SVC-9). */
+  replyHead?: string;
+  /** The completion id (a stream's first chunk's). */
+  completionId?: string;
+  /** Reads off the socket that carried content (EV-13: one or two for a whole stream is a burst). */
+  contentReads?: number;
   /** Gaps between consecutive output chunks: a tally at histogram precision, bounded however long the stream. */
   gaps: GapTally;
   /** Every gap as measured (ms), when the request asked for them (--save-gaps). */
@@ -104,10 +111,14 @@ export interface LeanRequest {
   keepGaps?: boolean;
   /** The body sets max_tokens: an empty reply is then legal (EV-4 asks for content only of uncapped requests). */
   capped?: boolean;
+  /** The client goes away (--cancel-share): after the first token, or this many ms after sending. */
+  cancelAfter?: 'first-token' | number;
   work?: WorkMeta;
 }
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
+/** What a canary check keeps of a reply: it asks for the canary first. */
+const HEAD_CHARS = 64;
 const MAX_ERROR_BODY = 4096;
 
 /** One request in flight. Created by send(); finishes exactly once through `onDone`. */
@@ -123,6 +134,8 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   private snapshots: DeltaSnapshotWatch | undefined;
   /** performance.now() of the network piece being read: every event in it shares it. */
   private pieceAt = 0;
+  private lastContentRead = -1;
+  private readonly cancelAfter: LeanRequest['cancelAfter'];
   private jsonParts: Buffer[] | undefined;
   private jsonBytes = 0;
   private done = false;
@@ -132,6 +145,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   constructor(req: LeanRequest, private readonly onDone: (o: Outcome) => void) {
     this.sample = req.sample;
     this.capped = req.capped === true;
+    this.cancelAfter = req.cancelAfter;
     this.outcome = {
       seq: req.seq, route: req.route, key: req.key, stream: req.stream,
       intendedAt: req.intendedAt, sentAt: 0, endAt: 0,
@@ -139,6 +153,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     };
     if (req.keepHeaders) this.outcome.headers = {};
     if (req.keepReply) this.outcome.reply = '';
+    if (req.work?.canary) this.outcome.replyHead = '';
     if (req.keepGaps) this.outcome.allGaps = [];
     if (req.work) this.outcome.work = req.work;
   }
@@ -242,11 +257,11 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   // --- driver side -------------------------------------------------------------------
 
   /** Ends the request now (time limit or stop); the outcome is reported at once. */
-  cancel(why: 'timeout' | 'aborted'): void {
+  cancel(why: 'timeout' | 'aborted' | 'cancelled'): void {
     if (this.finished) return;
     const reason = new Error(why);
     this.cancelled = reason;
-    this.fail(why, why === 'timeout' ? 'no complete answer within the time limit' : 'stopped by the driver');
+    this.fail(why, why === 'timeout' ? 'no complete answer within the time limit' : why === 'cancelled' ? 'the client went away on purpose (--cancel-share)' : 'stopped by the driver');
     this.controller?.abort(reason);
   }
 
@@ -279,6 +294,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       if (!v.valid) return this.fail('bad_body', `chunk breaks ${v.errors[0]!.clause}: ${v.errors[0]!.message}`);
     }
     this.snapshots?.pushChunk(chunk);
+    if (o.completionId === undefined && typeof (chunk as { id?: unknown }).id === 'string') o.completionId = (chunk as { id: string }).id;
     const delta = chunk.choices?.[0]?.delta;
     if (delta) {
       const content = delta.content;
@@ -288,8 +304,10 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       const hasReasoning = typeof reasoning === 'string' && reasoning.length > 0;
       // Reasoning (vLLM, DeepSeek) and tool-call deltas are output the model generated: they time tokens too.
       if (hasContent || hasReasoning || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0)) {
-        if (o.firstContentAt === undefined) o.firstContentAt = now;
-        else {
+        if (o.firstContentAt === undefined) {
+          o.firstContentAt = now;
+          if (this.cancelAfter === 'first-token') return this.cancel('cancelled');
+        } else {
           o.secondContentAt ??= now;
           o.gaps.add(now - o.lastContentAt!);
           o.allGaps?.push(now - o.lastContentAt!);
@@ -300,6 +318,8 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       if (hasContent) {
         o.firstAnswerAt ??= now;
         o.contentChunks++;
+        if (now !== this.lastContentRead) { o.contentReads = (o.contentReads ?? 0) + 1; this.lastContentRead = now; }
+        if (o.replyHead !== undefined && o.replyHead.length < HEAD_CHARS) o.replyHead += content.slice(0, HEAD_CHARS);
         o.outputChars += content.length;
         if (o.reply !== undefined) o.reply += content;
       }
@@ -336,6 +356,9 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     o.tokenEvents = 1;
     o.outputChars = content.length;
     if (o.reply !== undefined) o.reply = content;
+    if (o.replyHead !== undefined) o.replyHead = content.slice(0, HEAD_CHARS);
+    o.contentReads = 1;
+    if (typeof (body as { id?: unknown }).id === 'string') o.completionId = (body as { id: string }).id;
     this.usage(body.usage);
     o.ok = true;
     this.finish();
@@ -408,6 +431,8 @@ export function sendThroughProxy(route: { dispatcher: Dispatcher; origin: string
 export function send(dispatcher: Dispatcher, req: LeanRequest, onDone: (o: Outcome) => void): LeanCall {
   const call = new LeanCall(req, onDone);
   call.outcome.sentAt = performance.now();
+  // Only the requests chosen to be cancelled after a time get a timer of their own.
+  if (typeof req.cancelAfter === 'number') setTimeout(() => call.cancel('cancelled'), req.cancelAfter).unref?.();
   try {
     if (viaProxy) viaProxy.dispatcher.dispatch({ origin: viaProxy.origin, path: req.path, method: 'POST', headers: req.headers, body: req.body }, call);
     else dispatcher.dispatch({ path: req.path, method: 'POST', headers: req.headers, body: req.body }, call);

@@ -57,6 +57,8 @@ export class Recorder {
   responses = 0;
   ok = 0;
   aborted = 0;
+  /** Streams the client cancelled on purpose (--cancel-share): counted apart, never failures. */
+  cancelled = 0;
   lastEndAt = 0;
   readonly status = new Map<number, number>();
   readonly failures = new Map<FailureKind, number>();
@@ -154,8 +156,9 @@ export class Recorder {
     this.sseEvents += o.events;
     this.bucket(o.sentAt).started++;
     this.bucket(o.endAt).ended++;
-    if (o.failure === 'aborted') {
-      this.aborted++;
+    if (o.failure === 'aborted' || o.failure === 'cancelled') {
+      if (o.failure === 'cancelled') this.cancelled++;
+      else this.aborted++;
       this.onOutcome?.(o);
       return;
     }
@@ -347,7 +350,7 @@ export class Recorder {
 
   /** Requests that count for shares: sent or due, minus those the driver itself stopped. */
   get attempted(): number {
-    return this.sent + this.notSent - this.aborted;
+    return this.sent + this.notSent - this.aborted - this.cancelled;
   }
 
   activeSeconds(): number {

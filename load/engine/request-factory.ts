@@ -46,6 +46,8 @@ export function requestFactory(spec: FactorySpec): (seq: number, intendedAt: num
   const paths = new Map<string, string>();
   const { workload } = spec;
   const keepGaps = options.saveGaps === true;
+  const cancelShare = stream ? options.cancelShare ?? 0 : 0;
+  const cancelAfter = cancelAfterOf(options.cancelAfter);
   return (seq, intendedAt) => {
     const route = routeAt(seq, share);
     let path = paths.get(route);
@@ -58,8 +60,18 @@ export function requestFactory(spec: FactorySpec): (seq: number, intendedAt: num
       sample: seq < ALWAYS_CHECKED || seq % options.sampleEvery === 0,
       keepHeaders: spec.keepHeaders,
       ...(body.max_tokens !== undefined ? { capped: true } : {}),
-      ...(item ? { keepReply: item.keepReply, work: { promptTokens: item.promptTokens, maxTokens: item.maxTokens, session: item.session, turn: item.turn } } : {}),
+      ...(item ? { keepReply: item.keepReply, work: { promptTokens: item.promptTokens, maxTokens: item.maxTokens, session: item.session, turn: item.turn, ...(item.canary ? { canary: item.canary } : {}) } } : {}),
       ...(keepGaps ? { keepGaps } : {}),
+      // Spread evenly, as the brain share is: a short run holds the asked share exactly.
+      ...(cancelShare > 0 && Math.floor((seq + 1) * cancelShare) > Math.floor(seq * cancelShare) ? { cancelAfter } : {}),
     };
   };
+}
+
+/** --cancel-after: "first-token" or a number of ms (one clear line otherwise). */
+export function cancelAfterOf(value: string | undefined): 'first-token' | number {
+  if (value === undefined || value === 'first-token') return 'first-token';
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`--cancel-after: "${value}" is neither first-token nor a number of ms`);
+  return ms;
 }

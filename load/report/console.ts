@@ -9,7 +9,7 @@ export function renderConsoleSummary(s: LoadSummary): string {
   lines.push(`chatgate load: ${s.scenario} against ${s.target.url} (${s.target.kind}), ${s.duration_s} s, ${s.partial ? 'PARTIAL (interrupted)' : s.stop_reason}`);
   const c = s.counts;
   const statuses = Object.entries(s.status_codes).map(([k, v]) => `${k}x${v}`).join(' ') || 'none';
-  lines.push(`  requests: ${c.sent} sent${c.not_sent ? `, ${c.not_sent} not sent (cap)` : ''}, ${c.ok} ok, ${c.failed} failed${c.aborted_at_stop ? `, ${c.aborted_at_stop} aborted at stop` : ''}; statuses ${statuses}`);
+  lines.push(`  requests: ${c.sent} sent${c.not_sent ? `, ${c.not_sent} not sent (cap)` : ''}, ${c.ok} ok, ${c.failed} failed${c.aborted_at_stop ? `, ${c.aborted_at_stop} aborted at stop` : ''}${c.cancelled ? `, ${c.cancelled} cancelled on purpose (--cancel-share)` : ''}; statuses ${statuses}`);
   const failures = Object.entries(s.failures).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`);
   if (failures.length) lines.push(`  failures: ${failures.join(', ')}`);
   lines.push(`  rate: ${s.metrics.responses_rps ?? 0} responses/s, ${s.metrics.ok_rps ?? 0} ok/s`);

@@ -32,7 +32,7 @@ export interface LoadSummary {
   target: { url: string; kind: LoadTarget['kind']; reference?: Record<string, unknown>; reference_cpu_s?: number | null };
   options: Record<string, unknown>;
   driver: DriverStats & { schedule_lag_p99_ms: number };
-  counts: { sent: number; not_sent: number; responses: number; ok: number; failed: number; aborted_at_stop: number };
+  counts: { sent: number; not_sent: number; responses: number; ok: number; failed: number; aborted_at_stop: number; cancelled?: number };
   status_codes: Record<string, number>;
   failures: Record<string, number>;
   failure_examples: Array<{ kind: string; status?: number; detail: string }>;
@@ -127,6 +127,8 @@ export function buildSummary(input: SummaryInput): LoadSummary {
       ok: r.ok,
       failed: Math.max(0, r.attempted - r.ok),
       aborted_at_stop: r.aborted,
+      // --cancel-share: streams cancelled on purpose, not failures (only when there are any).
+      ...(r.cancelled ? { cancelled: r.cancelled } : {}),
     },
     status_codes: r.statusCodes(),
     failures: r.failureCounts(),

@@ -8,6 +8,7 @@ import type { Recorder } from '../engine/recorder.ts';
 import type { ScenarioContext, ScenarioResult } from './context.ts';
 import type { StopToken } from '../setup/stop.ts';
 import { tokenCounts } from '../engine/token-count.ts';
+import { CrossTalkWatch } from '../engine/cross-talk-watch.ts';
 
 export interface PhaseSpec {
   label: string;
@@ -33,7 +34,10 @@ export interface PhaseSpec {
   quietProgress?: boolean;
 }
 
-export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise<DriveResult> {
+/** A phase's result, with SVC-9's and EV-13's judgement of its replies (their findings are in ctx.findings). */
+export type PhaseResult = DriveResult & { concurrency: ReturnType<CrossTalkWatch['finish']> };
+
+export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise<PhaseResult> {
   // The workload shapes the load of throughput, stream and sweep; rate-limit probes send the fixed prompt.
   const workload = ctx.scenario === 'rate-limit' ? undefined : ctx.workload;
   const make = requestFactory({ ...spec.request, target: ctx.target, options: ctx.options, workload });
@@ -43,6 +47,8 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
   const mode = spec.mode.kind === 'rate' && spec.mode.arrival === 'gamma' && !spec.mode.arrivalOptions
     ? { ...spec.mode, arrivalOptions: { burstiness: ctx.options.burstiness } }
     : spec.mode;
+  const watch = new CrossTalkWatch();
+  const lone = await loneRequests(ctx, (seq) => make(seq, performance.now()));
   const driver = new Driver(spec.pool ?? ctx.pool(), {
     mode,
     durationMs: spec.durationMs,
@@ -68,6 +74,7 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
       workload?.done(o.seq, o.ok, o.reply);
       for (const r of spec.recorders) r.recordOutcome(o);
       requestLog?.outcome(o, phase);
+      watch.add(o);
       spec.onOutcome?.(o);
     },
   }, spec.stop ?? ctx.stop);
@@ -90,10 +97,32 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
     }));
   }
   try {
-    return await driver.run(ctx.options.drain * 1000);
+    const result = await driver.run(ctx.options.drain * 1000);
+    return { ...result, concurrency: watch.finish(ctx.findings, phase, lone) };
   } finally {
     if (!spec.quietProgress) ctx.progress.stop();
   }
+}
+
+/** Requests sent one at a time before a run (not measured), for SVC-9 to learn what evidence the target gives. */
+export const LONE_REQUESTS = 3;
+/** Their sequence numbers: far past any run's, so their text (and canary) is their own. */
+const LONE_SEQ = 1_000_000_000;
+const loneByRun = new WeakMap<ScenarioContext, Promise<Outcome[]>>();
+
+/** The run's lone requests, sent once per run (a sweep's steps share them); none where a request depends on the one before (sessions). */
+function loneRequests(ctx: ScenarioContext, make: (seq: number) => LeanRequest): Promise<Outcome[]> {
+  if (ctx.scenario === 'rate-limit' || ctx.options.turns > 1 || ctx.options.multiTurn) return Promise.resolve([]);
+  let p = loneByRun.get(ctx);
+  if (!p) {
+    p = (async () => {
+      const out: Outcome[] = [];
+      for (let i = 0; i < LONE_REQUESTS && !ctx.stop.stopped; i++) out.push(await sendRequest(ctx, make(LONE_SEQ + i)));
+      return out;
+    })();
+    loneByRun.set(ctx, p);
+  }
+  return p;
 }
 
 /** One request, awaited (the rate-limit probes): bounded by the request time limit. */
@@ -104,8 +133,13 @@ export function requestOnce(ctx: ScenarioContext, spec: Omit<FactorySpec, 'targe
 
 /** One request of a ready factory, awaited (warm-up batches share one factory). */
 export function sendOnce(ctx: ScenarioContext, make: ReturnType<typeof requestFactory>, seq: number): Promise<Outcome> {
+  return sendRequest(ctx, make(seq, performance.now()));
+}
+
+/** One built request, awaited: bounded by the request time limit. */
+function sendRequest(ctx: ScenarioContext, req: LeanRequest): Promise<Outcome> {
   return new Promise((resolve) => {
-    const call = send(ctx.pool(), make(seq, performance.now()), (o) => {
+    const call = send(ctx.pool(), req, (o) => {
       clearTimeout(timer);
       resolve(o);
     });

@@ -53,6 +53,9 @@ export async function runStream(ctx: ScenarioContext): Promise<ScenarioResult> {
       aborted_in_flight: result.abortedInFlight,
       schedule_lag_p99_ms: recorder.scheduleLag.percentileMs(99),
       sse_events: recorder.sseEvents,
+      // SVC-9 (whose reply is whose) and EV-13 (streams held back) over the run's replies.
+      cross_talk: result.concurrency.cross_talk,
+      delivery: result.concurrency.delivery,
       goodput: {
         slo: { ttft_ms: o.sloTtftP95Ms, itl_p95_ms: o.sloItlP95Ms ?? null, e2e_ms: o.sloE2eP95Ms ?? null },
         note: 'A success is goodput when its own TTFT, its own p95 inter-token gap and its E2E are within the --slo-* bounds given.',

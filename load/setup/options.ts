@@ -76,6 +76,9 @@ export interface LoadOptions {
   sharedPrefixTokens: number;
   unique: boolean;
   saveGaps: boolean;
+  canaries: boolean;
+  cancelShare: number;
+  cancelAfter: string;
   brainShare: number;
   sampleEvery: number;
   seed: number;
@@ -188,6 +191,9 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   { key: 'turns', flag: '--turns', env: 'LOAD_TURNS', kind: 'integer', scenarios: WORKLOAD, default: 1, min: 1, max: 1000, arg: 'n', help: 'Synthetic prompts: turns per session; each turn adds a new prompt to the conversation so far (with the target\'s replies).' },
   { key: 'sharedPrefixTokens', flag: '--shared-prefix-tokens', env: 'LOAD_SHARED_PREFIX_TOKENS', kind: 'integer', scenarios: WORKLOAD, default: 0, min: 0, max: 10_000_000, arg: 'n', help: 'A system prompt of this many tokens, the same in every request (what prefix caching serves).' },
   { key: 'unique', flag: '--unique', env: 'LOAD_UNIQUE', kind: 'bool', scenarios: WORKLOAD, default: true, help: 'Make every request\'s text its own (a request number, or its own synthetic words) so no response cache serves it; --no-unique repeats the same text for the same length.' },
+  { key: 'cancelShare', flag: '--cancel-share', env: 'LOAD_CANCEL_SHARE', kind: 'share', scenarios: STREAMING, default: 0, arg: '0-1', help: 'Share of streams the client cancels (AIPerf\'s request cancellation), spread evenly; counted apart from failures (counts.cancelled). When: --cancel-after.' },
+  { key: 'cancelAfter', flag: '--cancel-after', env: 'LOAD_CANCEL_AFTER', kind: 'string', scenarios: STREAMING, default: 'first-token', arg: 'first-token|ms', help: 'With --cancel-share: cancel a stream after its first token (default) or this many ms after sending it.' },
+  { key: 'canaries', flag: '--canaries', env: 'LOAD_CANARIES', kind: 'bool', scenarios: WORKLOAD, default: true, help: 'With unique text: the request number carries a canary ("code CG...") so a reply carrying another request\'s shows cross-talk (SVC-9); --no-canaries sends the request number alone.' },
   { key: 'saveGaps', flag: '--save-gaps', env: 'LOAD_SAVE_GAPS', kind: 'bool', scenarios: WORKLOAD, default: false, help: 'requests.jsonl: every inter-token gap of each stream, not only its summary.' },
   { key: 'brainShare', flag: '--brain-share', env: 'LOAD_BRAIN_SHARE', kind: 'share', scenarios: SENDERS, default: 0, arg: '0-1', help: 'Share of requests that invoke the brain (BRAIN_ID), half through model "brain:<id>", half through POST /brains/{id}/chat.' },
   { key: 'sampleEvery', flag: '--sample-every', env: 'LOAD_SAMPLE_EVERY', kind: 'integer', scenarios: SENDERS, min: 1, arg: 'n', help: 'Check every Nth success body (and every chunk of every Nth stream) against the schemas; the first 20 are always checked. 1 = all. Default 20; 100 for throughput, where a check costs more than the request.' },
@@ -359,6 +365,10 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   if (given.has('burstiness')) {
     if (given.has('arrival') && options.arrival !== 'gamma') throw new UsageError(`--burstiness shapes gamma arrivals; drop --arrival ${String(options.arrival)} or give --arrival gamma`);
     options.arrival = 'gamma';
+  }
+  const after = options.cancelAfter as string | undefined;
+  if (after !== undefined && after !== 'first-token' && !(Number.isFinite(Number(after)) && Number(after) >= 0 && after.trim() !== '')) {
+    throw new UsageError(`--cancel-after ${after}: give first-token or a number of ms >= 0`);
   }
   return { scenario: sc, options: options as unknown as LoadOptions, given, help, ...(helpFor ? { helpFor } : {}) };
 }

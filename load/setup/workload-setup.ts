@@ -54,6 +54,7 @@ export async function prepareWorkload(scenario: Scenario, o: LoadOptions): Promi
     turns: o.turns,
     sharedPrefixTokens: o.sharedPrefixTokens,
     unique: o.unique,
+    canaries: o.canaries,
     trace,
   });
   return { workload, tokenizer };

@@ -4,6 +4,7 @@
 // shared prefix (one system prompt for every request, so prefix caching is measured)
 // and multi-turn sessions (each turn carries the conversation so far, the replies as
 // the target gave them). Plain module (no Node APIs): k6 may bundle it.
+import { canaryFor } from '../../lib/spec/rules/cross-talk.ts';
 import { seededRandom } from '../../lib/run/seeded-random.ts';
 import { describeDistribution, lengthSampler, type LengthDistribution } from './distribution.ts';
 import { SyntheticText } from './synthetic.ts';
@@ -36,6 +37,8 @@ export interface WorkloadSpec {
   sharedPrefixTokens: number;
   /** Make every request's text its own (no response cache can serve it). */
   unique: boolean;
+  /** With unique text: the request number carries a canary too (SVC-9: whose reply is whose); default on. */
+  canaries?: boolean;
   trace?: { source: string; records: TraceRecord[] };
 }
 
@@ -46,6 +49,8 @@ export interface WorkMeta {
   maxTokens?: number;
   session?: number;
   turn?: number;
+  /** The canary the request's text carries (SVC-9). */
+  canary?: string;
 }
 
 export interface WorkItem extends WorkMeta {
@@ -126,6 +131,7 @@ export class Workload {
     // The new user message.
     let user: string;
     let userTokens: number | undefined;
+    let canaryOf: string | undefined;
     const promptLen = trace?.promptTokens ?? (t ? undefined : this.drawPrompt?.());
     if (promptLen !== undefined) {
       // Unique: words drawn per request; otherwise the same words for the same length (a cache may serve them).
@@ -133,7 +139,9 @@ export class Workload {
       userTokens = promptLen;
     } else {
       user = t ? t.user : spec.prompt;
-      if (spec.unique) user += ` (request ${seq})`;
+      const canary = spec.unique && spec.canaries !== false ? canaryFor(seq, spec.seed) : undefined;
+      if (canary) canaryOf = canary;
+      if (spec.unique) user += canary ? ` (request ${seq}, code ${canary})` : ` (request ${seq})`;
       userTokens = spec.tokenizer?.count(user);
     }
 
@@ -162,6 +170,7 @@ export class Workload {
       ...(spec.tokenizer ? { promptTokens: tokens } : {}),
       ...(maxTokens !== undefined ? { maxTokens } : {}),
       ...(session ? { session: session.id, turn } : {}),
+      ...(canaryOf ? { canary: canaryOf } : {}),
     };
     if (session) this.pending.set(seq, { session, user, userTokens: userTokens ?? 0, datasetReply: t?.reply });
     return item;

@@ -264,3 +264,18 @@ describe('k6 run: what the operator and a user without a reachable target see', 
     expect(run.stderr).not.toMatch(/\\tat |\bat targetConfig\b|ConfigError:/);
   }, HANG_GUARD_MS);
 });
+
+describe('k6 sees cross-talk (SVC-9) in a distributed run too', () => {
+  it.skipIf(!k6)(title('chat-stream: chatgate_cross_talk crossed against defect replies-swapped-under-concurrency (exit 99)'), async () => {
+    const ref = await startReferenceServer({ defect: 'replies-swapped-under-concurrency' });
+    try {
+      const run = await k6Run('chat-stream', ref, { RATE: '20', DURATION: '3s' });
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(99);
+      const { json } = readSummaries(run, 'chat-stream');
+      expect(json.thresholds.filter((t: { ok: boolean }) => !t.ok).map((t: { metric: string }) => t.metric)).toContain('chatgate_cross_talk');
+      expect(run.stderr + run.stdout).toMatch(/a reply was another request's \(SVC-9\): the reply carries another request's canary CG\w{10}, not its own CG\w{10}/);
+    } finally {
+      await ref.close();
+    }
+  });
+});

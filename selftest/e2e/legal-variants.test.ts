@@ -79,6 +79,10 @@ const MUST_PASS: Record<string, string[]> = {
   'n-ignored': ['RES-CH-1'],
   // A reply in the request's non-ASCII text arrives whole.
   'reply-in-kind': ['CHAT-1'],
+  // SVC-9 judges whose reply is whose by what the target gives: no echo, a count of its own.
+  'never-echoes': ['SVC-9'],
+  'usage-own-count': ['SVC-9'],
+  'no-usage-chunk': ['SVC-9'],
 };
 
 describe.concurrent('legal variants of the reference server pass', () => {

@@ -214,3 +214,66 @@ describe('judging answers under load', () => {
     expect(o.exitCode).toBe(0);
   });
 });
+
+describe('SVC-9 and EV-13 under load (count-bounded: --requests)', () => {
+  /** A stream run at the default rate against the reference with `opts`, its console lines and its reports. */
+  async function streamRun(opts: ReferenceOptions, flags: string[] = []): Promise<{ o: RunOutcome; console: string; html: string }> {
+    const ref = await startReferenceServer({ latency: { jsonMs: 3, ttftMs: 20, itlMs: 5 }, replyWords: 8, ...opts });
+    const dir = mkdtempSync(join(tmpdir(), 'chatgate-load-svc9-'));
+    const lines: string[] = [];
+    try {
+      const { options } = parseArgs(['stream', '--warmup', '2', '--requests', '40', ...flags], {});
+      const o = await executeRun({ scenario: 'stream', options, config: loadConfig({}), target: referenceTarget(ref), stop: new StopToken(), outDir: dir, log: (l) => lines.push(l) });
+      return { o, console: lines.join('\n'), html: readFileSync(o.htmlPath!, 'utf8') };
+    } finally {
+      await ref.close();
+    }
+  }
+
+  it.concurrent('replies swapped between concurrent requests are an SVC-9 finding (MUST, exit 1) in the console, summary.json and report.html', async () => {
+    const { o, console, html } = await streamRun({ defect: 'replies-swapped-under-concurrency' });
+    const svc9 = o.summary.findings.filter((f) => f.clause === 'SVC-9');
+    expect(svc9.length).toBeGreaterThan(0);
+    expect(svc9[0]).toMatchObject({ level: 'MUST', message: expect.stringMatching(/another request's canary/) });
+    expect(svc9[0]!.example).toMatch(/request #\d+ \(main key\) got the reply of request #\d+/);
+    expect(o.exitCode).toBe(1);
+    expect(console).toMatch(/MUST\s+SVC-9\s+x\d+\s+a reply under concurrent load carried another request's canary/);
+    expect(html).toContain('SVC-9');
+    const summary = JSON.parse(readFileSync(o.summaryPath!, 'utf8'));
+    expect(summary.details.cross_talk).toMatchObject({ verdict: 'judged', findings: svc9.reduce((n, f) => n + f.count, 0) });
+  });
+
+  it.concurrent('the clean reference and legal variants (no echo, usage counted its own way, a fast writer) have no finding; --no-canaries says what evidence is left', async () => {
+    for (const variants of [[], ['never-echoes'], ['usage-own-count'], ['fast-writer']]) {
+      const { o } = await streamRun({ variants }, ['--requests', '20']);
+      expect(o.summary.findings, variants.join(',')).toEqual([]);
+      expect(o.exitCode).toBe(0);
+      expect((o.summary.details as { cross_talk: { verdict: string } }).cross_talk.verdict).toBe('judged');
+    }
+    const bare = await streamRun({ variants: ['never-echoes'] }, ['--requests', '20', '--no-canaries']);
+    expect((bare.o.summary.details as { cross_talk: { judged_by: { canary: number; id: number } } }).cross_talk.judged_by).toMatchObject({ canary: 0 });
+  });
+
+  it.concurrent('streams held back until their end are counted as one-burst deliveries (EV-13, SHOULD)', async () => {
+    const { o } = await streamRun({ defect: 'stream-buffered-until-end', latency: { ttftMs: 20, itlMs: 30 }, replyWords: 40 }, ['--requests', '12']);
+    const ev13 = o.summary.findings.filter((f) => f.clause === 'EV-13');
+    expect(ev13).toHaveLength(1);
+    expect(ev13[0]!.message).toMatch(/^12 of 12 long streams \(100.0 %\) delivered in one burst/);
+    expect((o.summary.details as { delivery: unknown }).delivery).toMatchObject({ judged: 12, one_burst: 12, one_burst_share: 1 });
+  });
+});
+
+describe('--cancel-share (count-bounded)', () => {
+  it.concurrent('cancels the asked share of streams after their first token, counted apart from failures; after a cancel the swap defect is an SVC-9 finding', async () => {
+    const ref = await startReferenceServer({ defect: 'replies-swapped-after-cancel', latency: { jsonMs: 3, ttftMs: 20, itlMs: 5 }, replyWords: 8 });
+    try {
+      const o = await run(referenceTarget(ref), 'stream', ['--requests', '30', '--cancel-share', '0.2']);
+      expect(o.summary.counts).toMatchObject({ sent: 30, cancelled: 6, failed: 0 });
+      expect(o.summary.counts.ok).toBe(24);
+      expect(o.summary.findings.map((f) => f.clause)).toContain('SVC-9');
+      expect(o.exitCode).toBe(1);
+    } finally {
+      await ref.close();
+    }
+  });
+});

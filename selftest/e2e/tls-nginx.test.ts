@@ -73,3 +73,24 @@ describe('the reference behind nginx (TLS with a private CA, HTTP/2, gzip, proxy
     expect(nginx.log().length).toBe(before);
   }, HANG_GUARD_MS);
 });
+
+// EV-13 through a real buffering proxy: the reference writes a 48-word stream over about
+// 1.5 s; nginx that ignores X-Accel-Buffering holds it with proxy_buffering on (all of it
+// at the end: a warning) and passes it on as written with proxy_buffering off (a pass).
+describe('EV-13 behind nginx: proxy_buffering decides the verdict', () => {
+  for (const buffering of ['on', 'off'] as const) {
+    it(`proxy_buffering ${buffering}: EV-13 ${buffering === 'on' ? 'warns' : 'passes'}`, async () => {
+      const slow = await referenceTarget({ latency: { ttftMs: 50, itlMs: 30 }, replyWords: 48 });
+      const proxy = await startNginx({ upstream: new URL(slow.env.TARGET_URL!).origin, cert: certs.localhost.cert, key: certs.localhost.key, buffering });
+      try {
+        const run = await runSuite({ ...slow.env, TARGET_URL: `https://localhost:${proxy.port}/v1`, NODE_EXTRA_CA_CERTS: certs.ca }, { args: ['events'] });
+        const ev13 = run.tests('EV-13');
+        expect(ev13.map((t) => t.verdict), `${run.stderr}\n${run.stdout.slice(-2000)}`).toEqual([buffering === 'on' ? 'warn' : 'pass']);
+        if (buffering === 'on') expect(ev13[0]!.message).toMatch(/all 48 content chunks arrived in the last \d+ ms of \d+ ms \([12] reads?\)/);
+      } finally {
+        await proxy.close();
+        await slow.close();
+      }
+    }, HANG_GUARD_MS);
+  }
+});

@@ -62,8 +62,9 @@ export interface Daemon {
  * on, as a staging ingress is often set up) and proxying to `upstream` (http://127.0.0.1:PORT).
  * The access log records protocol, status, gzip ratio and content type per request.
  * `onlyFrom`: answer 403 to connections from any other address (a target reachable only through the proxy).
+ * `buffering`: proxy_buffering on or off whatever the upstream's X-Accel-Buffering says (a gateway that ignores it).
  */
-export async function startNginx(opts: { upstream: string; cert: string; key: string; onlyFrom?: string; port?: number }): Promise<Daemon> {
+export async function startNginx(opts: { upstream: string; cert: string; key: string; onlyFrom?: string; port?: number; buffering?: 'on' | 'off' }): Promise<Daemon> {
   const bin = which('nginx', ['/usr/sbin/nginx', '/usr/bin/nginx']);
   const dir = mkdtempSync(join(tmpdir(), 'chatgate-nginx-'));
   for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d), { mode: 0o777 });
@@ -101,7 +102,8 @@ http {
       proxy_pass ${opts.upstream};
       proxy_http_version 1.1;
       proxy_set_header Connection "";
-      proxy_buffering on;
+      proxy_buffering ${opts.buffering ?? 'on'};
+      ${opts.buffering ? 'proxy_ignore_headers X-Accel-Buffering;' : ''}
       proxy_read_timeout 60s;
     }
   }

@@ -102,6 +102,13 @@ describe('the scheduler (fake clock)', () => {
     expect(t[0]).toEqual([10, 20]);
     expect(t[1]).toEqual([35]);
   });
+
+  it('cancelled-stream-keeps-slot: an aborted request keeps its slot until its generation would have ended', async () => {
+    const t = await trace(M({ maxBatch: 1, prefillTokensPerS: 1000, decodeStepMs: 10, decodeStepPerSeqMs: 0, keepsCancelled: true }), [{ prompt: 10, out: 100 }, { prompt: 10, out: 1 }], [25, undefined]);
+    expect(t[0]).toEqual([10, 20]);
+    // The slot frees at 10 + 99 steps of 10 ms, then its own 10 ms prefill.
+    expect(t[1]).toEqual([1010]);
+  });
 });
 
 /** A virtual clock: timers run in time order, instantly (what the model's own timers would do, without the wait). */

@@ -168,7 +168,7 @@ describe('chat-throughput bundle', () => {
     const sent = JSON.parse(req.body!);
     expect(sent.model).toBe('svc'); // (idInTest 7 + iteration 0) % 2 models
     expect(sent.max_tokens).toBe(16);
-    expect(sent.messages[0].content).toMatch(/^Say hello.*\(request 7340032\)$/); // unique: vu 7 * 2^20 + iteration 0
+    expect(sent.messages[0].content).toMatch(/^Say hello.*\(request 7340032, code CG[0-9A-Z]{10}\)$/); // unique: vu 7 * 2^20 + iteration 0, with its canary (SVC-9)
     expect(req.params.tags).toMatchObject({ name: 'POST /chat/completions', kind: 'chat', model: 'svc' });
     expect(failedChecks(shim)).toEqual([]);
     expect(Object.keys(shim.checks)).toEqual(['status is 2xx or 429', 'completion: Content-Type is JSON', 'completion: body is a chat completion (schema)']);

@@ -17,6 +17,7 @@ import { DeltaSnapshotWatch, describeSnapshots, type SnapshotFinding } from '../
 import { emptyReading, pushEvent } from '../../../lib/spec/rules/stream-reading.ts';
 import * as ev from '../../../lib/spec/rules/stream-rules.ts';
 import { Distribution } from './distributions.ts';
+import { judgeCrossTalk } from './cross-talk.ts';
 
 export const STREAM_CHECK = {
   eventStream: 'stream: Content-Type is text/event-stream',
@@ -69,6 +70,8 @@ export class StreamJudge {
   firstEventAt: number | undefined;
   firstContentAt: number | undefined;
   lastContentAt: number | undefined;
+  /** The first chunk's completion id (SVC-9). */
+  id: string | undefined;
   readonly gaps: number[] = [];
   private readonly deltas = new DeltaSnapshotWatch();
   /** The stream as the EV rules read it (lib/spec/rules/stream-rules.ts: the suite's and the fuzz phase's rules). */
@@ -88,6 +91,7 @@ export class StreamJudge {
     }
     this.chunks++;
     const parsed = parseJson(data);
+    if (this.id === undefined && parsed && typeof (parsed as { id?: unknown }).id === 'string') this.id = (parsed as { id: string }).id;
     this.deltas.pushChunk(parsed);
     const shape = checkShape('chat-completion-chunk', parsed);
     if (!shape.ok) {
@@ -142,7 +146,8 @@ export function mediaType(value: string | undefined): string {
   return (value ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-export function judgeStream(res: Response, tags: Tags): void {
+/** `sent`: the request body, whose canary SVC-9's check looks for in the reply. */
+export function judgeStream(res: Response, tags: Tags, sent?: Record<string, unknown>): void {
   recordStatus(res.status, tags);
   check(res, { [CHECK.status]: (r) => (r.status >= 200 && r.status < 300) || r.status === 429 }, tags);
   if (res.status >= 400) {
@@ -162,4 +167,5 @@ export function judgeStream(res: Response, tags: Tags): void {
   const judge = new StreamJudge();
   for (const ev of sse.events) judge.onData(ev.data, 0);
   judge.record(tags, { unterminated: sse.unterminated });
+  if (sent) judgeCrossTalk(sent, judge.content, judge.id, tags);
 }

@@ -15,6 +15,7 @@ import type { Options } from 'k6/options';
 import { extraHeaders, flag, integer, targetConfig } from '../lib/config.ts';
 import { addLimitThresholds, arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, CHECK, logProblem } from '../lib/chat.ts';
+import { judgeCrossTalk } from '../lib/cross-talk.ts';
 import { recordStatus } from '../lib/metrics.ts';
 import { mediaType, STREAM_CHECK, StreamJudge } from '../lib/stream.ts';
 import { ExtensionFeed } from '../lib/sse-extension.ts';
@@ -59,6 +60,8 @@ thresholds.ttft_ms = [`p(95)<${ttftP95Ms}`];
 thresholds.itl_ms = [`p(95)<${itlP95Ms}`];
 thresholds.e2e_ms = [`p(95)<${limits.p95Ms}`];
 thresholds.chatgate_cumulative_deltas = ['count<1'];
+// SVC-9 (MUST): a reply that carries another request's canary or an earlier reply's id.
+thresholds.chatgate_cross_talk = ['count<1'];
 Object.assign(thresholds, distributionThresholds(['ttft_ms', 'itl_ms', 'tpot_ms', 'e2e_ms']));
 addLimitThresholds(thresholds, { error_share: ['chatgate_stream_failed', 'rate'] }, true);
 
@@ -129,6 +132,7 @@ export default function (): void {
   const eventStream = mediaType(headerValue(res.headers, 'content-type')) === 'text/event-stream';
   check(eventStream, { [STREAM_CHECK.eventStream]: (v) => v }, tags);
   judge.record(tags, { unterminated: framing.unterminated });
+  judgeCrossTalk(body, judge.content, judge.id, tags);
   if (timedOut) logProblem(`stream still open after TIMEOUT_MS (${cfg.timeoutMs} ms): closed`);
   for (const t of feed.transportErrors.slice(0, 1)) logProblem(`stream read error: ${t}`);
   const ok = eventStream && judge.ok() && !timedOut && feed.transportErrors.length === 0;

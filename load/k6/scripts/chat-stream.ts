@@ -33,6 +33,8 @@ thresholds.chatgate_stream_ttfb = [`p(95)<${ttfbP95Ms}`];
 thresholds.chatgate_stream_e2e = [`p(95)<${limits.p95Ms}`];
 // EV-12 (COMPAT): content deltas that are cumulative snapshots garble every client's reply.
 thresholds.chatgate_cumulative_deltas = ['count<1'];
+// SVC-9 (MUST): a reply that carries another request's canary or an earlier reply's id.
+thresholds.chatgate_cross_talk = ['count<1'];
 Object.assign(thresholds, distributionThresholds(['stream_ttfb_ms', 'stream_e2e_ms']));
 addLimitThresholds(thresholds, { error_share: ['http_req_failed', 'rate'], e2e_p95_ms: ['chatgate_stream_e2e', 'p(95)'] });
 
@@ -49,7 +51,7 @@ export default function (): void {
   const model = cfg.models[(exec.vu.idInTest + exec.vu.iterationInScenario) % cfg.models.length]!;
   const tags = { name: 'POST /chat/completions (stream)', kind: 'stream', model };
   const body = chatBody(model, { stream: true, extra: includeUsage ? { stream_options: { include_usage: true } } : undefined });
-  judgeStream(postJson(CHAT_URL, body, cfg.apiKey, tags, cfg.timeoutMs), tags);
+  judgeStream(postJson(CHAT_URL, body, cfg.apiKey, tags, cfg.timeoutMs), tags, body);
 }
 
 /** Before any load: the key is set and the target gives an HTTP answer (lib/reachability.ts). */

@@ -1,0 +1,114 @@
+// The requests SVC-9, SVC-10 and EV-13 send, and how their answers are read: each
+// SVC-9 request carries its own canary and its own prompt length, so its reply can
+// be told from every other's (lib/spec/rules/cross-talk.ts judges it).
+import type { AuthSpec, Exchange } from '../lib/http/http-client.ts';
+import type { SseEvent } from '../lib/http/sse-reader.ts';
+import { canaryInstruction, makeCanary, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
+import type { DeliveryChunk } from '../lib/spec/rules/stream-delivery.ts';
+import { chat, chatBody } from './target.ts';
+
+/** Filler words of the prompts: plain words every tokenizer counts alike. */
+const FILLER = ['river', 'stone', 'cloud', 'signal', 'harbor', 'lantern', 'meadow', 'orbit'];
+/** Words added per request: prompts far enough apart that a usage count tells them apart. */
+export const WORDS_STEP = 16;
+// A short reply fits well within these; a hostile target's endless body is cut here, not at
+// the client's 8 MiB, so a burst of answers in flight at once stays small.
+const REPLY_BYTES = 256 * 1024;
+const LONG_REPLY_BYTES = 1024 * 1024;
+
+let tokenizer: Promise<(text: string) => number> | undefined;
+/** The client's count of a prompt: o200k_base tokens (the fit to the target's count is learned, any tokenizer would do). */
+function countTokens(): Promise<(text: string) => number> {
+  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then((t) => (text: string) => t.encode(text, { disallowedSpecial: new Set() }).length);
+  return tokenizer;
+}
+
+export interface CrossRequest {
+  body: Record<string, unknown>;
+  auth: AuthSpec;
+  keyLabel: string;
+  canary: string;
+  prompt: string;
+}
+
+/** Request `n` of a probe: its own canary and n x WORDS_STEP filler words. */
+export function crossRequest(n: number, stream: boolean, keyLabel: string, auth: AuthSpec): CrossRequest {
+  const canary = makeCanary();
+  const words = Array.from({ length: 4 + n * WORDS_STEP }, (_, i) => FILLER[i % FILLER.length]).join(' ');
+  const prompt = `${canaryInstruction(canary)} Then answer in one short sentence about these words: ${words}`;
+  const body = chatBody({ messages: [{ role: 'user', content: prompt }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+  return { body, auth, keyLabel, canary, prompt };
+}
+
+/** What the reply says about whose it is: its text, usage.prompt_tokens, completion id. */
+export function replyOf(ex: Exchange): CrossTalkReply {
+  if (ex.stream) {
+    let content = '';
+    let id: string | undefined;
+    let promptTokens: number | undefined;
+    for (const e of ex.stream.events) {
+      let c: Record<string, unknown>;
+      try { c = JSON.parse(e.data) as Record<string, unknown>; } catch { continue; }
+      if (!c || typeof c !== 'object') continue;
+      if (id === undefined && typeof c.id === 'string') id = c.id;
+      for (const ch of Array.isArray(c.choices) ? c.choices as Array<{ delta?: { content?: unknown } }> : []) {
+        if (typeof ch?.delta?.content === 'string') content += ch.delta.content;
+      }
+      const u = (c.usage as { prompt_tokens?: unknown } | null | undefined)?.prompt_tokens;
+      if (typeof u === 'number') promptTokens = u;
+    }
+    return { content, ...(id !== undefined ? { id } : {}), ...(promptTokens !== undefined ? { promptTokens } : {}) };
+  }
+  const j = ex.json as { id?: unknown; choices?: Array<{ message?: { content?: unknown } }>; usage?: { prompt_tokens?: unknown } } | undefined;
+  const content = (j?.choices ?? []).map((c) => (typeof c?.message?.content === 'string' ? c.message.content : '')).join('');
+  const u = j?.usage?.prompt_tokens;
+  return { content, ...(typeof j?.id === 'string' ? { id: j.id } : {}), ...(typeof u === 'number' ? { promptTokens: u } : {}) };
+}
+
+export interface CrossResult { ex: Exchange; sample: CrossTalkSample }
+
+/** Sends one probe request and pairs its answer with what it asked. */
+export async function sendCross(r: CrossRequest, clock: () => number = () => performance.now()): Promise<CrossResult> {
+  const count = await countTokens();
+  const startMs = clock();
+  const ex = await chat(r.body, r.auth, { maxBodyBytes: REPLY_BYTES });
+  const endMs = clock();
+  return { ex, sample: { request: { key: r.keyLabel, canary: r.canary, promptSize: count(r.prompt), curl: ex.curl, startMs, endMs }, reply: replyOf(ex) } };
+}
+
+/** An event that carries reply text. */
+export function hasContent(ev: Pick<SseEvent, 'data'>): boolean {
+  try {
+    const c = JSON.parse(ev.data) as { choices?: Array<{ delta?: { content?: unknown } }> };
+    return (c.choices ?? []).some((ch) => typeof ch?.delta?.content === 'string' && ch.delta.content !== '');
+  } catch { return false; }
+}
+
+/** The content chunks of a captured stream as EV-13 reads them. */
+export function contentChunks(ex: Exchange): DeliveryChunk[] {
+  return (ex.stream?.events ?? []).filter(hasContent).map((e) => ({ atMs: e.atMs, ...(e.read !== undefined ? { read: e.read } : {}) }));
+}
+
+/** How long a short stream may take to its first token before it counts as "at least this long". */
+export const TTFT_WAIT_MS = 3000;
+
+export interface Ttft { ms: number; capped: boolean; ex: Exchange; /** The stream ended (or failed) with no content: no figure. */ none?: string }
+
+/** A short stream's time to its first content (still none after TTFT_WAIT_MS: `capped`), cancelled once it is there. */
+export async function shortStreamTtft(): Promise<Ttft> {
+  const ex = await chat(chatBody({ stream: true }), undefined, { maxBodyBytes: REPLY_BYTES, cancel: { afterMs: TTFT_WAIT_MS, afterEvent: hasContent } });
+  const first = ex.stream?.events.find(hasContent);
+  if (first) return { ms: first.atMs, capped: false, ex };
+  if (ex.cancelled && (ex.status === undefined || ex.status === 200)) return { ms: TTFT_WAIT_MS, capped: true, ex };
+  return { ms: NaN, capped: false, ex, none: ex.status !== 200 ? `HTTP ${ex.status ?? `no answer (${ex.error?.message})`}` : `a stream with no content${ex.error ? ` (${ex.error.message})` : ''}` };
+}
+
+/** A long stream held open until `signal` aborts; `firstToken` resolves when its first content came (false: it ended first). */
+export function holdLongStream(signal: AbortSignal): { firstToken: Promise<boolean>; done: Promise<Exchange> } {
+  let got: (ok: boolean) => void = () => {};
+  const firstToken = new Promise<boolean>((resolve) => { got = resolve; });
+  const body = chatBody({ stream: true, max_tokens: 768, messages: [{ role: 'user', content: 'Write a long story, at least 800 words, about a lighthouse keeper.' }] });
+  const done = chat(body, undefined, { maxBodyBytes: LONG_REPLY_BYTES, cancel: { signal, afterEvent: (ev) => { if (hasContent(ev)) got(true); return false; } } })
+    .then((ex) => { got(false); return ex; });
+  return { firstToken, done };
+}

@@ -1,0 +1,217 @@
+// SVC-9: every reply answers its own request. Three kinds of evidence, each usable only
+// where lone requests (one at a time) showed the target gives it:
+//  (a) canary: lone replies repeat the canary their request asked for, so a reply that
+//      carries another request's canary and not its own answered that request;
+//  (b) usage: lone replies' usage.prompt_tokens follow the client's own count of the
+//      prompt by a straight line (a target counts its own way: any slope and offset),
+//      so a reply whose count fits another in-flight prompt and not its own is a swap;
+//  (c) ids: lone replies carry distinct completion ids, so two concurrent replies with
+//      one id are one reply delivered twice (a mock answering one fixed id is legal).
+// With none of them, SVC-9 is inconclusive, naming why. No imports: the k6 bundles
+// take this module whole.
+
+/** A canary: a token no reply would hold by chance, one per request. */
+export const CANARY_PATTERN = /\bCG[0-9A-Z]{10}\b/g;
+
+/** A new canary (the caller's randomness: Math.random is enough, it only has to differ per request). */
+export function makeCanary(random: () => number = Math.random): string {
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  let s = 'CG';
+  for (let i = 0; i < 10; i++) s += alphabet[Math.floor(random() * alphabet.length)];
+  return s;
+}
+
+/** Request `n`'s canary in a run salted `salt` (the load harness: unique per request, the same for the same seed). */
+export function canaryFor(n: number, salt: number): string {
+  const tail = Math.abs(Math.floor(n)).toString(36).toUpperCase().padStart(7, '0').slice(-7);
+  const head = (Math.abs(Math.floor(salt)) % 46656).toString(36).toUpperCase().padStart(3, '0');
+  return `CG${head}${tail}`;
+}
+
+/** The instruction a request carries its canary in. */
+export function canaryInstruction(canary: string): string {
+  return `Begin your reply with the code ${canary}.`;
+}
+
+/** The canaries a reply's text holds. */
+export function canariesIn(text: string): string[] {
+  return [...new Set(text.match(CANARY_PATTERN) ?? [])];
+}
+
+export interface CrossTalkRequest {
+  /** Which key sent it: a label, never the key. */
+  key: string;
+  canary?: string;
+  /** The client's own count of the prompt (a tokenizer's, words: any count that grows with it). */
+  promptSize: number;
+  /** A reproduction (curl line, redacted) for the report. */
+  curl?: string;
+  /** How reports name it (default "request <its position + 1>"). */
+  label?: string;
+  /** When it was sent and answered (ms, one clock), to know which were in flight together; absent: all were. */
+  startMs?: number;
+  endMs?: number;
+}
+
+export interface CrossTalkReply {
+  content?: string;
+  promptTokens?: number;
+  id?: string;
+}
+
+export interface CrossTalkSample { request: CrossTalkRequest; reply: CrossTalkReply }
+
+export interface UsageFit { slope: number; offset: number; tolerance: number }
+
+export interface CrossTalkEvidence {
+  echo: boolean;
+  usage?: UsageFit;
+  distinctIds: boolean;
+  /** Per kind of evidence the target does not give: why. */
+  missing: string[];
+}
+
+export interface CrossTalkFinding {
+  kind: 'canary' | 'usage' | 'id';
+  /** Indices into the samples judged: the reply's request, and the request whose reply it was. */
+  request: number;
+  other: number;
+  detail: string;
+}
+
+export interface CrossTalkJudgement {
+  findings: CrossTalkFinding[];
+  /** Replies judged by each kind of evidence. */
+  judged: { canary: number; usage: number; id: number };
+  /** No evidence at all: why (never a pass). */
+  inconclusive?: string;
+}
+
+/** Lone requests a probe sends to learn the evidence (distinct prompt sizes), and how many more while few echoed. */
+export const LONE_SAMPLES = 6;
+export const LONE_SAMPLES_MAX = 10;
+/** Lone replies repeating their own canary that end the lone phase early. */
+export const LONE_ECHOES_WANTED = 3;
+
+/** What lone requests show the target gives: echoes, a usage fit, distinct ids. */
+export function learnEvidence(lone: readonly CrossTalkSample[]): CrossTalkEvidence {
+  const missing: string[] = [];
+  const asked = lone.filter((s) => s.request.canary);
+  const echoed = asked.filter((s) => canariesIn(s.reply.content ?? '').includes(s.request.canary!));
+  // Two replies repeating their own random canary cannot be chance; the others may have met
+  // other traffic on a shared (or broken) target.
+  const echo = echoed.length >= 2;
+  if (!echo) missing.push(asked.length < 2 ? 'no canary asked for alone' : `lone replies do not repeat their canary (${echoed.length} of ${asked.length} did)`);
+  // Replies shown to be their own (their canary) teach the usage fit.
+  const usage = fitUsage(echo ? echoed : lone);
+  if (typeof usage === 'string') missing.push(usage);
+  const ids = lone.map((s) => s.reply.id).filter((id): id is string => typeof id === 'string' && id !== '');
+  const distinctIds = ids.length >= 2 && new Set(ids).size === ids.length;
+  if (!distinctIds) missing.push(ids.length < 2 ? 'lone replies carry no completion id' : 'lone replies share a completion id (a fixed id is legal, so ids say nothing)');
+  return { echo, ...(typeof usage === 'string' ? {} : { usage }), distinctIds, missing };
+}
+
+/**
+ * A straight line from the client's prompt size to the target's prompt_tokens, or why there
+ * is none. The line through two lone replies that the most others agree with (within two
+ * tokens): a lone reply that met other traffic on the way does not bend it.
+ */
+export function fitUsage(lone: readonly CrossTalkSample[]): UsageFit | string {
+  const pts = lone.filter((s) => Number.isFinite(s.reply.promptTokens)).map((s) => [s.request.promptSize, s.reply.promptTokens!] as const);
+  if (pts.length < 2) return 'lone replies carry no usage.prompt_tokens';
+  if (new Set(pts.map(([x]) => x)).size < 2) return 'lone requests of one prompt size cannot show how the target counts';
+  let best: { slope: number; offset: number; inliers: Array<readonly [number, number]> } | undefined;
+  for (let i = 0; i < pts.length; i++) {
+    for (let j = i + 1; j < pts.length; j++) {
+      const [x1, y1] = pts[i]!;
+      const [x2, y2] = pts[j]!;
+      if (x1 === x2) continue;
+      const slope = (y2 - y1) / (x2 - x1);
+      if (!(slope > 0)) continue; // a count that does not grow with the prompt tells no prompt from another
+      const offset = y1 - slope * x1;
+      const inliers = pts.filter(([x, y]) => Math.abs(y - (slope * x + offset)) <= 2);
+      if (!best || inliers.length > best.inliers.length) best = { slope, offset, inliers };
+    }
+  }
+  const need = Math.min(pts.length, Math.max(2, Math.ceil(pts.length / 2)));
+  if (!best || best.inliers.length < need) return `lone replies' usage.prompt_tokens do not follow the prompt's size by one growing line (${best?.inliers.length ?? 0} of ${pts.length} on the best one)`;
+  // Least squares over the replies that agree: the line a rounding counter follows.
+  const ins = best.inliers;
+  const mx = ins.reduce((a, [x]) => a + x, 0) / ins.length;
+  const my = ins.reduce((a, [, y]) => a + y, 0) / ins.length;
+  const sxx = ins.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  const slope = sxx > 0 ? ins.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / sxx : best.slope;
+  const offset = my - slope * mx;
+  const worst = Math.max(...ins.map(([x, y]) => Math.abs(y - (slope * x + offset))));
+  // A count within two tokens of the line (or twice the agreeing replies' worst miss) is that prompt's.
+  const tolerance = Math.max(2, worst * 2);
+  const span = Math.max(...ins.map(([x]) => x)) - Math.min(...ins.map(([x]) => x));
+  if (span * slope < 4 * tolerance) return 'lone prompts too alike in length for usage to tell one from another';
+  return { slope, offset, tolerance };
+}
+
+function nameOf(samples: readonly CrossTalkSample[], i: number): string {
+  return samples[i]!.request.label ?? `request ${i + 1}`;
+}
+
+function overlaps(a: CrossTalkRequest, b: CrossTalkRequest): boolean {
+  if (a.startMs === undefined || a.endMs === undefined || b.startMs === undefined || b.endMs === undefined) return true;
+  return a.startMs < b.endMs && b.startMs < a.endMs;
+}
+
+/** Judges concurrent samples with what the lone ones showed. */
+export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTalkSample[]): CrossTalkJudgement {
+  const findings: CrossTalkFinding[] = [];
+  const judged = { canary: 0, usage: 0, id: 0 };
+  const byCanary = new Map<string, number>();
+  samples.forEach((s, i) => { if (s.request.canary) byCanary.set(s.request.canary, i); });
+  const flagged = new Set<number>();
+  const add = (f: CrossTalkFinding) => { if (!flagged.has(f.request)) { flagged.add(f.request); findings.push(f); } };
+  samples.forEach((s, i) => {
+    // (a) another request's canary, and not its own.
+    if (ev.echo && s.request.canary && s.reply.content !== undefined) {
+      const seen = canariesIn(s.reply.content);
+      if (seen.length) judged.canary++;
+      const own = seen.includes(s.request.canary);
+      const other = seen.map((c) => byCanary.get(c)).find((j) => j !== undefined && j !== i);
+      if (!own && other !== undefined) add({ kind: 'canary', request: i, other, detail: `the reply carries ${nameOf(samples, other)}'s canary ${samples[other]!.request.canary}, not its own ${s.request.canary}` });
+    }
+    // (b) prompt_tokens that fit another in-flight prompt and not its own.
+    if (ev.usage && Number.isFinite(s.reply.promptTokens)) {
+      const u = ev.usage;
+      const off = (r: CrossTalkRequest) => Math.abs(s.reply.promptTokens! - (u.slope * r.promptSize + u.offset));
+      const fits = (r: CrossTalkRequest) => off(r) <= u.tolerance;
+      judged.usage++;
+      // Far from its own prompt's count (twice the tolerance: a noisy count is no swap), close to another's.
+      if (off(s.request) > 2 * u.tolerance) {
+        const other = samples.findIndex((o, j) => j !== i && overlaps(s.request, o.request) && fits(o.request));
+        if (other >= 0) add({ kind: 'usage', request: i, other, detail: `usage.prompt_tokens ${s.reply.promptTokens} fits ${nameOf(samples, other)}'s prompt (${samples[other]!.request.promptSize}, expected about ${Math.round(u.slope * samples[other]!.request.promptSize + u.offset)}), not its own (${s.request.promptSize}, expected about ${Math.round(u.slope * s.request.promptSize + u.offset)})` });
+      }
+    }
+  });
+  // (c) one completion id on two concurrent replies.
+  if (ev.distinctIds) {
+    const first = new Map<string, number>();
+    samples.forEach((s, i) => {
+      const id = s.reply.id;
+      if (typeof id !== 'string' || id === '') return;
+      judged.id++;
+      const j = first.get(id);
+      if (j === undefined) { first.set(id, i); return; }
+      if (overlaps(s.request, samples[j]!.request)) add({ kind: 'id', request: i, other: j, detail: `the reply carries completion id ${id}, as ${nameOf(samples, j)}'s does` });
+    });
+  }
+  const any = judged.canary + judged.usage + judged.id;
+  return {
+    findings, judged,
+    ...(any === 0 ? { inconclusive: `no evidence of whose reply is whose: ${ev.missing.join('; ') || 'no concurrent reply carried a canary, usage or id'}` } : {}),
+  };
+}
+
+/** One finding as a line: which request got whose reply, with the keys' labels and both curl lines. */
+export function describeFinding(f: CrossTalkFinding, samples: readonly CrossTalkSample[]): string {
+  const a = samples[f.request]!.request;
+  const b = samples[f.other]!.request;
+  const keys = a.key === b.key ? `both sent with the ${a.key} key` : `sent with the ${a.key} key, got the reply of a request sent with the ${b.key} key`;
+  return `${nameOf(samples, f.request)} (${keys}): ${f.detail}${a.curl ? `\n  this request: ${a.curl}` : ''}${b.curl ? `\n  the other:    ${b.curl}` : ''}`;
+}

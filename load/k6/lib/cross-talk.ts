@@ -1,0 +1,49 @@
+// SVC-9 inside a k6 VU: a stream whose reply carries another request's canary, or the
+// completion id of an earlier reply of this VU where its first replies showed distinct
+// ids (a mock answering one fixed id is legal). The canary rule is the suite's and the
+// Node harness's (lib/spec/rules/cross-talk.ts); a VU sees only its own replies, so ids
+// repeated across VUs are the Node harness's to find.
+import { Counter } from 'k6/metrics';
+import { canariesIn } from '../../../lib/spec/rules/cross-talk.ts';
+import { logProblem, type Tags } from './chat.ts';
+
+/** Replies that were another request's: 1 or 0 per 2xx stream (threshold count<1: SVC-9 is a MUST). */
+export const crossTalk = new Counter('chatgate_cross_talk');
+
+/** Replies whose ids teach whether the target gives each reply its own. */
+const LEARN_IDS = 3;
+/** Ids a VU remembers (bounded however long it runs). */
+const ID_MEMORY = 1000;
+const ids = new Set<string>();
+const order: string[] = [];
+let learned = 0;
+let distinct = true;
+
+/** The canary a request body carries (the workload's, in its last user message). */
+export function canaryOf(body: Record<string, unknown>): string | undefined {
+  const found = canariesIn(JSON.stringify(body.messages ?? ''));
+  return found[found.length - 1];
+}
+
+/** Judges one 2xx stream's reply; returns what broke SVC-9, if anything. */
+export function judgeCrossTalk(sent: Record<string, unknown>, content: string, id: string | undefined, tags: Tags): string | undefined {
+  let seen: string | undefined;
+  const own = canaryOf(sent);
+  const carried = canariesIn(content);
+  const other = carried.find((c) => c !== own);
+  if (own && other && !carried.includes(own)) seen = `the reply carries another request's canary ${other}, not its own ${own}`;
+  if (id !== undefined) {
+    if (ids.has(id)) {
+      if (learned < LEARN_IDS) distinct = false;
+      else if (distinct) seen ??= `the reply carries completion id ${id}, as an earlier reply of this VU did`;
+    } else {
+      ids.add(id);
+      order.push(id);
+      if (order.length > ID_MEMORY) ids.delete(order.shift()!);
+    }
+    if (learned < LEARN_IDS) learned++;
+  }
+  crossTalk.add(seen ? 1 : 0, { ...tags, clause: 'SVC-9' });
+  if (seen) logProblem(`a reply was another request's (SVC-9): ${seen}`);
+  return seen;
+}

@@ -1,0 +1,50 @@
+// replies-swapped-under-concurrency and replies-swapped-after-cancel: a connection or
+// result pool that hands a finished reply to the wrong waiting request (OpenAI's March
+// 2023 incident had this shape after cancellations). Two replies planned while at least
+// SWAP_IN_FLIGHT requests are in flight trade their content, usage and id: each finished
+// reply waits in the pool a little, and the next one to come while it waits takes its place.
+import type { RequestContext } from './request-context.ts';
+import type { ReplyPlan } from './completion.ts';
+import { sleep } from './latency.ts';
+
+/** Requests in flight from which replies are swapped. */
+export const SWAP_IN_FLIGHT = 2;
+/** How long a reply waits for a partner to swap with, ms. */
+const PAIR_WAIT_MS = 100;
+
+interface Pool { waiting?: { plan: ReplyPlan; done: () => void }; cancelled: boolean }
+const pools = new WeakMap<object, Pool>();
+
+function poolOf(ctx: RequestContext): Pool {
+  let p = pools.get(ctx.state);
+  if (!p) pools.set(ctx.state, (p = { cancelled: false }));
+  return p;
+}
+
+/** Called with every planned reply; swaps it with another's when the defect is on. */
+export async function crossTalk(ctx: RequestContext, plan: ReplyPlan): Promise<void> {
+  const always = ctx.defect('replies-swapped-under-concurrency');
+  const afterCancel = ctx.defect('replies-swapped-after-cancel');
+  if (!always && !afterCancel) return;
+  const pool = poolOf(ctx);
+  // A client that goes away before its reply ended arms the after-cancel pool.
+  ctx.signal.addEventListener('abort', () => { pool.cancelled = true; }, { once: true });
+  if (afterCancel && !pool.cancelled) return;
+  const partner = pool.waiting;
+  if (partner && ctx.state.counters.inFlight >= SWAP_IN_FLIGHT) {
+    pool.waiting = undefined;
+    const mine = { id: plan.id, choices: plan.choices, usage: plan.usage };
+    Object.assign(plan, { id: partner.plan.id, choices: partner.plan.choices, usage: partner.plan.usage });
+    Object.assign(partner.plan, mine);
+    partner.done();
+    return;
+  }
+  await new Promise<void>((resolve) => {
+    const entry = { plan, done: resolve };
+    pool.waiting = entry;
+    void sleep(PAIR_WAIT_MS, ctx.signal).then(() => {
+      if (pool.waiting === entry) pool.waiting = undefined;
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { canaryInstruction, canariesIn, describeFinding, judgeCrossTalk, learnEvidence, makeCanary, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
+import { judgeDelivery } from '../../lib/spec/rules/stream-delivery.ts';
+
+// A target that echoes, counts words + 3 and gives each reply its own id.
+const sample = (i: number, o: { echo?: boolean; usage?: (size: number) => number | undefined; id?: (i: number) => string | undefined; key?: string; size?: number } = {}): CrossTalkSample => {
+  const canary = `CG${String(i).padStart(10, '0')}`;
+  const size = o.size ?? 10 + 8 * i;
+  return {
+    request: { key: o.key ?? 'main', canary, promptSize: size, curl: `curl #${i}` },
+    reply: { content: `${o.echo === false ? '' : `${canary} `}alpha bravo`, promptTokens: (o.usage ?? ((s) => s + 3))(size), id: (o.id ?? ((n) => `chatcmpl-${n}`))(i) },
+  };
+};
+// Lone requests spread over the burst's prompt sizes, as the probes send them.
+const lone = (o?: Parameters<typeof sample>[1]) => [0, 1, 2, 3, 4, 5].map((i) => sample(100 + i, { ...o, size: 10 + 16 * i }));
+const swap = (a: CrossTalkSample, b: CrossTalkSample): [CrossTalkSample, CrossTalkSample] => [{ request: a.request, reply: b.reply }, { request: b.request, reply: a.reply }];
+
+describe('SVC-9 cross-talk rule', () => {
+  it('makes canaries the pattern finds in an instruction', () => {
+    const c = makeCanary();
+    expect(canariesIn(canaryInstruction(c))).toEqual([c]);
+    expect(makeCanary()).not.toBe(c);
+  });
+
+  it('finds nothing on replies that are their own, with every kind of evidence judged', () => {
+    const ev = learnEvidence(lone());
+    expect(ev).toMatchObject({ echo: true, distinctIds: true });
+    const j = judgeCrossTalk(ev, Array.from({ length: 8 }, (_, i) => sample(i)));
+    expect(j.findings).toEqual([]);
+    expect(j.judged).toEqual({ canary: 8, usage: 8, id: 8 });
+    expect(j.inconclusive).toBeUndefined();
+  });
+
+  it('finds a swap by canary, by usage and by id, each alone', () => {
+    const all = Array.from({ length: 6 }, (_, i) => sample(i));
+    const [a, b] = swap(all[1]!, all[4]!);
+    const swapped = [all[0]!, a, all[2]!, all[3]!, b, all[5]!];
+    const j = judgeCrossTalk(learnEvidence(lone()), swapped);
+    expect(j.findings.map((f) => [f.kind, f.request, f.other])).toEqual([['canary', 1, 4], ['canary', 4, 1]]);
+    // usage only (no echo, one fixed id): a target counting its own way (2x + 5)
+    const own = { echo: false, id: () => 'chatcmpl-fixed', usage: (s: number) => 2 * s + 5 };
+    const plain = Array.from({ length: 6 }, (_, i) => sample(i, own));
+    const [c, d] = swap(plain[0]!, plain[3]!);
+    const ju = judgeCrossTalk(learnEvidence(lone(own)), [c, plain[1]!, plain[2]!, d]);
+    expect(ju.findings.map((f) => f.kind)).toEqual(['usage', 'usage']);
+    expect(ju.judged.id).toBe(0);
+    // ids only: no echo, no usage
+    const idOnly = { echo: false, usage: () => undefined };
+    const dup = Array.from({ length: 3 }, (_, i) => sample(i, idOnly));
+    dup[2] = { ...dup[2]!, reply: { ...dup[2]!.reply, id: dup[0]!.reply.id } };
+    const ji = judgeCrossTalk(learnEvidence(lone(idOnly)), dup);
+    expect(ji.findings).toMatchObject([{ kind: 'id', request: 2, other: 0 }]);
+  });
+
+  it('a target that counts its own way, never echoes, or answers a fixed id is no finding', () => {
+    const legal = { echo: false, id: () => 'chatcmpl-fixed', usage: (s: number) => Math.round(1.3 * s) + 7 };
+    const j = judgeCrossTalk(learnEvidence(lone(legal)), Array.from({ length: 8 }, (_, i) => sample(i, legal)));
+    expect(j.findings).toEqual([]);
+    expect(j.judged).toMatchObject({ canary: 0, id: 0 });
+    expect(j.judged.usage).toBe(8);
+  });
+
+  it('learns the usage line even when two lone replies met other traffic', () => {
+    const own = { echo: false };
+    const l = lone(own);
+    l[1] = { ...l[1]!, reply: { ...l[1]!.reply, promptTokens: 12 } };
+    l[4] = { ...l[4]!, reply: { ...l[4]!.reply, promptTokens: 12 } };
+    const fit = learnEvidence(l).usage!;
+    expect(fit.slope).toBeCloseTo(1);
+    expect(fit.offset).toBeCloseTo(3);
+  });
+
+  it('is inconclusive, naming why, with no echo, no usage and a fixed id', () => {
+    const none = { echo: false, id: () => 'chatcmpl-fixed', usage: () => undefined };
+    const j = judgeCrossTalk(learnEvidence(lone(none)), Array.from({ length: 4 }, (_, i) => sample(i, none)));
+    expect(j.findings).toEqual([]);
+    expect(j.inconclusive).toMatch(/do not repeat their canary.*no usage.prompt_tokens.*share a completion id/);
+  });
+
+  it('a finding names both keys and both curl lines', () => {
+    const a = sample(1, { key: 'main' });
+    const b = sample(2, { key: 'second' });
+    const [x, y] = swap(a, b);
+    const j = judgeCrossTalk(learnEvidence(lone()), [x, y]);
+    expect(describeFinding(j.findings[0]!, [x, y])).toMatch(/main key, got the reply of a request sent with the second key[\s\S]*curl #1[\s\S]*curl #2/);
+  });
+});
+
+describe('EV-13 delivery rule', () => {
+  const chunks = (n: number, at: (i: number) => number, read?: (i: number) => number) => Array.from({ length: n }, (_, i) => ({ atMs: at(i), ...(read ? { read: read(i) } : {}) }));
+  it('warns on a long stream delivered in one read at its end', () => {
+    expect(judgeDelivery(chunks(40, () => 1500, () => 7))).toMatchObject({ verdict: 'burst', reads: 1, contentChunks: 40 });
+    expect(judgeDelivery(chunks(40, (i) => 1500 + (i < 20 ? 0 : 3))).verdict).toBe('burst');
+  });
+  it('passes a stream spread over its time', () => {
+    expect(judgeDelivery(chunks(40, (i) => 100 + 40 * i, (i) => i)).verdict).toBe('streamed');
+  });
+  it('is inconclusive on a short or a fast stream', () => {
+    expect(judgeDelivery(chunks(12, () => 1500, () => 1))).toMatchObject({ verdict: 'inconclusive', why: expect.stringMatching(/short stream/) });
+    expect(judgeDelivery(chunks(40, () => 5, () => 1))).toMatchObject({ verdict: 'inconclusive', why: expect.stringMatching(/fast stream/) });
+  });
+  it('three reads at the end is no burst (a slow writer near its end)', () => {
+    expect(judgeDelivery(chunks(40, () => 1500, (i) => i % 3)).verdict).toBe('streamed');
+  });
+});
