@@ -15,6 +15,7 @@ import { parseArgs } from '../../load/setup/options.ts';
 import { remoteTarget } from '../../load/setup/load-target.ts';
 import { StopToken } from '../../load/setup/stop.ts';
 import { loadConfig } from '../../lib/run/config.ts';
+import { LONE_REQUESTS } from '../../load/scenarios/drive.ts';
 
 const KEY = 'sk-wire-test-0123456789';
 let server: Server;
@@ -137,12 +138,13 @@ describe('warm-up from the workload', () => {
     const out = await run(['stream', '--rate', '40', '--requests', '3', '--warmup', '2', '--prompt-tokens', '24', '--output-tokens', '5', '--shared-prefix-tokens', '32', '--tokenizer', 'o200k_base']);
     expect(out.summary.counts.sent).toBe(3);
     const sent = bodies.slice(from) as Array<{ messages: Array<{ role: string; content: string }>; max_tokens: number }>;
-    expect(sent).toHaveLength(5);
+    // 2 warm-up, the lone requests SVC-9 learns its evidence from, 3 measured.
+    expect(sent).toHaveLength(2 + LONE_REQUESTS + 3);
     const systems = new Set(sent.map((b) => b.messages[0]!.role === 'system' ? b.messages[0]!.content : '(none)'));
     expect(systems.size).toBe(1);
     expect([...systems][0]).not.toBe('(none)');
     expect(sent.every((b) => b.max_tokens === 5)).toBe(true);
-    expect(new Set(sent.map((b) => b.messages[1]!.content)).size).toBe(5);
+    expect(new Set(sent.map((b) => b.messages[1]!.content)).size).toBe(2 + LONE_REQUESTS + 3);
   });
 });
 
