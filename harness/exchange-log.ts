@@ -17,7 +17,7 @@ import { echoedSecretLabels, redact, redactDeep } from '../lib/run/redact.ts';
 import { parseSse } from '../lib/http/sse-reader.ts';
 import { DeltaSnapshotWatch } from '../lib/spec/cumulative-deltas.ts';
 import { contentDeltaCount } from '../lib/spec/rules/stream-rules.ts';
-import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
+import { asksForStream, judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
 import { ANSWER_BYTES as PREFLIGHT_ANSWER_BYTES } from '../lib/http/preflight.ts';
 
 /** The title of the test whose code is running (clause() sets it), for the run-wide checks' messages. */
@@ -41,6 +41,8 @@ export interface ExchangeParts {
   reuseRetry?: ReuseRetry;
   /** The data payloads of an event stream, when the sender parsed them already (else read from `text`). */
   streamData?: string[];
+  /** The request's body (its form: whether it asked for a stream). */
+  requestBody?: string;
 }
 
 /** The error-body rule (lib/spec/error-body.ts) applied to an exchange; a transport failure is its own problem. */
@@ -64,13 +66,15 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
   if (p.status !== undefined && p.status < 300 && (p.streamData || /^text\/event-stream/i.test(p.headers['content-type'] ?? ''))) {
     Object.assign(s, streamEvidence(p.streamData ?? sseData(text)));
   }
-  const isStream = /^text\/event-stream/i.test(p.headers['content-type'] ?? '');
+  const requestedStream = asksForStream(p.requestBody);
+  const isStream = requestedStream || /^text\/event-stream/i.test(p.headers['content-type'] ?? '');
   // The preflight reads only the start of its answer: a body that long is cut by us, no evidence.
   const cutByPreflight = p.source === 'preflight' && Buffer.byteLength(text, 'utf8') >= PREFLIGHT_ANSWER_BYTES - 4;
   const success = judgeSuccessBody({
     method: p.method, path: pathOf(p.url), status: p.status, contentType: p.headers['content-type'], text,
     transportError: cutByPreflight ? `the preflight read only its first ${PREFLIGHT_ANSWER_BYTES} bytes (our cap exceeded)` : p.transportError,
     ...(isStream ? { streamData: p.streamData ?? sseData(text) } : {}),
+    ...(requestedStream ? { requestedStream } : {}),
   });
   if (success) {
     s.success = success;
@@ -116,6 +120,7 @@ export function summarise(ex: Exchange, test?: string, source?: ExchangeSource):
     text: ex.text, transportError: ex.error?.message, keyEchoes: ex.keyEchoes, curl: ex.curl,
     ...(ex.reuseRetry ? { reuseRetry: ex.reuseRetry } : {}),
     ...(ex.stream ? { streamData: ex.stream.events.map((e) => e.data) } : {}),
+    ...(ex.request.body !== undefined ? { requestBody: ex.request.body } : {}),
   }, test);
 }
 
