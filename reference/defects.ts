@@ -104,7 +104,7 @@ const CATALOG = {
 
   // --- streaming ------------------------------------------------------------------
   'stream-ignored': { clauses: ['SVC-5', 'EV-1'], description: 'stream: true is answered with a plain JSON completion.' },
-  'stream-wrong-content-type': { clauses: ['EV-1'], description: 'Streams are served as text/plain.' },
+  'stream-wrong-content-type': { clauses: ['EV-1', 'SVC-5', 'BRAIN-5'], description: 'Streams are served as text/plain (a correct event stream otherwise: SVC-1 must not fail on it).' },
   'stream-no-data-prefix': { clauses: ['EV-2', 'EV-4'], description: 'Stream payloads are raw JSON lines without a data: field.' },
   'stream-single-newlines': { clauses: ['EV-3'], description: 'Events are separated by a single newline (no blank line), so data lines merge.' },
   'stream-last-event-unterminated': { clauses: ['EV-2'], description: 'The final "data: [DONE]" is not followed by a blank line.' },
