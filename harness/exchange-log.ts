@@ -43,6 +43,8 @@ export interface ExchangeParts {
   streamData?: string[];
   /** The request's body (its form: whether it asked for a stream). */
   requestBody?: string;
+  /** When the request was sent (ms since the epoch). */
+  sentAt?: number;
 }
 
 /** The error-body rule (lib/spec/error-body.ts) applied to an exchange; a transport failure is its own problem. */
@@ -62,11 +64,13 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
     seq: p.seq ?? 0, at: Date.now(), test, ...(p.source ? { source: p.source } : {}), method: p.method, url: p.url, status: p.status,
     transportError: p.transportError, keyEchoes: p.keyEchoes ?? echoedSecrets(p.headers, text), curl: p.curl,
     ...(p.reuseRetry ? { reuseRetry: p.reuseRetry } : {}),
+    ...(p.sentAt !== undefined ? { sentAt: p.sentAt } : {}),
   };
   if (p.status !== undefined && p.status < 300 && (p.streamData || /^text\/event-stream/i.test(p.headers['content-type'] ?? ''))) {
     Object.assign(s, streamEvidence(p.streamData ?? sseData(text)));
   }
   const requestedStream = asksForStream(p.requestBody);
+  if (requestedStream) s.requestedStream = true;
   const isStream = requestedStream || /^text\/event-stream/i.test(p.headers['content-type'] ?? '');
   // The preflight reads only the start of its answer: a body that long is cut by us, no evidence.
   const cutByPreflight = p.source === 'preflight' && Buffer.byteLength(text, 'utf8') >= PREFLIGHT_ANSWER_BYTES - 4;
@@ -121,6 +125,7 @@ export function summarise(ex: Exchange, test?: string, source?: ExchangeSource):
     ...(ex.reuseRetry ? { reuseRetry: ex.reuseRetry } : {}),
     ...(ex.stream ? { streamData: ex.stream.events.map((e) => e.data) } : {}),
     ...(ex.request.body !== undefined ? { requestBody: ex.request.body } : {}),
+    sentAt: Date.now() - ex.durationMs,
   }, test);
 }
 

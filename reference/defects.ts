@@ -12,8 +12,8 @@ export interface DefectInfo {
   /** Typed: a clause id that is not in the registry is a compile error. */
   clauses: ClauseId[];
   description: string;
-  /** 'fuzz': only generated requests find it; the fixed probes pass clean on its clauses. */
-  foundBy?: 'fuzz';
+  /** 'fuzz': only generated requests find it; the fixed probes pass clean on its clauses. 'outage': the target goes away (later tests are errors), its own self-test. */
+  foundBy?: 'fuzz' | 'outage';
 }
 
 const CATALOG = {
@@ -219,6 +219,8 @@ const CATALOG = {
   'stream-utf8-split': { clauses: ['EV-4'], description: 'Streamed replies quote the request\'s non-ASCII words, each cut by bytes inside its first multi-byte character across two deltas, each half decoded alone (U+FFFD in the reply).' },
   'chunked-body-refused': { clauses: ['CHAT-1', 'SVC-5'], description: 'A request body sent with Transfer-Encoding: chunked (no Content-Length) is refused with 411 Length Required (RFC 9112 §6.1 requires a server to accept it).' },
   'oversize-drops-connection': { clauses: ['ERR-1'], description: 'A request body above the 1 MiB limit gets no answer: the connection is dropped.' },
+  // --- a target that goes away mid-run (its own run self-test: later tests are errors, selftest/e2e/target-down.test.ts) ---
+  'target-dies-mid-run': { clauses: ['SVC-1'], foundBy: 'outage', description: 'After 40 requests the server stops listening and drops every connection (as a process that runs out of memory): the request in flight is cut, every later one refused.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;
@@ -226,7 +228,7 @@ export type DefectName = keyof typeof CATALOG;
 export const DEFECTS: Record<string, DefectInfo> = CATALOG;
 
 /** The defects fixed probes are meant to catch (seeded-defects.test.ts); fuzz-only ones have their own self-test. */
-export const PROBED_DEFECTS: Record<string, DefectInfo> = Object.fromEntries(Object.entries(CATALOG).filter(([, d]) => (d as DefectInfo).foundBy !== 'fuzz'));
+export const PROBED_DEFECTS: Record<string, DefectInfo> = Object.fromEntries(Object.entries(CATALOG).filter(([, d]) => (d as DefectInfo).foundBy === undefined));
 
 export function isDefectName(name: string): name is DefectName {
   return Object.prototype.hasOwnProperty.call(CATALOG, name);

@@ -18,6 +18,7 @@ import { handleBrainChat, handleChatCompletions } from './chat.ts';
 import { handleListModels, handleRetrieveModel, SERVICE_MODELS } from './models.ts';
 import { handleUnavailable } from './unavailable.ts';
 import { startEngine } from './engine-reply.ts';
+import { goesAway } from './goes-away.ts';
 
 export type { ReferenceOptions, LatencyOptions, RateWindow, ReceivedRequest } from './options.ts';
 export { referenceOptionsFromEnv } from './options.ts';
@@ -52,6 +53,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
   const server = http.createServer((req, res) => {
     // Stryker disable next-line all: [not-api] onRequest
     record?.({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } });
+    if (resolved.defect === 'target-dies-mid-run' && goesAway(state.counters.requests + 1, server, sockets)) return;
     onRequest(state, req, res);
   });
   // keep-alive-timeout (legal): node advertises "Keep-Alive: timeout=1" and closes idle connections after it.

@@ -7,6 +7,7 @@ import { harnessErrorAdvice, isHarnessError, type Results } from '../../lib/run/
 import { redact } from '../../lib/run/redact.ts';
 import { comparisonLine } from './history.ts';
 import { throttleLine } from './throttle.ts';
+import { targetDownLine } from '../../lib/run/target-down.ts';
 import {
   LABEL, clauseRows, clientMatrix, failingTests, modeLine, oneLine, outcome, reasonOf, worst,
   type ClauseOutcome, type ClauseRow,
@@ -74,6 +75,7 @@ export function renderConsole(results: Results, opts: { color?: boolean } = {}):
   lines.push('', `${s.pass} passed, ${s.fail} failed${expected ? ` (${expected} expected)` : ''}, ${s.error ?? 0} errors, ${s.flaky ?? 0} flaky, ${s.warn} warnings, ${s.info} info, ${s.inconclusive} inconclusive, ${s.skip} skipped (${results.tests.length} tests, ${(results.durationMs / 1000).toFixed(1)} s, Node ${results.chatgate.node})`);
   const throttled = throttleLine(results);
   if (throttled) lines.push(throttled);
+  if (results.targetDown) lines.push(targetDownLine(results.targetDown, results.startedAt));
   lines.push(comparisonLine(results.comparison));
   lines.push(verdictLine(results));
   return redact(lines.join('\n'));

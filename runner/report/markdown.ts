@@ -7,6 +7,7 @@ import { harnessErrorAdvice, isHarnessError, type Results } from '../../lib/run/
 import { redact } from '../../lib/run/redact.ts';
 import { comparisonLine } from './history.ts';
 import { throttleLine } from './throttle.ts';
+import { targetDownLine } from '../../lib/run/target-down.ts';
 import {
   LABEL, OUTCOMES, clauseRows, clientMatrix, failingTests, isFailing, modeLine, oneLine, outcome, outcomeCounts, reasonOf,
   sectionTable, worst, type ClauseOutcome,
@@ -47,6 +48,7 @@ export function renderMarkdown(results: Results): string {
   }
   out.push(row(['**All**', ...shownOutcomes.map((o) => `**${counts[o]}**`), `**${rows.filter((r) => r.outcome === 'no-test').length}**`]), '');
 
+  if (results.targetDown) out.push(`**${text(targetDownLine(results.targetDown, results.startedAt))}**`, '');
   const errors = results.tests.filter(isHarnessError);
   if (errors.length) {
     out.push(`### Harness errors (${errors.length})`, '', 'Not verdicts on the target: the run could not judge these tests, and they fail the run.', '');

@@ -21,6 +21,10 @@ export interface ExchangeSummary {
   source?: ExchangeSource;
   method: string;
   url: string;
+  /** When the request was sent (ms since the epoch), where the sender knows it. */
+  sentAt?: number;
+  /** The request asked for a stream. */
+  requestedStream?: true;
   status?: number;
   transportError?: string;
   /** For status >= 400: what is wrong with the error body (empty = fine). */
