@@ -219,6 +219,8 @@ const CATALOG = {
   'stream-utf8-split': { clauses: ['EV-4'], description: 'Streamed replies quote the request\'s non-ASCII words, each cut by bytes inside its first multi-byte character across two deltas, each half decoded alone (U+FFFD in the reply).' },
   'chunked-body-refused': { clauses: ['CHAT-1', 'SVC-5'], description: 'A request body sent with Transfer-Encoding: chunked (no Content-Length) is refused with 411 Length Required (RFC 9112 §6.1 requires a server to accept it).' },
   'oversize-drops-connection': { clauses: ['ERR-1'], description: 'A request body above the 1 MiB limit gets no answer: the connection is dropped.' },
+  // --- content, a stream's form, limits and routes as real servers meet them ---
+  'finish-chunk-restates-reply': { clauses: ['EV-12'], description: 'Streams send ordinary deltas, then the finishing chunk repeats the whole reply in its delta.content (every client shows the reply twice).' },
   // --- a target that goes away mid-run (its own run self-test: later tests are errors, selftest/e2e/target-down.test.ts) ---
   'target-dies-mid-run': { clauses: ['SVC-1'], foundBy: 'outage', description: 'After 40 requests the server stops listening and drops every connection (as a process that runs out of memory): the request in flight is cut, every later one refused.' },
 } satisfies Record<string, DefectInfo>;

@@ -39,6 +39,8 @@ const ALONE: Record<string, RegExp> = {
   'snapshot-deltas-gateway': /the first three: "(\w+)", "\1 (\w+)", "\1 \2 \w+"/,
   // A correct stream under text/plain: the type's clauses, never SVC-1 (the request asked for a stream).
   'stream-wrong-content-type': /text\/plain/,
+  // Ordinary deltas, then a finishing chunk with the whole reply: one restatement, not snapshots.
+  'finish-chunk-restates-reply': /restates the reply so far \(the \d+ deltas before it, \d+ characters\)/,
 };
 
 // The section files that hold tests of a clause (its id appears there as a literal). A
