@@ -18,6 +18,7 @@ import { parseSse } from '../lib/http/sse-reader.ts';
 import { DeltaSnapshotWatch } from '../lib/spec/cumulative-deltas.ts';
 import { contentDeltaCount } from '../lib/spec/rules/stream-rules.ts';
 import { asksForStream, judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
+import { judgeReplyContent } from '../lib/spec/rules/reply-content.ts';
 import { ANSWER_BYTES as PREFLIGHT_ANSWER_BYTES } from '../lib/http/preflight.ts';
 
 /** The title of the test whose code is running (clause() sets it), for the run-wide checks' messages. */
@@ -80,6 +81,14 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
     ...(isStream ? { streamData: p.streamData ?? sseData(text) } : {}),
     ...(requestedStream ? { requestedStream } : {}),
   });
+  const content = judgeReplyContent({
+    method: p.method, path: pathOf(p.url), status: p.status, contentType: p.headers['content-type'], text, request: parseJson(p.requestBody ?? ''),
+    ...(isStream ? { streamData: p.streamData ?? sseData(text) } : {}),
+  });
+  if (content) {
+    s.content = content;
+    if (content.seen) s.bodyExcerpt ??= redact(text.slice(0, 300));
+  }
   if (success) {
     s.success = success;
     if (success.some((j) => j.seen)) s.bodyExcerpt = redact(text.slice(0, 300));

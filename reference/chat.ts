@@ -8,6 +8,7 @@ import { BRAIN_MODEL_PREFIX, resolveBrain } from './brains.ts';
 import { badRequest, forbidden, notFound, overloaded, serverError } from './errors.ts';
 import { completionBody, planReply } from './completion.ts';
 import { DONE, planStream } from './stream-plan.ts';
+import { contentDropped, nullContent, withoutContent } from './capped-content.ts';
 import { SseWriter } from './sse-writer.ts';
 import { sleep } from './latency.ts';
 import { SCOPE_BRAINS_INVOKE } from './keys.ts';
@@ -138,6 +139,8 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
     // Fuzz-only defect: right-to-left text in the request loses the [DONE].
     // Stryker disable next-line all: [gate] fuzz-rtl-stream-no-done EV-6; killed: BRAIN-5
     if (rtlStreamDefect(ctx, req)) steps = steps.filter((s) => !(s.kind === 'data' && s.payload === DONE));
+    // Stryker disable next-line all: [gate] capped-content-null EV-4
+    if (contentDropped(ctx, req)) steps = withoutContent(steps);
     // Stryker disable next-line all: [unreached]
     if (job) return playEngineStream(ctx, steps, job, plan.choices.length);
     await new SseWriter(ctx).play(steps, {
@@ -163,6 +166,8 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
     if (n % 20 === 0) return sendBody(ctx, 200, 'application/json', '');
   }
   const body = completionBody(ctx, plan);
+  // Stryker disable next-line all: [gate] capped-content-null RES-MSG-1
+  if (contentDropped(ctx, req)) nullContent(body);
   if (ctx.defect('cc-json-as-text')) {
     await sendBody(ctx, 200, 'text/plain', JSON.stringify(body));
     return;

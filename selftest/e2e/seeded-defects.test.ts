@@ -41,6 +41,8 @@ const ALONE: Record<string, RegExp> = {
   'stream-wrong-content-type': /text\/plain/,
   // Ordinary deltas, then a finishing chunk with the whole reply: one restatement, not snapshots.
   'finish-chunk-restates-reply': /restates the reply so far \(the \d+ deltas before it, \d+ characters\)/,
+  // Content judged on every reply: a capped one's null content (RES-MSG-1) and contentless stream (EV-4).
+  'capped-content-null': /message\.content null|"" from \d+ chunks/,
 };
 
 // The section files that hold tests of a clause (its id appears there as a literal). A
