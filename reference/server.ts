@@ -19,6 +19,7 @@ import { handleListModels, handleRetrieveModel, SERVICE_MODELS } from './models.
 import { handleUnavailable } from './unavailable.ts';
 import { startEngine } from './engine-reply.ts';
 import { goesAway } from './goes-away.ts';
+import { limitAsStreamEvent } from './limit-stream.ts';
 
 export type { ReferenceOptions, LatencyOptions, RateWindow, ReceivedRequest } from './options.ts';
 export { referenceOptionsFromEnv } from './options.ts';
@@ -183,6 +184,8 @@ async function handle(ctx: RequestContext): Promise<void> {
       return;
     }
     if (ctx.defect('ratelimit-as-500')) throw serverError('Internal error.');
+    // Stryker disable next-line all: [gate] ratelimit-stream-200-error LIM-1 EV-3
+    if (ctx.defect('ratelimit-stream-200-error') && (await asksForStream(ctx, match))) return sendBody(ctx, 200, 'text/event-stream', limitAsStreamEvent());
     const err = new ApiError(
       429,
       'rate_limit_error',

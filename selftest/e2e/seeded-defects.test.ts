@@ -43,6 +43,8 @@ const ALONE: Record<string, RegExp> = {
   'finish-chunk-restates-reply': /restates the reply so far \(the \d+ deltas before it, \d+ characters\)/,
   // Content judged on every reply: a capped one's null content (RES-MSG-1) and contentless stream (EV-4).
   'capped-content-null': /message\.content null|"" from \d+ chunks/,
+  // The rate-limit probe sends both forms: an over-limit stream answered 200 with an error payload.
+  'ratelimit-stream-200-error': /event stream carrying an error payload|event \d+: /,
 };
 
 // The section files that hold tests of a clause (its id appears there as a literal). A

@@ -36,6 +36,7 @@ describe('content on every reply', () => {
     expect(judgeReplyContent({ ...chat, text: 'not json' })).toBeUndefined();
     expect(judgeReplyContent({ ...chat, text: '{"reply": "x"}' })).toBeUndefined();
     expect(judgeReplyContent(stream([]))).toBeUndefined();
+    expect(judgeReplyContent(stream(['{"error": {"message": "limit"}}']))).toBeUndefined();
     expect(mayOmitText({ max_tokens: 1 })).toBe(false);
     expect(mayOmitText({ tools: [] })).toBe(true);
     expect(mayOmitText(undefined)).toBe(false);

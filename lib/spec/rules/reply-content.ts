@@ -52,7 +52,8 @@ export function judgeReplyContent(a: { method: string; path: string; status?: nu
   if (a.method.toUpperCase() !== 'POST' || !/\/chat\/completions\/?$/.test(a.path)) return undefined;
   if (a.streamData || /^text\/event-stream/i.test(a.contentType ?? '')) {
     const r = readEvents((a.streamData ?? []).map((data) => ({ data })));
-    if (r.chunks.length === 0) return undefined; // no chunk: EV-2/EV-3/EV-6 say what broke
+    // No chunk with choices (an error object where chunks belong): EV-2/EV-3/EV-6 say what broke.
+    if (!r.chunks.some((c) => Array.isArray(c.choices))) return undefined;
     const seen = streamContentSeen(r, a.request);
     return { clause: 'EV-4', ...(seen ? { seen } : {}) };
   }
