@@ -223,6 +223,7 @@ const CATALOG = {
   'finish-chunk-restates-reply': { clauses: ['EV-12'], description: 'Streams send ordinary deltas, then the finishing chunk repeats the whole reply in its delta.content (every client shows the reply twice).' },
   'capped-content-null': { clauses: ['RES-MSG-1', 'EV-4'], description: 'A request with max_tokens gets no text as a string: message.content null in a completion, no delta.content in any chunk of a stream (finish_reason "length").' },
   'ratelimit-stream-200-error': { clauses: ['LIM-1', 'EV-3'], description: 'A streaming request past the rate limit is answered 200 with an event stream whose one payload is an error object (then [DONE]); plain requests get the 429.' },
+  'scope-skipped-on-route-spelling': { clauses: ['AUTH-6'], description: 'The router takes a route in any case, with doubled or trailing slashes and percent-encoded characters, but the brain route\'s scope check is bound to the exact path: a key without brains:invoke is served on POST /v1/Brains/{id}/Chat, /v1/brains/{id}//chat, /v1/brains/{id}/chat/.' },
   // --- a target that goes away mid-run (its own run self-test: later tests are errors, selftest/e2e/target-down.test.ts) ---
   'target-dies-mid-run': { clauses: ['SVC-1'], foundBy: 'outage', description: 'After 40 requests the server stops listening and drops every connection (as a process that runs out of memory): the request in flight is cut, every later one refused.' },
 } satisfies Record<string, DefectInfo>;

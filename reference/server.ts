@@ -20,6 +20,7 @@ import { handleUnavailable } from './unavailable.ts';
 import { startEngine } from './engine-reply.ts';
 import { goesAway } from './goes-away.ts';
 import { limitAsStreamEvent } from './limit-stream.ts';
+import { routedPath } from './route-spelling.ts';
 
 export type { ReferenceOptions, LatencyOptions, RateWindow, ReceivedRequest } from './options.ts';
 export { referenceOptionsFromEnv } from './options.ts';
@@ -145,7 +146,7 @@ async function handle(ctx: RequestContext): Promise<void> {
   // route-trailing-slash: one trailing slash after a route's path is the route.
   const path = ctx.defect('route-unanchored') ? (/\/v1\/(?:brains\/[^/]+\/chat|models\/[^/]+)(?=\/|$)/.exec(ctx.path)?.[0] ?? ctx.path)
     : ctx.variant('route-trailing-slash') && /^\/v1\/.+\/$/.test(ctx.path) ? ctx.path.slice(0, -1) : ctx.path;
-  const match = matchRoute(path, ctx.defect('brain-route-missing'));
+  const match = matchRoute(routedPath(ctx, path), ctx.defect('brain-route-missing'));
 
   // auth-after-validation: the defect checks the request before the caller.
   if (ctx.defect('auth-after-validation') && (await validateBeforeAuth(ctx, match))) return;
