@@ -102,7 +102,7 @@ function probeOnce(): Promise<Probe> {
         if (payload && !p.streamError) p.streamError = { ex, payload: payload.data, afterLimit };
       }
     }
-    const times = r.answers.filter((a) => a.value.status !== undefined).map((a) => a.value.durationMs).sort((a, b) => a - b);
+    const times = r.answers.filter((a) => a.value.ex.status !== undefined).map((a) => a.value.ex.durationMs).sort((a, b) => a - b);
     if (times.length) p.medianMs = times[Math.floor(times.length / 2)];
     // From the first 429 to the recovery answer no other request of the run goes out:
     // where all keys share one budget, the rest of the run would otherwise spend what
