@@ -4,6 +4,7 @@
 import type { ChatRequest } from './chat-request.ts';
 import type { RequestContext } from './request-context.ts';
 import type { StreamStep } from './stream-plan.ts';
+// Stryker disable all: [gate] capped-content-null RES-MSG-1 EV-4
 
 export function contentDropped(ctx: RequestContext, req: ChatRequest): boolean {
   return ctx.defect('capped-content-null') && req.maxTokens !== undefined;

@@ -3,6 +3,7 @@
 // the one of the request that arrives included: later requests are refused.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+// Stryker disable all: [gate] target-dies-mid-run SVC-1
 
 /** Requests served before the server goes away (a run of a few suite files sends more). */
 export const SERVED_BEFORE_DYING = 40;
