@@ -48,8 +48,10 @@ export function findTargetDown(exchanges: readonly ExchangeSummary[]): TargetDow
   // Several senders met it: one probe's own dropped connections are its clause's business.
   if (new Set(tail.map((e) => `${e.source ?? ''}:${e.test ?? ''}`)).size < 2) return undefined;
   const first = tail[0]!.at ?? 0;
-  // Refused: the request never reached a server. Any other loss of a request sent before the first failure: it was in flight.
-  const inFlight = tail.filter((e) => !REFUSED.test(e.transportError!) && (e === tail[0] || sentOf(e) < first));
+  // Refused: the request never reached a server, unless a first attempt on a kept-alive connection was cut before the
+  // resend was refused. Any such loss of a request sent before the first failure: it was in flight.
+  const cut = (e: ExchangeSummary) => !REFUSED.test(e.transportError!) || (!!e.reuseRetry && !REFUSED.test(e.reuseRetry.error));
+  const inFlight = tail.filter((e) => cut(e) && (e === tail[0] || sentOf(e) < first));
   return {
     since: new Date(first).toISOString(),
     lastAnswer: { method: lastAnswer.method, path: pathOf(lastAnswer.url), status: lastAnswer.status!, ...(lastAnswer.test ? { test: lastAnswer.test } : {}), curl: lastAnswer.curl },

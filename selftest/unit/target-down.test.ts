@@ -40,6 +40,14 @@ describe('a target that goes away mid-run', () => {
     expect(extra).toEqual([expect.objectContaining({ id: 'run-wide/target-down', clause: 'EV-10', verdict: 'fail', seen: expect.stringMatching(/1 request\(s\) in flight .*connection reset/) })]);
   });
 
+  it('a request cut on a kept-alive connection and refused when sent again was in flight', () => {
+    at = 4_000_000;
+    const exchanges = [ok('A'), refused('C'), refused('D'), refused('E'), refused('F')];
+    exchanges[1]!.reuseRetry = { error: 'connection reset before any response', firstSeq: 1 };
+    exchanges[1]!.sentAt = exchanges[1]!.at! - 5;
+    expect(findTargetDown(exchanges)!.inFlight).toEqual([expect.objectContaining({ test: 'C', error: 'connection refused' })]);
+  });
+
   it('is not an outage: answers to the end, too few refusals, one sender, resets without refusals', () => {
     at = 3_000_000;
     expect(findTargetDown([refused('A'), ok('B')])).toBeUndefined();
