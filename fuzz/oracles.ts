@@ -15,6 +15,7 @@ import { checkResponse, JUDGED_BY_FUZZ_TESTS } from '../lib/spec/rules/response-
 import * as ev from '../lib/spec/rules/stream-rules.ts';
 import { validate } from '../lib/spec/schema-validator.ts';
 import { readStream } from '../lib/spec/rules/stream-reading.ts';
+import { streamContentSeen } from '../lib/spec/rules/reply-content.ts';
 import type { CaseKind, FuzzCase } from './generators.ts';
 
 export type FuzzClause =
@@ -50,11 +51,6 @@ function judgesStream(c: FuzzCase, ex: Exchange): boolean {
   return c.route === 'chat' || ex.status === undefined || ex.mediaType === 'text/event-stream';
 }
 
-/** Parameters whose honouring may legitimately leave a reply without text (tool calls, JSON mode). */
-function mayOmitText(c: FuzzCase): boolean {
-  const b = (c.body ?? {}) as Record<string, unknown>;
-  return ['tools', 'tool_choice', 'functions', 'function_call', 'response_format', 'logit_bias', 'stop', 'max_tokens', 'max_completion_tokens'].some((k) => k in b);
-}
 
 /** CHAT-8 speaks of requests with parameters or extra fields: a body with nothing beyond model/messages/stream is not its business. */
 function hasExtras(c: FuzzCase): boolean {
@@ -155,10 +151,9 @@ export function judge(c: FuzzCase, ex: Exchange, base: Baseline = NO_BASELINE): 
 function completionProblem(c: FuzzCase, ex: Exchange, base: Baseline): string | undefined {
   if (ex.error) return `HTTP 200 cut short: ${ex.error.message}`;
   if (ex.json === undefined) return `HTTP 200 with a body that is not JSON (${ex.headers['content-type'] ?? 'no Content-Type'}): ${(ex.text ?? '').slice(0, 80)}`;
-  const lenient = mayOmitText(c);
   const errors = validate('chat-completion', ex.json).errors
-    // With tools or JSON mode a reply may hold tool calls and content null; finish_reason may be anything.
-    .filter((e) => !(lenient && /^\/choices\/\d+\/message\/content$/.test(e.pointer)))
+    // message.content is RES-MSG-1's, judged on every reply by the per-response table (lib/spec/rules/reply-content.ts).
+    .filter((e) => !/^\/choices\/\d+\/message\/content$/.test(e.pointer))
     .filter((e) => !base.completion.has(violationKey(e.pointer, e.keyword)));
   return errors.length ? `HTTP 200 with ${errors.slice(0, 3).map((e) => `${e.message} [${e.clause}]`).join('; ')}` : undefined;
 }
@@ -188,6 +183,8 @@ function allStreamBreaches(c: FuzzCase, ex: Exchange): Breach[] {
   breach(ev.done(r));
   // "stop" on a normal completion: with max_tokens/stop/tools the end may be "length" or "tool_calls"; only the count and the order are judged.
   breach(ev.finishes(r)[0]);
-  if (!mayOmitText(c) && r.chunks.length) breach(ev.content(r));
+  // EV-4 by the one rule (a token cap is no exception: it leaves a string content at least).
+  const empty = streamContentSeen(r, c.body);
+  if (empty) found.push({ clause: 'EV-4', expected: 'non-empty delta.content for choice 0', seen: empty });
   return found;
 }

@@ -19,6 +19,8 @@
 // A probe declares its streaming form (`stream: 'twin'`: the harness registers the
 // same probe with stream: true, id "<id>-stream", title "<title> (stream: true)"; or
 // `stream: { none: why }`, shown by --list-tests), as test262 declares flags.
+// Likewise `spellings: true` registers the probe once per route spelling a router may take
+// for the route (harness/route-spellings.ts), id "<id>/spelled-<spelling>".
 // A failure carries the requirement, what was expected, what was seen, the response
 // and a curl command that reproduces it (h2spec / Schemathesis style).
 import { test } from 'vitest';
@@ -34,6 +36,7 @@ import { config, currentTest } from './target.ts';
 import { runContext } from '../lib/run/run-context.ts';
 import { THROTTLE_ALLOWANCE_MS, THROTTLED } from '../lib/run/back-off.ts';
 import { exchangeContext, exchangeErrorBodyProblems } from './exchange-log.ts';
+import { ROUTE_SPELLINGS, type RouteSpelling } from './route-spellings.ts';
 
 declare module '@vitest/runner' {
   interface TaskMeta {
@@ -59,6 +62,10 @@ export interface ClauseContext {
   readonly clause: ClauseId;
   /** true in the streaming twin of a probe declared with `stream: 'twin'` (send the request with stream: true). */
   readonly stream: boolean;
+  /** The route spelling of this form of a probe declared with `spellings` (undefined: the exact spelling). */
+  readonly spelling?: RouteSpelling;
+  /** The path as this form spells it (the path itself in the exact form). */
+  spell(path: string): string;
   readonly level: Level;
   /** Judged checks made so far (a pass needs at least one); reaching the server is not one. */
   readonly checks: number;
@@ -110,6 +117,12 @@ export interface ClauseOptions {
    * `{ none }`: why it has none (shown by --list-tests).
    */
   stream?: 'twin' | { twinId: string } | { none: string };
+  /**
+   * The route's other spellings (harness/route-spellings.ts): the harness registers the
+   * probe once more per spelling, id `<id>/spelled-<spelling>`, title `<title> (route
+   * spelled ...)`, with `t.spelling` set (plain form only: the streaming twin keeps the exact route).
+   */
+  spellings?: true;
 }
 
 type TestFn = (t: ClauseContext) => Promise<void>;
@@ -123,10 +136,14 @@ export function clause(...args: [string, ClauseId, string, TestFn, ClauseOptions
     : [undefined, ...(args as [ClauseId, string, TestFn, ClauseOptions?])];
   const form = opts.stream;
   register(testId, id, title, fn, opts, false);
-  if (form === undefined || (typeof form === 'object' && 'none' in form)) return;
-  if (testId === undefined) throw new Error(`${id} ${title}: a streaming twin needs the probe's stable id`);
-  // The twin: the same probe with stream: true, right after it in the file's order.
-  register(typeof form === 'object' && 'twinId' in form ? form.twinId : `${testId}-stream`, id, `${title} (stream: true)`, fn, opts, true);
+  if (form !== undefined && !(typeof form === 'object' && 'none' in form)) {
+    if (testId === undefined) throw new Error(`${id} ${title}: a streaming twin needs the probe's stable id`);
+    // The twin: the same probe with stream: true, right after it in the file's order.
+    register(typeof form === 'object' && 'twinId' in form ? form.twinId : `${testId}-stream`, id, `${title} (stream: true)`, fn, opts, true);
+  }
+  if (!opts.spellings) return;
+  if (testId === undefined) throw new Error(`${id} ${title}: route spellings need the probe's stable id`);
+  for (const sp of ROUTE_SPELLINGS) register(`${testId}/spelled-${sp.id}`, id, `${title} (route spelled ${sp.title})`, fn, opts, false, sp);
 }
 
 /** Why a test has no streaming form, in its metadata from collection on (--list-tests shows it). */
@@ -134,7 +151,7 @@ export function noStreamFormOf(opts: ClauseOptions): string | undefined {
   return typeof opts.stream === 'object' && 'none' in opts.stream ? opts.stream.none : undefined;
 }
 
-function register(testId: string | undefined, id: ClauseId, title: string, fn: TestFn, opts: ClauseOptions, stream: boolean): void {
+function register(testId: string | undefined, id: ClauseId, title: string, fn: TestFn, opts: ClauseOptions, stream: boolean, spelling?: RouteSpelling): void {
   if (testId !== undefined && !TEST_ID.test(testId)) throw new Error(`test id "${testId}" of ${id} ${title}: ids are "<suite file>/<slug>", lower case (TEST_ID)`);
   const def = CLAUSES[id];
   const level = opts.level ?? def.level;
@@ -157,7 +174,7 @@ function register(testId: string | undefined, id: ClauseId, title: string, fn: T
     let attached: Exchange | undefined;
     let fallbackCurl: string | undefined;
     const throttledOut: string[] = [];
-    const t = makeContext(id, level, stream, observations, rec, (ex) => { attached = ex; }, (c) => { fallbackCurl = c; }, (w) => { throttledOut.push(w); });
+    const t = makeContext(id, level, stream, observations, rec, (ex) => { attached = ex; }, (c) => { fallbackCurl = c; }, (w) => { throttledOut.push(w); }, spelling);
     // A 429 met by a test that does not judge rate limits is never its verdict: once a
     // request's back-off budget is spent on 429s, the test is inconclusive.
     const throttledNote = (exs: Exchange[]) => {
@@ -227,13 +244,15 @@ function register(testId: string | undefined, id: ClauseId, title: string, fn: T
   });
 }
 
-function makeContext(id: ClauseId, level: Level, stream: boolean, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void, throttledOut: (what: string) => void): ClauseContext {
+function makeContext(id: ClauseId, level: Level, stream: boolean, observations: string[], rec: TestRecord, attach: (ex: Exchange) => void, reproduce: (curl: string) => void, throttledOut: (what: string) => void, spelling?: RouteSpelling): ClauseContext {
   let checks = 0;
   const reached = new Set<Exchange>(); // each response once, however many helpers read it
   const t: ClauseContext = {
     clause: id,
     level,
     stream,
+    spelling,
+    spell: (path) => (spelling ? spelling.spell(path) : path),
     get checks() { return checks; },
     get reached() { return reached.size; },
     fail(expected, seen, ex) { checks++; throw new Violation(expected, seen, ex); },

@@ -17,7 +17,8 @@ import { echoedSecretLabels, redact, redactDeep } from '../lib/run/redact.ts';
 import { parseSse } from '../lib/http/sse-reader.ts';
 import { DeltaSnapshotWatch } from '../lib/spec/cumulative-deltas.ts';
 import { contentDeltaCount } from '../lib/spec/rules/stream-rules.ts';
-import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
+import { asksForStream, judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
+import { judgeReplyContent } from '../lib/spec/rules/reply-content.ts';
 import { ANSWER_BYTES as PREFLIGHT_ANSWER_BYTES } from '../lib/http/preflight.ts';
 
 /** The title of the test whose code is running (clause() sets it), for the run-wide checks' messages. */
@@ -41,6 +42,10 @@ export interface ExchangeParts {
   reuseRetry?: ReuseRetry;
   /** The data payloads of an event stream, when the sender parsed them already (else read from `text`). */
   streamData?: string[];
+  /** The request's body (its form: whether it asked for a stream). */
+  requestBody?: string;
+  /** When the request was sent (ms since the epoch). */
+  sentAt?: number;
 }
 
 /** The error-body rule (lib/spec/error-body.ts) applied to an exchange; a transport failure is its own problem. */
@@ -60,18 +65,30 @@ export function summariseParts(p: ExchangeParts, test?: string): ExchangeSummary
     seq: p.seq ?? 0, at: Date.now(), test, ...(p.source ? { source: p.source } : {}), method: p.method, url: p.url, status: p.status,
     transportError: p.transportError, keyEchoes: p.keyEchoes ?? echoedSecrets(p.headers, text), curl: p.curl,
     ...(p.reuseRetry ? { reuseRetry: p.reuseRetry } : {}),
+    ...(p.sentAt !== undefined ? { sentAt: p.sentAt } : {}),
   };
   if (p.status !== undefined && p.status < 300 && (p.streamData || /^text\/event-stream/i.test(p.headers['content-type'] ?? ''))) {
     Object.assign(s, streamEvidence(p.streamData ?? sseData(text)));
   }
-  const isStream = /^text\/event-stream/i.test(p.headers['content-type'] ?? '');
+  const requestedStream = asksForStream(p.requestBody);
+  if (requestedStream) s.requestedStream = true;
+  const isStream = requestedStream || /^text\/event-stream/i.test(p.headers['content-type'] ?? '');
   // The preflight reads only the start of its answer: a body that long is cut by us, no evidence.
   const cutByPreflight = p.source === 'preflight' && Buffer.byteLength(text, 'utf8') >= PREFLIGHT_ANSWER_BYTES - 4;
   const success = judgeSuccessBody({
     method: p.method, path: pathOf(p.url), status: p.status, contentType: p.headers['content-type'], text,
     transportError: cutByPreflight ? `the preflight read only its first ${PREFLIGHT_ANSWER_BYTES} bytes (our cap exceeded)` : p.transportError,
     ...(isStream ? { streamData: p.streamData ?? sseData(text) } : {}),
+    ...(requestedStream ? { requestedStream } : {}),
   });
+  const content = judgeReplyContent({
+    method: p.method, path: pathOf(p.url), status: p.status, contentType: p.headers['content-type'], text, request: parseJson(p.requestBody ?? ''),
+    ...(isStream ? { streamData: p.streamData ?? sseData(text) } : {}),
+  });
+  if (content) {
+    s.content = content;
+    if (content.seen) s.bodyExcerpt ??= redact(text.slice(0, 300));
+  }
   if (success) {
     s.success = success;
     if (success.some((j) => j.seen)) s.bodyExcerpt = redact(text.slice(0, 300));
@@ -116,6 +133,8 @@ export function summarise(ex: Exchange, test?: string, source?: ExchangeSource):
     text: ex.text, transportError: ex.error?.message ?? (ex.cancelled ? 'the client aborted it on purpose (cancelled)' : undefined), keyEchoes: ex.keyEchoes, curl: ex.curl,
     ...(ex.reuseRetry ? { reuseRetry: ex.reuseRetry } : {}),
     ...(ex.stream ? { streamData: ex.stream.events.map((e) => e.data) } : {}),
+    ...(ex.request.body !== undefined ? { requestBody: ex.request.body } : {}),
+    sentAt: Date.now() - ex.durationMs,
   }, test);
 }
 

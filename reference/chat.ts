@@ -9,6 +9,8 @@ import { badRequest, forbidden, notFound, overloaded, serverError } from './erro
 import { completionBody, planReply } from './completion.ts';
 import { planStream } from './stream-plan.ts';
 import { DONE, SseWriter } from './sse-writer.ts';
+import { contentDropped, nullContent, withoutContent } from './capped-content.ts';
+import { scopeSkipped } from './route-spelling.ts';
 import { sleep } from './latency.ts';
 import { SCOPE_BRAINS_INVOKE } from './keys.ts';
 import { engineDone, playEngineStream } from './engine-reply.ts';
@@ -100,7 +102,8 @@ export async function handleBrainChat(ctx: RequestContext, brainId: string, mode
   // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: [gate] stream flag
   const streaming = (body as { stream?: unknown }).stream === true;
   // Stryker disable next-line ConditionalExpression: [gate] auth-after-validation stream-validated-before-auth AUTH-4; killed: AUTH-6
-  if (mode === 'serve') {
+  // Stryker disable next-line ConditionalExpression: [gate] scope-skipped-on-route-spelling AUTH-6
+  if (mode === 'serve' && !scopeSkipped(ctx)) {
     const denied = checkBrainScope(ctx, 'route', streaming);
     if (denied) throw denied;
   }
@@ -144,6 +147,8 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
     // Fuzz-only defect: right-to-left text in the request loses the [DONE].
     // Stryker disable next-line all: [gate] fuzz-rtl-stream-no-done EV-6; killed: BRAIN-5
     if (rtlStreamDefect(ctx, req)) steps = steps.filter((s) => !(s.kind === 'data' && s.payload === DONE));
+    // Stryker disable next-line all: [gate] capped-content-null EV-4
+    if (contentDropped(ctx, req)) steps = withoutContent(steps);
     // Stryker disable next-line all: [unreached]
     if (job) return playEngineStream(ctx, steps, job, plan.choices.length);
     await (ctx.defect('stream-buffered-until-end') ? new BufferedSseWriter(ctx) : new SseWriter(ctx)).play(steps, {
@@ -169,6 +174,8 @@ async function reply(ctx: RequestContext, req: ChatRequest, target: Target): Pro
     if (n % 20 === 0) return sendBody(ctx, 200, 'application/json', '');
   }
   const body = completionBody(ctx, plan);
+  // Stryker disable next-line all: [gate] capped-content-null RES-MSG-1
+  if (contentDropped(ctx, req)) nullContent(body);
   if (ctx.defect('cc-json-as-text')) {
     await sendBody(ctx, 200, 'text/plain', JSON.stringify(body));
     return;

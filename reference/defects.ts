@@ -12,8 +12,8 @@ export interface DefectInfo {
   /** Typed: a clause id that is not in the registry is a compile error. */
   clauses: ClauseId[];
   description: string;
-  /** 'fuzz': only generated requests find it; the fixed probes pass clean on its clauses. */
-  foundBy?: 'fuzz';
+  /** 'fuzz': only generated requests find it; the fixed probes pass clean on its clauses. 'outage': the target goes away (later tests are errors), its own self-test. */
+  foundBy?: 'fuzz' | 'outage';
 }
 
 const CATALOG = {
@@ -104,7 +104,7 @@ const CATALOG = {
 
   // --- streaming ------------------------------------------------------------------
   'stream-ignored': { clauses: ['SVC-5', 'EV-1'], description: 'stream: true is answered with a plain JSON completion.' },
-  'stream-wrong-content-type': { clauses: ['EV-1'], description: 'Streams are served as text/plain.' },
+  'stream-wrong-content-type': { clauses: ['EV-1', 'SVC-5', 'BRAIN-5'], description: 'Streams are served as text/plain (a correct event stream otherwise: SVC-1 must not fail on it).' },
   'stream-no-data-prefix': { clauses: ['EV-2', 'EV-4'], description: 'Stream payloads are raw JSON lines without a data: field.' },
   'stream-single-newlines': { clauses: ['EV-3'], description: 'Events are separated by a single newline (no blank line), so data lines merge.' },
   'stream-last-event-unterminated': { clauses: ['EV-2'], description: 'The final "data: [DONE]" is not followed by a blank line.' },
@@ -224,6 +224,13 @@ const CATALOG = {
   'replies-swapped-after-cancel': { clauses: ['SVC-9'], description: 'The same swap, only after a client has gone away mid-reply (the March 2023 incident\'s shape); streams take 20 ms a chunk so a client can leave one.' },
   'cancelled-stream-keeps-slot': { clauses: ['SVC-10'], description: 'The engine model is on with 8 slots, and a cancelled stream keeps its slot, decoding to its end for nobody.' },
   'stream-buffered-until-end': { clauses: ['EV-13'], description: 'Streams of 48 words are generated at 30 ms a chunk and held, then delivered in one write at their end (a buffering proxy in front).' },
+  // --- content, a stream's form, limits and routes as real servers meet them ---
+  'finish-chunk-restates-reply': { clauses: ['EV-12'], description: 'Streams send ordinary deltas, then the finishing chunk repeats the whole reply in its delta.content (every client shows the reply twice).' },
+  'capped-content-null': { clauses: ['RES-MSG-1', 'EV-4'], description: 'A request with max_tokens gets no text as a string: message.content null in a completion, no delta.content in any chunk of a stream (finish_reason "length").' },
+  'ratelimit-stream-200-error': { clauses: ['LIM-1', 'EV-3'], description: 'A streaming request past the rate limit is answered 200 with an event stream whose one payload is an error object (then [DONE]); plain requests get the 429.' },
+  'scope-skipped-on-route-spelling': { clauses: ['AUTH-6'], description: 'The router takes a route in any case, with doubled or trailing slashes and percent-encoded characters, but the brain route\'s scope check is bound to the exact path: a key without brains:invoke is served on POST /v1/Brains/{id}/Chat, /v1/brains/{id}//chat, /v1/brains/{id}/chat/.' },
+  // --- a target that goes away mid-run (its own run self-test: later tests are errors, selftest/e2e/target-down.test.ts) ---
+  'target-dies-mid-run': { clauses: ['SVC-1'], foundBy: 'outage', description: 'After 40 requests the server stops listening and drops every connection (as a process that runs out of memory): the request in flight is cut, every later one refused.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;
@@ -231,7 +238,7 @@ export type DefectName = keyof typeof CATALOG;
 export const DEFECTS: Record<string, DefectInfo> = CATALOG;
 
 /** The defects fixed probes are meant to catch (seeded-defects.test.ts); fuzz-only ones have their own self-test. */
-export const PROBED_DEFECTS: Record<string, DefectInfo> = Object.fromEntries(Object.entries(CATALOG).filter(([, d]) => (d as DefectInfo).foundBy !== 'fuzz'));
+export const PROBED_DEFECTS: Record<string, DefectInfo> = Object.fromEntries(Object.entries(CATALOG).filter(([, d]) => (d as DefectInfo).foundBy === undefined));
 
 export function isDefectName(name: string): name is DefectName {
   return Object.prototype.hasOwnProperty.call(CATALOG, name);

@@ -19,6 +19,9 @@ import { handleListModels, handleRetrieveModel, SERVICE_MODELS } from './models.
 import { handleUnavailable } from './unavailable.ts';
 import { startEngine } from './engine-runtime.ts';
 import { startEngineControl } from './engine-changes.ts';
+import { goesAway } from './goes-away.ts';
+import { limitAsStreamEvent } from './limit-stream.ts';
+import { routedPath } from './route-spelling.ts';
 
 export type { ReferenceOptions, LatencyOptions, RateWindow, ReceivedRequest } from './options.ts';
 export { referenceOptionsFromEnv } from './options.ts';
@@ -55,6 +58,7 @@ export async function startReferenceServer(opts: ReferenceOptions = {}): Promise
   const server = http.createServer((req, res) => {
     // Stryker disable next-line all: [not-api] onRequest
     record?.({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } });
+    if (resolved.defect === 'target-dies-mid-run' && goesAway(state.counters.requests + 1, server, sockets)) return;
     onRequest(state, req, res);
   });
   // keep-alive-timeout (legal): node advertises "Keep-Alive: timeout=1" and closes idle connections after it.
@@ -149,7 +153,7 @@ async function handle(ctx: RequestContext): Promise<void> {
   // route-trailing-slash: one trailing slash after a route's path is the route.
   const path = ctx.defect('route-unanchored') ? (/\/v1\/(?:brains\/[^/]+\/chat|models\/[^/]+)(?=\/|$)/.exec(ctx.path)?.[0] ?? ctx.path)
     : ctx.variant('route-trailing-slash') && /^\/v1\/.+\/$/.test(ctx.path) ? ctx.path.slice(0, -1) : ctx.path;
-  const match = matchRoute(path, ctx.defect('brain-route-missing'));
+  const match = matchRoute(routedPath(ctx, path), ctx.defect('brain-route-missing'));
 
   // auth-after-validation: the defect checks the request before the caller.
   if (ctx.defect('auth-after-validation') && (await validateBeforeAuth(ctx, match))) return;
@@ -188,6 +192,8 @@ async function handle(ctx: RequestContext): Promise<void> {
       return;
     }
     if (ctx.defect('ratelimit-as-500')) throw serverError('Internal error.');
+    // Stryker disable next-line all: [gate] ratelimit-stream-200-error LIM-1 EV-3
+    if (ctx.defect('ratelimit-stream-200-error') && (await asksForStream(ctx, match))) return sendBody(ctx, 200, 'text/event-stream', limitAsStreamEvent());
     const err = new ApiError(
       429,
       'rate_limit_error',

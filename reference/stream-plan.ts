@@ -105,7 +105,9 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
       // Stryker disable next-line all: [unreached] snapshot-deltas-gateway EV-12
       if (snapshotGateway) steps.push(chunk([choice(c.index, { content: c.text }, null)]));
       // Stryker disable next-line ConditionalExpression: [unreached] snapshot-deltas-gateway EV-12
-      steps.push(chunk([choice(c.index, snapshotGateway ? { content: c.text } : {}, finishOf(c.finishReason))]));
+      // finish-chunk-restates-reply: ordinary deltas, then the finish chunk carries the whole reply again.
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: [gate] finish-chunk-restates-reply EV-12
+      steps.push(chunk([choice(c.index, snapshotGateway || d('finish-chunk-restates-reply') ? { content: c.text } : {}, finishOf(c.finishReason))]));
       if (d('stream-two-finish-reasons')) steps.push(chunk([choice(c.index, {}, finishOf(c.finishReason))]));
       if (d('stream-content-after-finish')) steps.push(chunk([choice(c.index, { content: ' Postscript.' }, null)]));
     }
@@ -132,7 +134,7 @@ export function planStream(ctx: RequestContext, plan: ReplyPlan): StreamStep[] {
  * ("a", "a", "a"), then the words; legal streams a snapshot rule must not mistake.
  */
 // Stryker disable next-line StringLiteral,ArrayDeclaration: [gate] repetitive-deltas
-const REPETITIVE_OPENING = ['ha', 'ha', 'ha', '', ' ', 'a', 'a', 'a', '', ' '];
+const REPETITIVE_OPENING = ['ha', 'ha', 'ha', '', ' ', 'a', 'a', 'a', '', ' ', 'hahaha aaa '];
 
 /**
  * stream-utf8-split: a piece with a multi-byte character is cut inside it, by bytes, and

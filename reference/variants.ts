@@ -58,7 +58,7 @@ const CATALOG = {
   'n-ignored': { description: 'n is ignored: every completion has one choice, whatever n asks (n is not in the spec; CHAT-8 lets a server ignore a field it does not know).' },
   'params-ignored': { description: 'Optional parameters are never validated: out-of-range or mistyped n, max_tokens, temperature, top_p are ignored (200).' },
   // --- streams that repeat themselves legally (EV-12 judges snapshots, not repetition) ---
-  'repetitive-deltas': { description: 'Streams open with a role-only delta ({"role":"assistant"}, no content), then a word repeated on purpose one delta each ("ha", "ha", "ha"), empty deltas, one-character deltas of a repetitive run ("a", "a", "a"), then the reply word by word. Single-chunk replies are one-chunk\'s; the usage-only last chunk comes with include_usage.' },
+  'repetitive-deltas': { description: 'Streams open with a role-only delta ({"role":"assistant"}, no content), then a word repeated on purpose one delta each ("ha", "ha", "ha"), empty deltas, one-character deltas of a repetitive run ("a", "a", "a"), one delta that repeats all of those (11 characters: too short to tell from a chance repetition), then the reply word by word. Single-chunk replies are one-chunk\'s; the usage-only last chunk comes with include_usage.' },
   // --- the streaming path: legal ways for stream: true requests to differ from plain ones ---
   'stream-refusals-400': { description: 'stream: true requests for an unknown model or an unknown brain are refused with 400 (plain ones get 404; CHAT-7 and BRAIN-3 allow both).' },
   'brain-route-stream-json': { description: 'POST /brains/{id}/chat ignores stream: true and answers a plain JSON completion (the spec does not say that route streams).' },

@@ -10,6 +10,7 @@ import { failsTheRun, isHarnessError } from '../lib/run/verdicts.ts';
 import { allOf, selectionPattern } from '../lib/run/selection.ts';
 import { isNamed } from '../lib/run/expectations.ts';
 import type { GovernorStats } from '../lib/run/governor.ts';
+import type { TargetDown } from '../lib/run/target-down.ts';
 import type { ExchangeSummary } from '../harness/exchange-log.ts';
 import { VerdictCollector } from './verdict-collector.ts';
 import { startGovernorServer } from './governor-server.ts';
@@ -26,6 +27,8 @@ export interface SuiteRun {
   exchanges: ExchangeSummary[];
   /** What the governor paced. */
   paced: GovernorStats;
+  /** The target stopped answering mid-run (set by the judging phase). */
+  targetDown?: TargetDown;
 }
 
 export async function runTests(plan: Plan, target: Target): Promise<SuiteRun> {

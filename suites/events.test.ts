@@ -97,7 +97,7 @@ describe('EV: chunks', () => {
       t.check(!found, 'each delta.content new text only (not the reply so far again)', () => describeSnapshots(found!), s.ex);
     }
     if (deltas === 0) t.inconclusive('no content delta to judge (see EV-4)');
-    t.note(`${deltas} content deltas in ${judged.length} stream${judged.length === 1 ? '' : 's'}, none a snapshot of the ones before`);
+    t.note(`${deltas} content deltas in ${judged.length} stream${judged.length === 1 ? '' : 's'}, none a snapshot or a restatement of the ones before`);
   });
 
   clause('events/finish-reason', 'EV-5', 'exactly one chunk per choice finishes, with "stop", and no content follows', async (t) => {

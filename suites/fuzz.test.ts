@@ -34,7 +34,7 @@ const WHAT: Record<FuzzClause, string> = {
   'EV-1': 'every accepted generated stream is text/event-stream',
   'EV-2': 'every generated stream is well-formed SSE with data: payloads',
   'EV-3': 'every payload of every generated stream is a chat.completion.chunk',
-  'EV-4': 'every generated stream without tools, stop or token limits has non-empty content',
+  'EV-4': 'every generated stream without tools or stop sequences has non-empty content (under a token cap that ends it, a string at least)',
   'EV-5': 'every generated stream finishes each choice once, with no content after it',
   'EV-6': 'every generated stream ends with [DONE] and nothing after it',
   'EV-10': 'every generated stream finishes within the time limit',

@@ -1,8 +1,12 @@
 // LIM: rate limits (spec: Limits). One bounded probe drives a key into its limit by
 // rate: open-loop, the offered rate rising step by step (harness/rate-ramp.ts), the
 // cheapest request that counts (max_tokens 1), at most RATE_LIMIT_PROBE_MAX requests and
-// 30 s of sending; then it waits the advertised time and tries again. Each LIM test
-// judges one aspect of what it saw. No 429 within the bounds is "inconclusive", never
+// 30 s of sending; then it waits the advertised time and tries again. It sends both forms
+// of the request in an aperiodic mix (stream: true about every other one), and goes on past the first 429
+// until a streaming request meets the limit too (its own 429, or eight answered after the
+// first 429, bounded by the same count and time): a limit must meet a stream
+// with a 429 as well, not a 200 event stream carrying an error. Each LIM test (and EV-3,
+// on the streams it got) judges one aspect of what it saw. No 429 within the bounds is "inconclusive", never
 // a pass, and says what rate the probe reached.
 import { isDroppedOrServerError } from '../lib/spec/rules/status.ts';
 import { describe } from 'vitest';
@@ -15,6 +19,9 @@ import { runGovernor } from '../lib/run/governor.ts';
 import { runContext } from '../lib/run/run-context.ts';
 import { rateLimitCell, rateLimitTitle } from '../harness/clients/suite.ts';
 import { describeRamp, ramp, type RampOptions } from '../harness/rate-ramp.ts';
+import { readStream } from '../lib/spec/rules/stream-reading.ts';
+import * as ev from '../lib/spec/rules/stream-rules.ts';
+import { validate } from '../lib/spec/schema-validator.ts';
 
 const PROBE_MS = 30_000;
 // The probe keeps every answer until it ends and a slow target has many in flight: a 429's
@@ -23,8 +30,18 @@ const PROBE_BODY_BYTES = 64 * 1024;
 // 10, 20, 40, 80 ... per second, one step a second: a fixed window of L per second is
 // passed in the step after the one offering L; the default 300 requests reach 160 per second in 5 s.
 const PROBE_RAMP: Omit<RampOptions, 'max'> = { timeCapMs: PROBE_MS, startRate: 10, factor: 2, stepMs: 1000, ceilingRate: 1000 };
+// Streaming requests answered past the first 429 before the probe stops (unless one met the limit first).
+const STREAMS_PAST_LIMIT = 8;
+// Which requests stream: the Thue-Morse sequence (popcount parity), aperiodic, so a limit that admits
+// every other request past the first 429 cannot serve one form only.
+const streamsAt = (n: number) => { let bits = 0; for (let k = n; k; k &= k - 1) bits++; return bits % 2 === 1; };
+/** A 2xx event stream's payload that is an error object, not a chunk. */
+function errorPayload(ex: Exchange) {
+  if (ex.status === undefined || ex.status >= 300 || ex.mediaType !== 'text/event-stream') return undefined;
+  return readStream(ex).payloads.find((x) => x.json !== null && typeof x.json === 'object' && 'error' in x.json);
+}
 // The cheapest request the limit counts.
-const cheapest = () => chatBody({ max_tokens: 1 });
+const cheapest = (stream = false) => chatBody({ max_tokens: 1, ...(stream ? { stream: true } : {}) });
 
 interface Probe {
   sent: number;
@@ -39,6 +56,9 @@ interface Probe {
   first429Rate?: number;
   first429Sent?: number;
   bad: Exchange[];          // 5xx other than 503, or no response at all
+  /** The streaming requests' 2xx event streams, and the first of them whose payload is an error object, not a chunk. */
+  streams: Exchange[];
+  streamError?: { ex: Exchange; payload: string; afterLimit: boolean };
   statuses: Record<string, number>;
   recovery?: { waitedMs: number; advertised: boolean; ex: Exchange };
   otherKey?: { label: string; ex: Exchange };
@@ -52,16 +72,37 @@ function runProbe(): Promise<Probe> {
 }
 function probeOnce(): Promise<Probe> {
   return (async () => {
-    const r = await ramp(() => chat(cheapest(), keys.rateLimit, { retryOn429: false, maxBodyBytes: PROBE_BODY_BYTES }), (ex) => ex.status === 429,
-      { ...PROBE_RAMP, max: config.rateLimitProbeMax });
-    const p: Probe = { sent: r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {} };
-    for (const { value: ex, rate, index } of r.answers) {
-      const key = ex.status === undefined ? `no response (${ex.error?.kind})` : String(ex.status);
+    // Both forms in turn; past the first 429, until a streaming request meets the limit as well.
+    let sent = 0;
+    let limited = false;
+    let streamsPastLimit = 0;
+    const send = () => {
+      const stream = streamsAt(sent++);
+      const afterLimit = limited;
+      return chat(cheapest(stream), keys.rateLimit, { retryOn429: false, maxBodyBytes: PROBE_BODY_BYTES }).then((ex) => ({ ex, stream, afterLimit }));
+    };
+    const stop = ({ ex, stream, afterLimit }: { ex: Exchange; stream: boolean; afterLimit: boolean }) => {
+      if (ex.status === 429) limited = true;
+      // A limit that admits some requests past the first 429 (a sliding window) may serve the next streams: a stream's
+      // own 429, or its error payload, settles it; else STREAMS_PAST_LIMIT streams answered past the first 429.
+      if (stream && (ex.status === 429 || errorPayload(ex))) streamsPastLimit = STREAMS_PAST_LIMIT;
+      else if (stream && afterLimit) streamsPastLimit++;
+      return limited && streamsPastLimit >= STREAMS_PAST_LIMIT;
+    };
+    const r = await ramp(send, stop, { ...PROBE_RAMP, max: config.rateLimitProbeMax });
+    const p: Probe = { sent: r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {}, streams: [] };
+    for (const { value: { ex, stream, afterLimit }, rate, index } of r.answers) {
+      const key = ex.status === undefined ? `no response (${ex.error?.kind})` : `${ex.status}${stream ? ' (stream)' : ''}`;
       p.statuses[key] = (p.statuses[key] ?? 0) + 1;
       if (isDroppedOrServerError(ex.status)) p.bad.push(ex);
       if (ex.status === 429 && !p.first429) Object.assign(p, { first429: ex, first429Rate: rate, first429Sent: index + 1 });
+      if (stream && ex.status !== undefined && ex.status < 300 && ex.mediaType === 'text/event-stream') {
+        p.streams.push(ex);
+        const payload = errorPayload(ex);
+        if (payload && !p.streamError) p.streamError = { ex, payload: payload.data, afterLimit };
+      }
     }
-    const times = r.answers.filter((a) => a.value.status !== undefined).map((a) => a.value.durationMs).sort((a, b) => a - b);
+    const times = r.answers.filter((a) => a.value.ex.status !== undefined).map((a) => a.value.ex.durationMs).sort((a, b) => a - b);
     if (times.length) p.medianMs = times[Math.floor(times.length / 2)];
     // From the first 429 to the recovery answer no other request of the run goes out:
     // where all keys share one budget, the rest of the run would otherwise spend what
@@ -116,10 +157,24 @@ describe('LIM: rate limits', () => {
     const p = await runProbe();
     const bad = p.bad[0];
     if (bad) t.fail('429 (or 503) past the limit', bad.status === undefined ? `no response: ${bad.error?.message}` : `HTTP ${bad.status}`, bad);
+    // A streaming request past the limit: a 429 too, not a 200 event stream that carries the error.
+    const se = p.streamError;
+    if (se) t.fail('429 with an error body past the limit, for a streaming request too', `HTTP ${se.ex.status} event stream carrying an error payload${se.afterLimit ? ' (sent after the first 429)' : ''}: data: ${se.payload.slice(0, 200)}`, se.ex);
     await throttled(t);
     t.errorBody(p.first429!, 429);
     t.note(`first 429 at request ${p.first429Sent} of ${p.sent}, sent at an offered ${p.first429Rate} requests per second (${describeRamp(p)}; ${(p.elapsedMs / 1000).toFixed(1)} s)`);
   }, PROBE_TIMEOUT);
+
+  clause('limits/stream-chunks', 'EV-3', 'every stream the rate-limit probe got carries chat.completion.chunk payloads, not an error object', async (t) => {
+    if (config.rateLimitProbeMax === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables the rate-limit probe');
+    const p = await runProbe();
+    if (p.streams.length === 0) t.inconclusive(`none of the probe's streaming requests got a 2xx event stream (statuses ${JSON.stringify(p.statuses)})`);
+    for (const ex of p.streams) {
+      const v = ev.chunkShapes(readStream(ex), (json) => validate('chat-completion-chunk', json).errors.map((e) => e.message))[0];
+      t.check(v === undefined, v?.expected ?? 'chat.completion.chunk payloads', v?.seen ?? '', ex);
+    }
+    t.note(`${p.streams.length} event streams of the probe judged`);
+  }, { ...PROBE_TIMEOUT, stream: { none: 'the rate-limit probe sends both forms itself' } });
 
   clause('limits/retry-hint', 'LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*), in a form clients can read', async (t) => {
     const p = await throttled(t);

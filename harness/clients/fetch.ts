@@ -188,7 +188,7 @@ export class Wire {
     const answer = ok && !stream;
     if (!exchangeLogOn() && !stream && !answer) return;
     const test = exchangeContext.getStore();
-    const parts = { method: rec.method, url: rec.url, status: rec.status, headers, transportError: rec.transportError, curl: curlOf(rec) };
+    const parts = { method: rec.method, url: rec.url, status: rec.status, headers, transportError: rec.transportError, curl: curlOf(rec), requestBody: rec.body };
     if (!res?.body) { if (exchangeLogOn()) logClientExchange({ ...parts, text: '' }, test); return; }
     const read = res.clone().text().catch((err: unknown) => { parts.transportError = describeCause(err); return ''; })
       .then((text) => {

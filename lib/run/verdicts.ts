@@ -1,5 +1,6 @@
 // The verdict vocabulary and the results contract (reports/latest/results.json).
 // Other tools read this shape: add fields, never rename or remove one.
+import type { TargetDown } from './target-down.ts';
 import type { Level } from '../spec/clauses.ts';
 
 // flaky: failed, then passed when RETRY_FAILED reran it (fails the run only in strict mode).
@@ -107,6 +108,8 @@ export interface Results {
   comparison?: RunComparison;
   /** How the run paced itself for the target's rate limit (lib/run/governor.ts); absent when nothing was paced. */
   throttle?: ThrottleSummary;
+  /** Set when the target stopped answering mid-run (lib/run/target-down.ts): later tests are `error`. */
+  targetDown?: TargetDown;
   /** Set when the run did not finish: interrupted (SIGINT/SIGTERM) or the runner crashed. `tests` holds what completed. */
   incomplete?: { reason: 'interrupted' | 'crashed'; detail: string };
 }

@@ -12,16 +12,24 @@
 // "a", "a"), a single chunk, empty deltas, a role-only first chunk and a usage-only last
 // chunk never match: repeats alone never grow, and growth needs three distinct deltas.
 //
+// A single delta that restates the reply so far (a finishing chunk that repeats the whole
+// text: every client shows the reply twice) breaks it too: once at least MIN_EARLIER
+// deltas and MIN_RESTATED characters came before it, a delta that starts with all of
+// them combined is no chance repetition. Adjacent identical short deltas stay legal.
+//
 // Incremental, so the load driver and k6 can feed it delta by delta with bounded
 // memory: once both readings are disproved (after two or three deltas of an ordinary
 // stream) it keeps nothing but the first deltas it shows in its message. Imports
 // nothing (esbuild bundles it for k6: ES2017, no Node APIs).
 
 export const MIN_DELTAS = 3;
+/** A restatement needs this many earlier deltas, holding this many characters together. */
+export const MIN_EARLIER = 3;
+export const MIN_RESTATED = 16;
 /** Characters of each delta a finding quotes. */
 const QUOTE = 60;
 
-export type SnapshotStyle = 'prefix of all earlier deltas combined' | 'prefix of the previous delta';
+export type SnapshotStyle = 'prefix of all earlier deltas combined' | 'prefix of the previous delta' | 'restatement of all earlier deltas combined';
 
 export interface SnapshotFinding {
   choice: number;
@@ -30,6 +38,8 @@ export interface SnapshotFinding {
   style: SnapshotStyle;
   /** The first three deltas, each cut to QUOTE characters. */
   first: string[];
+  /** One delta restated the reply so far: its position (1-based), how many deltas and characters it repeated, its start. */
+  restated?: { delta: number; earlier: number; chars: number; text: string };
 }
 
 const quote = (s: string) => (s.length > QUOTE ? `${s.slice(0, QUOTE)}…` : s);
@@ -37,12 +47,55 @@ const quote = (s: string) => (s.length > QUOTE ? `${s.slice(0, QUOTE)}…` : s);
 /** One reading (combined, or previous delta): whether it holds, and how often the text grew under it. */
 interface Reading { holds: boolean; grew: number }
 
+// Two moduli near 2^30 and small bases: every product stays an exact double.
+const B1 = 131;
+const M1 = 1000000007;
+const B2 = 137;
+const M2 = 998244353;
+
+/**
+ * The text of all deltas so far, in bounded memory: its length, its first MIN_RESTATED
+ * characters and two polynomial hashes (a delta restating it must match all of them).
+ */
+class CombinedText {
+  length = 0;
+  head = '';
+  private h1 = 0;
+  private h2 = 0;
+
+  add(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      this.h1 = (this.h1 * B1 + c) % M1;
+      this.h2 = (this.h2 * B2 + c) % M2;
+    }
+    if (this.head.length < MIN_RESTATED) this.head = (this.head + text).slice(0, MIN_RESTATED);
+    this.length += text.length;
+  }
+
+  /** Whether `text` starts with the combined text. */
+  startsOf(text: string): boolean {
+    if (text.length < this.length || !text.startsWith(this.head)) return false;
+    let a = 0;
+    let b = 0;
+    for (let i = 0; i < this.length; i++) {
+      const c = text.charCodeAt(i);
+      a = (a * B1 + c) % M1;
+      b = (b * B2 + c) % M2;
+    }
+    return a === this.h1 && b === this.h2;
+  }
+}
+
+
 /** One choice's deltas, fed in order. */
 class ChoiceWatch {
   count = 0;
   first: string[] = [];
+  restated?: SnapshotFinding['restated'];
   private prev = '';
   private combined = '';
+  private readonly all = new CombinedText();
   private readonly byCombined: Reading = { holds: true, grew: 0 };
   private readonly byPrev: Reading = { holds: true, grew: 0 };
 
@@ -52,6 +105,10 @@ class ChoiceWatch {
       judge(this.byCombined, this.combined, text);
       judge(this.byPrev, this.prev, text);
     }
+    if (!this.restated && this.count >= MIN_EARLIER && this.all.length >= MIN_RESTATED && this.all.startsOf(text)) {
+      this.restated = { delta: this.count + 1, earlier: this.count, chars: this.all.length, text: quote(text) };
+    }
+    if (!this.restated) this.all.add(text);
     this.count++;
     if (this.first.length < 3) this.first.push(quote(text));
     // Keep the text only while a reading can still hold: a legal stream drops it early.
@@ -62,7 +119,10 @@ class ChoiceWatch {
   finding(choice: number): SnapshotFinding | undefined {
     if (this.count < MIN_DELTAS) return undefined;
     const snapshot = (r: Reading) => r.holds && r.grew >= MIN_DELTAS - 1;
-    if (!snapshot(this.byCombined) && !snapshot(this.byPrev)) return undefined;
+    if (!snapshot(this.byCombined) && !snapshot(this.byPrev)) {
+      if (!this.restated) return undefined;
+      return { choice, deltas: this.count, first: this.first.slice(), style: 'restatement of all earlier deltas combined', restated: { ...this.restated } };
+    }
     return {
       choice, deltas: this.count, first: this.first.slice(),
       style: snapshot(this.byCombined) ? 'prefix of all earlier deltas combined' : 'prefix of the previous delta',
@@ -121,5 +181,9 @@ export function snapshotDeltas(deltas: readonly unknown[], choice = 0): Snapshot
 
 /** The finding in words: what a report's "seen" shows. */
 export function describeSnapshots(f: SnapshotFinding): string {
+  if (f.style === 'restatement of all earlier deltas combined' && f.restated) {
+    const r = f.restated;
+    return `choice ${f.choice}: delta ${r.delta} of ${f.deltas} restates the reply so far (the ${r.earlier} deltas before it, ${r.chars} characters) instead of new text: ${JSON.stringify(r.text)}; the first three: ${f.first.map((d) => JSON.stringify(d)).join(', ')}`;
+  }
   return `choice ${f.choice}: ${f.deltas} content deltas, each one a ${f.style} (cumulative snapshots, not new text); the first three: ${f.first.map((d) => JSON.stringify(d)).join(', ')}`;
 }

@@ -68,6 +68,7 @@ export function renderConsole(model: ReportModel, opts: { color?: boolean } = {}
   const expected = results.expectations?.expectedFail ?? 0;
   lines.push('', `${s.pass} passed, ${s.fail} failed${expected ? ` (${expected} expected)` : ''}, ${s.error ?? 0} errors, ${s.flaky ?? 0} flaky, ${s.warn} warnings, ${s.info} info, ${s.inconclusive} inconclusive, ${s.skip} skipped (${results.tests.length} tests, ${(results.durationMs / 1000).toFixed(1)} s, Node ${results.chatgate.node})`);
   if (model.lines.throttle) lines.push(model.lines.throttle);
+  if (model.lines.targetDown) lines.push(model.lines.targetDown);
   lines.push(model.lines.comparison);
   lines.push(model.lines.verdict);
   return redact(lines.join('\n'));

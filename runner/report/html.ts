@@ -42,6 +42,7 @@ function header(model: ReportModel): string {
   return `<header class="top">
   <div class="title"><h1>chatgate conformance report</h1><span class="banner ${passed ? 'o-pass' : 'o-fail'}" data-exit-code="${results.exitCode}">${results.incomplete ? 'INCOMPLETE' : passed ? 'PASS' : 'FAIL'}</span></div>
   <p class="verdict">${esc(model.lines.verdict)}</p>
+  ${model.lines.targetDown ? `<p class="verdict bad" id="target-down">${esc(model.lines.targetDown)}</p>` : ''}
   <dl class="meta">
     <div><dt>Target</dt><dd>${esc(results.target)}</dd></div>
     <div><dt>Started</dt><dd>${esc(results.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))} · ${seconds(results.durationMs)} · ${results.tests.length} tests</dd></div>

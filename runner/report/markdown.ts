@@ -41,6 +41,7 @@ export function renderMarkdown(model: ReportModel): string {
   }
   out.push(row(['**All**', ...shownOutcomes.map((o) => `**${counts[o]}**`), `**${model.noTest}**`]), '');
 
+  if (model.lines.targetDown) out.push(`**${text(model.lines.targetDown)}**`, '');
   const errors = model.harnessErrors;
   if (errors.length) {
     out.push(`### Harness errors (${errors.length})`, '', 'Not verdicts on the target: the run could not judge these tests, and they fail the run.', '');

@@ -5,6 +5,7 @@
 import { isHarnessError, type Results, type TestRecord } from '../../lib/run/verdicts.ts';
 import { comparisonLine } from './history.ts';
 import { throttleLine } from './throttle.ts';
+import { targetDownLine } from '../../lib/run/target-down.ts';
 import {
   OUTCOMES, clauseRows, clientMatrix, failingTests, isFailing, modeLine, outcome, outcomeCounts, sectionTable, worst,
   type ClauseRow, type Outcome,
@@ -55,6 +56,8 @@ export interface ReportModel {
     verdict: string;
     /** Undefined when the run was never held back for a 429. */
     throttle: string | undefined;
+    /** Undefined unless the target stopped answering mid-run. */
+    targetDown: string | undefined;
     comparison: string;
   };
 }
@@ -85,6 +88,7 @@ export function reportModel(results: Results): ReportModel {
       mode: modeLine(results),
       verdict: verdictLine(results, failing),
       throttle: throttleLine(results),
+      targetDown: results.targetDown ? targetDownLine(results.targetDown, results.startedAt) : undefined,
       comparison: comparisonLine(results.comparison),
     },
   };

@@ -62,4 +62,34 @@ describe('EV-12: deltas that are snapshots of the reply so far', () => {
     const f = snapshotDeltas([long, `${long}y`, `${long}yz`]);
     expect(f!.first[0]).toBe(`${'x'.repeat(60)}…`);
   });
+  it('finds one delta that restates the reply so far (a finishing chunk repeating the whole text)', () => {
+    const deltas = ['The quick', ' brown fox', ' jumps over', ' the lazy dog.'];
+    const f = snapshotDeltas([...deltas, deltas.join('')]);
+    expect(f).toMatchObject({ deltas: 5, style: 'restatement of all earlier deltas combined', restated: { delta: 5, earlier: 4, chars: 44 } });
+    expect(describeSnapshots(f!)).toMatch(/^choice 0: delta 5 of 5 restates the reply so far \(the 4 deltas before it, 44 characters\) instead of new text: "The quick brown fox jumps over the lazy dog\."/);
+    // Anywhere in the stream, and with more text after the restatement.
+    expect(snapshotDeltas([...deltas, `${deltas.join('')} Again.`, ' More.'])).toMatchObject({ restated: { delta: 5 } });
+    expect(snapshotDeltas(['Alpha bravo', ' charlie', ' delta', 'Alpha bravo charlie delta', ' echo'])).toMatchObject({ restated: { delta: 4, earlier: 3 } });
+  });
+  it('a restatement needs three earlier deltas and 16 characters: short repeats stay legal', () => {
+    for (const legal of [
+      [' ha', ' ha'],
+      [' ha', ' ha', ' ha', ' ha ha ha', ' ha'],
+      ['Hello world, t', 'Hello world, t'],
+      ['Hello world', ' and more', 'Hello world and more'],
+      ['ab', 'cd', 'ef', 'abcdef'],
+      ['The quick', ' brown fox', ' jumps over', ' the lazy dog', ' the lazy dog'],
+      ['The quick', ' brown fox', ' jumps over', 'The quick brown fox jumps ove'],
+    ]) expect(snapshotDeltas(legal), JSON.stringify(legal)).toBeUndefined();
+  });
+  it('keeps a few numbers, not the reply, to judge restatements', () => {
+    const w = new DeltaSnapshotWatch();
+    const piece = 'lorem ipsum dolor sit amet ';
+    for (let i = 0; i < 2000; i++) w.push(0, piece);
+    expect(w.finding()).toBeUndefined();
+    const kept = JSON.stringify([...(w as unknown as { choices: Map<number, object> }).choices.values()]).length;
+    expect(kept).toBeLessThan(1000);
+    w.push(0, piece.repeat(2000));
+    expect(w.finding()).toMatchObject({ restated: { delta: 2001, chars: piece.length * 2000 } });
+  });
 });

@@ -49,6 +49,9 @@ describe('the table of per-response rules', () => {
     'SVC-3': summariseParts({ method: 'POST', url: `${BASE}/brains/b1/chat`, status: 200, headers: { 'content-type': 'application/json' }, text: '{"id": "chatcmpl-1", "cho', curl: 'curl ...' }),
     'SVC-2': summariseParts({ method: 'GET', url: `${BASE}/models`, status: 200, headers: { 'content-type': 'application/json' }, text: '{"object": "list"}', curl: 'curl ...' }),
     'EV-6': wireStream(`${sse(['Hello', ' world'])}data: {"late": true}\n\n`),
+    // The reply's text on every 2xx chat answer (lib/spec/rules/reply-content.ts).
+    'RES-MSG-1': summariseParts({ method: 'POST', url, status: 200, headers: { 'content-type': 'application/json' }, text: '{"choices": [{"index": 0, "message": {"role": "assistant", "content": null}, "finish_reason": "length"}]}', curl: 'curl ...' }),
+    'EV-4': wireStream(sse([null], { roleOnly: true })),
   };
 
   it('a success without its body breaks SVC-1/2/3 or EV-6 wherever seen; the preflight\'s own 64 KiB cut is no evidence', () => {
@@ -61,7 +64,7 @@ describe('the table of per-response rules', () => {
   });
 
   it('lists each rule with its clause once, and every rule has an exchange that breaks it alone', () => {
-    expect(RESPONSE_RULES.map((r) => r.clause)).toEqual(['ERR-1', 'ERR-2', 'ERR-3', 'ERR-4', 'AUTH-9', 'SVC-8', 'EV-12', 'SVC-1', 'SVC-3', 'SVC-2', 'EV-6']);
+    expect(RESPONSE_RULES.map((r) => r.clause)).toEqual(['ERR-1', 'ERR-2', 'ERR-3', 'ERR-4', 'AUTH-9', 'SVC-8', 'EV-12', 'SVC-1', 'SVC-3', 'SVC-2', 'EV-6', 'RES-MSG-1', 'EV-4']);
     for (const rule of RESPONSE_RULES) {
       const v = checkResponse(breaking[rule.clause]!);
       // ERR-4's 503 without a body breaks ERR-1 too (every status >= 400): the two clauses say so each.
@@ -100,7 +103,7 @@ describe('the table of per-response rules', () => {
 
 describe('run-wide records from the table', () => {
   it('keep their ids: one per rule plus ERR-5, and the title-based ids EXPECTATIONS files may still name', () => {
-    expect(runWideTestIds()).toEqual(['err-1', 'err-2', 'err-3', 'err-4', 'auth-9', 'svc-8', 'ev-12', 'svc-1', 'svc-3', 'svc-2', 'ev-6', 'err-5'].map((c) => `run-wide/${c}`));
+    expect(runWideTestIds()).toEqual(['err-1', 'err-2', 'err-3', 'err-4', 'auth-9', 'svc-8', 'ev-12', 'svc-1', 'svc-3', 'svc-2', 'ev-6', 'res-msg-1', 'ev-4', 'err-5'].map((c) => `run-wide/${c}`));
     expect(runWideTests().map((t) => t.legacyId)).toEqual([
       'run-wide/ERR-1 every response with status >= 400 carries an error body',
       'run-wide/ERR-2 no request gets a 5xx other than 503',
@@ -113,6 +116,8 @@ describe('run-wide records from the table', () => {
       'run-wide/SVC-3 every success of the run carries a complete body (brain route)',
       'run-wide/SVC-2 every success of the run carries a complete body (models)',
       'run-wide/EV-6 every stream of the run ends with [DONE] and nothing after it',
+      'run-wide/RES-MSG-1 every chat completion of the run carries message.content as a string',
+      'run-wide/EV-4 every stream of the run carries its reply',
       'run-wide/ERR-5 param key and type/code values per status',
     ]);
   });

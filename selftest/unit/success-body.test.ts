@@ -1,7 +1,7 @@
 // lib/spec/rules/success-body.ts: every 2xx to a chat, brain or models request carries a
 // complete body of the right shape, or a complete stream; cuts of our own are not judged.
 import { describe, expect, it } from 'vitest';
-import { judgeSuccessBody, type SuccessAnswer } from '../../lib/spec/rules/success-body.ts';
+import { asksForStream, judgeSuccessBody, type SuccessAnswer } from '../../lib/spec/rules/success-body.ts';
 
 const chat = (extra: Partial<SuccessAnswer>): SuccessAnswer => ({ method: 'POST', path: '/v1/chat/completions', status: 200, contentType: 'application/json', text: '{"choices": []}', ...extra });
 const stream = (data: string[], extra: Partial<SuccessAnswer> = {}) => chat({ contentType: 'text/event-stream', text: 'x', streamData: data, ...extra });
@@ -37,5 +37,20 @@ describe('success bodies', () => {
     expect(judgeSuccessBody(chat({ text: '{"cho', transportError: 'body exceeded 8 MiB (cut off after 8.1 MiB)' }))).toBeUndefined();
     expect(judgeSuccessBody(stream(['{}'], { transportError: 'body stalled for 4000 ms' }))).toBeUndefined();
     expect(judgeSuccessBody(stream(['{}'], { transportError: 'This operation was aborted' }))).toBeUndefined();
+  });
+
+  it('a request that asked for a stream is judged as a stream whatever the Content-Type (EV-1 judges the type, not SVC-1)', () => {
+    const asText = (data: string[] | undefined, text: string) => chat({ contentType: 'text/plain', text, requestedStream: true, ...(data ? { streamData: data } : {}) });
+    expect(judgeSuccessBody(asText(['{"choices": []}', '[DONE]'], 'data: {"choices": []}\n\ndata: [DONE]\n\n'))).toEqual([{ clause: 'EV-6' }]);
+    expect(judgeSuccessBody(asText(['{"choices": []}'], 'data: {"choices": []}\n\n'))![0]).toMatchObject({ clause: 'EV-6', seen: expect.stringMatching(/no \[DONE\]/) });
+    // No stream at all (a JSON completion, an empty body): the type and the form are EV-1's and SVC-5's, nothing for this rule.
+    expect(judgeSuccessBody(asText([], '{"choices": []}'))).toBeUndefined();
+    expect(judgeSuccessBody(asText(undefined, ''))).toBeUndefined();
+    expect(judgeSuccessBody(chat({ requestedStream: false }))).toEqual([{ clause: 'SVC-1' }]);
+    expect(asksForStream('{"model": "m", "stream": true}')).toBe(true);
+    expect(asksForStream('{"model": "m", "stream": "true"}')).toBe(false);
+    expect(asksForStream('{"messages": [{"content": "\\"stream\\": true"}]}')).toBe(false);
+    expect(asksForStream('{"stream": true,')).toBe(false);
+    expect(asksForStream(undefined)).toBe(false);
   });
 });

@@ -4,6 +4,7 @@
 import type { ReuseRetry } from '../../http/http-client.ts';
 import type { SnapshotFinding } from '../cumulative-deltas.ts';
 import type { SuccessJudgement } from './success-body.ts';
+import type { ContentJudgement } from './reply-content.ts';
 
 /** Who sent an exchange: absent, our raw client in a fixed probe. */
 export type ExchangeSource = 'client' | 'fuzz' | 'preflight';
@@ -21,6 +22,10 @@ export interface ExchangeSummary {
   source?: ExchangeSource;
   method: string;
   url: string;
+  /** When the request was sent (ms since the epoch), where the sender knows it. */
+  sentAt?: number;
+  /** The request asked for a stream. */
+  requestedStream?: true;
   status?: number;
   transportError?: string;
   /** For status >= 400: what is wrong with the error body (empty = fine). */
@@ -42,4 +47,6 @@ export interface ExchangeSummary {
   snapshots?: SnapshotFinding;
   /** A 2xx to a chat, brain or models request: the clauses its body or stream was judged on (./success-body.ts). */
   success?: SuccessJudgement[];
+  /** A 2xx to POST /chat/completions: its text judged on RES-MSG-1 (a completion) or EV-4 (a stream) (./reply-content.ts). */
+  content?: ContentJudgement;
 }

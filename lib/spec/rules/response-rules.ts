@@ -106,6 +106,23 @@ export const RESPONSE_RULES: readonly ResponseRule[] = [
     probed: true,
   },
   ...SUCCESS_BODY_RULES,
+  // The reply's text on every 2xx chat answer, whatever the request (./reply-content.ts):
+  // a token cap, the parameter probes and the fuzz phase's bodies included.
+  {
+    clause: 'RES-MSG-1', title: 'every chat completion of the run carries message.content as a string',
+    expected: 'message.content a string in every 2xx chat completion ("" under a cap is one; tool calls or a refusal may stand in)', evidence: 'no 2xx chat completion', judgedNoun: 'completions',
+    judges: (e) => e.content?.clause === 'RES-MSG-1',
+    check: (e) => e.content?.seen,
+    probed: true,
+  },
+  // The fuzz phase's streams are its own EV-4 test's.
+  {
+    clause: 'EV-4', title: 'every stream of the run carries its reply',
+    expected: 'non-empty delta.content for choice 0 (a token cap that ends the reply leaves a string content at least)', evidence: 'no 2xx chat stream', judgedNoun: 'streams',
+    judges: (e) => e.content?.clause === 'EV-4' && e.source !== 'fuzz',
+    check: (e) => e.content?.seen,
+    probed: true,
+  },
 ];
 
 /** The rules whose breaches on generated requests the fuzz phase reports itself. */

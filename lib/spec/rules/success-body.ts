@@ -6,6 +6,8 @@
 // answer broke: SVC-1 (chat), SVC-3 (brain route), SVC-2 (model list), EV-6 (a stream
 // without its [DONE], or with data after it). A cut caused by our own limits (the run's
 // deadline, the body cap, a client that aborted) is no evidence and not judged.
+// The request's form counts as well as the answer's type: a request that asked for a
+// stream is judged as a stream whatever its Content-Type (EV-1 judges the type).
 // Imports only the stream rules (the k6 bundles and the load harness may take it whole).
 import { readEvents } from './stream-reading.ts';
 import * as ev from './stream-rules.ts';
@@ -24,6 +26,17 @@ export interface SuccessAnswer {
   /** The data payloads of an event stream, in order (undefined: not an event stream). */
   streamData?: string[];
   transportError?: string;
+  /** The request asked for a stream (`"stream": true` in its body). */
+  requestedStream?: boolean;
+}
+
+/** Whether a request body asks for a stream (`"stream": true` at its top level). */
+export function asksForStream(body: string | undefined): boolean {
+  if (body === undefined || !/"stream"/.test(body)) return false;
+  try {
+    const doc = JSON.parse(body) as unknown;
+    return doc !== null && typeof doc === 'object' && (doc as { stream?: unknown }).stream === true;
+  } catch { return false; }
 }
 
 /** A clause the answer was judged on; `seen` says what broke it (absent: kept). */
@@ -90,8 +103,11 @@ export function judgeSuccessBody(a: SuccessAnswer): SuccessJudgement[] | undefin
   if (a.status === undefined || a.status < 200 || a.status >= 300) return undefined;
   const route = routeOf(a.method, a.path);
   if (!route) return undefined;
-  if (/^text\/event-stream/i.test(a.contentType ?? '')) {
+  const eventStream = /^text\/event-stream/i.test(a.contentType ?? '');
+  if (eventStream || (a.requestedStream && route !== 'models')) {
     if (route === 'models') return undefined;
+    // A stream asked for and sent under another type: EV-1's breach; only the stream it carries is judged here.
+    if (!eventStream && !a.streamData?.length) return undefined;
     const seen = streamSeen(a, a.streamData ?? []);
     if (seen === undefined && a.transportError && OUR_CUT.test(a.transportError)) return undefined;
     return [{ clause: 'EV-6', ...(seen ? { seen } : {}) }];
