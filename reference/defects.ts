@@ -219,6 +219,11 @@ const CATALOG = {
   'stream-utf8-split': { clauses: ['EV-4'], description: 'Streamed replies quote the request\'s non-ASCII words, each cut by bytes inside its first multi-byte character across two deltas, each half decoded alone (U+FFFD in the reply).' },
   'chunked-body-refused': { clauses: ['CHAT-1', 'SVC-5'], description: 'A request body sent with Transfer-Encoding: chunked (no Content-Length) is refused with 411 Length Required (RFC 9112 §6.1 requires a server to accept it).' },
   'oversize-drops-connection': { clauses: ['ERR-1'], description: 'A request body above the 1 MiB limit gets no answer: the connection is dropped.' },
+  // --- near misses of a valid request, read as valid: almost-JSON, keys in another case; and what only the coverage phase sends ---
+  'almost-json-accepted': { clauses: ['CHAT-6'], description: 'Bodies a lenient parser accepts and RFC 8259 forbids are served: NaN and Infinity literals (read as null), single-quoted strings, trailing commas, // and /* */ comments.' },
+  'keys-case-insensitive': { clauses: ['CHAT-2', 'CHAT-3', 'CHAT-4'], description: 'Keys are matched in any letter case when the exact one is absent (Go\'s encoding/json): "Model", "MESSAGES", a message\'s "Role" stand for model, messages, role.' },
+  'fuzz-stop-length-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'stop holding exactly 3 sequences is answered 500 (fewer or more are fine).' },
+  'fuzz-dollar-key-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'A key starting with "$" inside a message (the message, a content part, its image_url, a tool call, its function) is answered 500, as a document store refuses operator keys.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;

@@ -89,6 +89,10 @@ const CATALOG = {
   'reply-in-kind': { description: 'A request holding non-ASCII words gets up to eight of them back after the reply (multi-byte UTF-8, emoji, CJK, right-to-left, combining marks), as a model answers in the user\'s language.' },
   'large-bodies-served': { description: 'Request bodies up to 64 MiB are served (a body limit is not shown): the oversize probe gets a served reply.' },
   'body-limit-64k': { description: 'Request bodies above 64 KiB are refused with 413 and an error body: the near-limit conversation is refused, as a server with a tighter limit may.' },
+  // --- what no clause forbids, and near misses refused another legal way ---
+  'empty-messages-accepted': { description: 'An empty messages array is served (CHAT-3 rules only a missing messages or one that is not an array): a reply to no conversation.' },
+  'json-bom-tolerated': { description: 'A leading byte order mark is ignored (RFC 8259 §8.1 lets a parser do so); every other body that is not RFC 8259 JSON (NaN, single quotes, trailing commas, comments) is refused with 400 code json_invalid, naming the byte where parsing stopped.' },
+  'case-variant-keys-refused': { description: 'A key that equals a known field only in another letter case (Model, MESSAGES, a message\'s Role) is refused with 400 naming it ("did you mean ..."), even beside the real key.' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;
