@@ -6,7 +6,7 @@ import type { SchemaViolation } from '../lib/spec/schema-validator.ts';
 import type { RequestContext } from './request-context.ts';
 import { badRequest } from './errors.ts';
 
-// Stryker disable all: [gate] almost-json-accepted keys-case-insensitive json-bom-tolerated case-variant-keys-refused empty-messages-accepted
+// Stryker disable all: [gate] the defects and variants of how a body is read
 /**
  * almost-json-accepted: what lenient parsers (Python's json.loads, JSON5, some Go and Java
  * configurations) accept and RFC 8259 forbids: NaN and Infinity literals, single-quoted
