@@ -5,8 +5,10 @@
 // string up to the body cap, and text with multi-byte UTF-8, emoji, combining marks,
 // U+2028/U+2029, control characters, right-to-left text and lone surrogates; vocabulary
 // values (roles, part types, tool_choice); long conversations, deep and wide unknown
-// fields; bodies that are not JSON. Same list for every seed, so a basic verdict never
-// depends on the seed.
+// fields; every array field at each length up to its maximum and one past it; unknown
+// keys of unusual shapes at each object level; bodies that are not JSON. Same list for
+// every seed, so a basic verdict never depends on the seed. A value gets an invalid
+// kind (CHAT-2..CHAT-6) only where that clause's words forbid it.
 //
 // A probe is one change to the smallest ordinary request. Probes of the same kind, route
 // and path that touch different fields share one request (a pack), so the list stays
