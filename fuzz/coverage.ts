@@ -5,8 +5,10 @@
 // string up to the body cap, and text with multi-byte UTF-8, emoji, combining marks,
 // U+2028/U+2029, control characters, right-to-left text and lone surrogates; vocabulary
 // values (roles, part types, tool_choice); long conversations, deep and wide unknown
-// fields; bodies that are not JSON. Same list for every seed, so a basic verdict never
-// depends on the seed.
+// fields; every array field at each length up to its maximum and one past it; unknown
+// keys of unusual shapes at each object level; bodies that are not JSON. Same list for
+// every seed, so a basic verdict never depends on the seed. A value gets an invalid
+// kind (CHAT-2..CHAT-6) only where that clause's words forbid it.
 //
 // A probe is one change to the smallest ordinary request. Probes of the same kind, route
 // and path that touch different fields share one request (a pack), so the list stays
@@ -56,7 +58,7 @@ export interface CoverageCase {
 }
 
 /** Probes per request at most (distinct fields). */
-export const PACK_SIZE = 16;
+export const PACK_SIZE = 24;
 
 /**
  * Documented ranges (OpenAI chat API reference; the spec names the parameters, not their
@@ -107,6 +109,74 @@ const EXTRA_FIELDS: KnownField[] = [
 /** Array fields a pack concatenates (each probe brings its own items). */
 const CONCAT = ['messages', 'tools'];
 
+/**
+ * Array fields at every length from 0 to their documented maximum and one past it (OpenAI
+ * chat API reference: up to 4 stop sequences, at most 128 tools; UNDOCUMENTED_MAX_LENGTH
+ * where none is documented). Above SWEPT_LENGTHS only the maximum and one past it are sent,
+ * the latter bisected when it fails: there a length is a size, and each its own request
+ * would cost more than the whole phase.
+ */
+export const ARRAY_MAX: Record<string, number> = { stop: 4, tools: 128 };
+export const UNDOCUMENTED_MAX_LENGTH = 8;
+export const SWEPT_LENGTHS = 8;
+/** The lengths an array field is sent at. */
+export function arrayLengths(path: string): number[] {
+  const max = ARRAY_MAX[path] ?? UNDOCUMENTED_MAX_LENGTH;
+  const swept = Array.from({ length: Math.min(max, SWEPT_LENGTHS) + 1 }, (_, k) => k);
+  return [...new Set([...swept, max, max + 1])];
+}
+const STOPS = ['END', '###', '\n\n', 'STOP', 'Human:', 'User:'];
+const toolNamed = (i: number) => ({ type: 'function', function: { name: `tool_${i}`, description: 'Weather', parameters: { type: 'object', properties: {} } } });
+const callNamed = (i: number) => ({ id: `call_${i}`, type: 'function', function: { name: 'get_weather', arguments: '{}' } });
+/** Each array field the generators know, as an array of `k` items of its element type. */
+const ARRAYS: Array<{ path: string; key: string; build: (k: number) => Body; kind: (k: number) => CaseKind }> = [
+  { path: 'messages', key: 'messages', build: (k) => ({ messages: conversation(k) }), kind: (k) => (k ? 'valid' : 'edge') },
+  { path: 'stop', key: 'stop', build: (k) => ({ stop: Array.from({ length: k }, (_, i) => STOPS[i % STOPS.length]!.repeat(1 + Math.floor(i / STOPS.length))) }), kind: () => 'valid' },
+  { path: 'tools', key: 'tools', build: (k) => ({ tools: Array.from({ length: k }, (_, i) => toolNamed(i)) }), kind: () => 'valid' },
+  { path: 'messages[].content', key: '', build: (k) => ({ messages: [{ role: 'user', content: Array.from({ length: k }, () => ({ type: 'text', text: 'hello' })) }] }), kind: () => 'edge' },
+  {
+    path: 'messages[].tool_calls', key: '', kind: () => 'edge',
+    build: (k) => ({ messages: [{ role: 'user', content: 'hello' }, { role: 'assistant', content: null, tool_calls: Array.from({ length: k }, (_, i) => callNamed(i)) }, ...Array.from({ length: k }, (_, i) => ({ role: 'tool', tool_call_id: `call_${i}`, content: 'ok' }))] }),
+  },
+];
+
+/** Keys a document store, a query language or a template engine treats specially, or a JavaScript object inherits. */
+export const UNUSUAL_KEYS: Record<string, string> = {
+  dollar: '$', dot: '.', empty: '', long: 'k'.repeat(4096), 'non-ascii': 'ключ-鍵-😀', proto: '__proto__', constructor: 'constructor',
+};
+/** An own property (a plain `o[k] = v` with k "__proto__" would set the prototype instead). */
+const own = (o: Body, k: string, v: unknown) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+const withKey = (o: Body, k: string): Body => own({ ...o }, k, 1);
+const TOOL = () => ({ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: {} } } });
+const CALL = () => ({ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } });
+const IMAGE = () => ({ url: 'data:image/png;base64,iVBORw0KGgo=' });
+/**
+ * Every object level of a request with named fields, and how to put an unknown key there
+ * (not logit_bias, whose keys are token ids; not tool_choice's objects: tool_choice is one
+ * value per request, so each probe there would be a request of its own). Top level and the
+ * usual parameters' objects: CHAT-8 ("unknown extra fields"); inside messages: no clause
+ * rules an unknown key (ERR-* only).
+ */
+const OBJECT_LEVELS: Array<{ path: string; kind: CaseKind; messages?: boolean; put: (b: Body, k: string) => void }> = [
+  { path: '(body)', kind: 'valid', put: (b, k) => { own(b, k, 1); } },
+  { path: 'stream_options', kind: 'valid', put: (b, k) => { b.stream = true; b.stream_options = withKey({ include_usage: true }, k); } },
+  { path: 'response_format', kind: 'valid', put: (b, k) => { b.response_format = withKey({ type: 'text' }, k); } },
+  { path: 'tools[]', kind: 'valid', put: (b, k) => { b.tools = [withKey(TOOL(), k)]; } },
+  { path: 'tools[].function', kind: 'valid', put: (b, k) => { const t = TOOL(); b.tools = [{ ...t, function: withKey(t.function, k) }]; } },
+  { path: 'tools[].function.parameters', kind: 'valid', put: (b, k) => { const t = TOOL(); b.tools = [{ ...t, function: { ...t.function, parameters: withKey(t.function.parameters, k) } }]; } },
+  { path: 'messages[]', kind: 'edge', messages: true, put: (b, k) => { b.messages = [withKey({ role: 'user', content: 'hello' }, k)]; } },
+  { path: 'messages[].content[]', kind: 'edge', messages: true, put: (b, k) => { b.messages = [{ role: 'user', content: [withKey({ type: 'text', text: 'hello' }, k)] }]; } },
+  { path: 'messages[].content[].image_url', kind: 'edge', messages: true, put: (b, k) => { b.messages = [{ role: 'user', content: [{ type: 'image_url', image_url: withKey(IMAGE(), k) }] }]; } },
+  {
+    path: 'messages[].tool_calls[]', kind: 'edge', messages: true,
+    put: (b, k) => { b.messages = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: null, tool_calls: [withKey(CALL(), k)] }, { role: 'tool', tool_call_id: 'call_1', content: 'ok' }]; },
+  },
+  {
+    path: 'messages[].tool_calls[].function', kind: 'edge', messages: true,
+    put: (b, k) => { const c = CALL(); b.messages = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: null, tool_calls: [{ ...c, function: withKey(c.function, k) }] }, { role: 'tool', tool_call_id: 'call_1', content: 'ok' }]; },
+  },
+];
+
 const MISSING = Symbol('missing');
 /** Removes every MISSING placeholder (object members and array items). */
 function dropMissing(v: unknown): unknown {
@@ -136,8 +206,9 @@ export function coverageProbes(o: CoverageOptions): Probe[] {
   const out: Probe[] = [];
   const seen = new Set<string>();
 
-  const add = (route: Route, stream: boolean, name: string, kind: CaseKind, make: (n?: number) => Body, opts: { size?: { n: number; min: number }; packable?: boolean } = {}) => {
-    const usual = /=(text:|long-|parts:|deep-|wide-|")/.test(name);
+  // `whole`: array fields the probe sends whole (their length is the probe): a key of its own, never concatenated.
+  const add = (route: Route, stream: boolean, name: string, kind: CaseKind, make: (n?: number) => Body, opts: { size?: { n: number; min: number }; packable?: boolean; usual?: boolean; whole?: string[] } = {}) => {
+    const usual = opts.usual ?? /=(text:|long-|parts:|deep-|wide-|")/.test(name);
     const first = make(opts.size?.n);
     const body = dropMissing(first) as Body;
     if (route === 'brain') delete body.model;
@@ -149,7 +220,7 @@ export function coverageProbes(o: CoverageOptions): Probe[] {
     seen.add(key);
     const ref = base(route, stream);
     const changed = Object.keys({ ...ref, ...body }).filter((k) => JSON.stringify(ref[k]) !== JSON.stringify(body[k]));
-    const concat = changed.filter((k) => CONCAT.includes(k) && Array.isArray(body[k]));
+    const concat = changed.filter((k) => CONCAT.includes(k) && Array.isArray(body[k]) && !opts.whole?.includes(k));
     out.push({
       name, kind, route, stream: realStream, usual, keys: changed.filter((k) => !concat.includes(k)), concat, size: opts.size,
       packable: (opts.packable ?? true) && (kind === 'valid' || kind === 'edge') && Array.isArray(body.messages),
@@ -214,6 +285,20 @@ export function coverageProbes(o: CoverageOptions): Probe[] {
       }
       add(route, stream, 'messages[1].role=missing', 'bad-message', () => ({ ...fresh(), messages: [{ role: 'user', content: 'hello' }, { content: 'hi' }] }));
     }
+    // Arrays at every length up to their maximum and one past it; lengths clients send are usual.
+    for (const a of ARRAYS.filter((x) => route === 'chat' || x.path.startsWith('messages['))) {
+      const max = ARRAY_MAX[a.path] ?? UNDOCUMENTED_MAX_LENGTH;
+      for (const k of arrayLengths(a.path)) {
+        const size = k > SWEPT_LENGTHS ? { size: { n: k, min: SWEPT_LENGTHS + 1 } } : {};
+        add(route, stream, `${a.path}=length:${k}`, a.kind(k), (n) => ({ ...fresh(), ...a.build(n ?? k) }), { ...size, usual: k >= 1 && k <= max, whole: a.key ? [a.key] : [] });
+      }
+    }
+    // Unknown keys of each unusual shape at each object level, alone.
+    for (const level of OBJECT_LEVELS.filter((l) => route === 'chat' || l.messages)) {
+      for (const [shape, key] of Object.entries(UNUSUAL_KEYS)) {
+        add(route, stream, `${level.path}=unusual-key:${shape}`, level.kind, () => { const b = fresh(); level.put(b, key); return b; });
+      }
+    }
   }
 
   // Bodies that are not JSON (CHAT-6), each with and without stream in the text.
@@ -250,7 +335,7 @@ export function packCase(probes: Probe[], sizes: Array<number | undefined> = [])
   const lists = new Map<string, unknown[]>();
   built.forEach((b, i) => {
     const one = b.body as Body;
-    for (const k of probes[i]!.keys) body[k] = one[k];
+    for (const k of probes[i]!.keys) own(body, k, one[k]);
     for (const k of probes[i]!.concat) lists.set(k, [...(lists.get(k) ?? []), ...(one[k] as unknown[])]);
   });
   for (const [k, items] of lists) body[k] = items;
@@ -267,14 +352,15 @@ export function coverageCases(o: CoverageOptions): CoverageCase[] {
   }
   const packs: Probe[][] = [];
   for (const list of groups.values()) {
-    const open: Array<{ probes: Probe[]; keys: Set<string>; bytes: number }> = [];
+    const open: Array<{ probes: Probe[]; keys: Set<string>; concat: Set<string>; bytes: number }> = [];
     for (const p of list) {
       if (!p.packable) { packs.push([p]); continue; }
-      // Top-level keys stay disjoint; items of messages and tools simply add up; the body stays within the cap.
+      // Top-level keys stay disjoint (an array sent whole is a key); items of messages and tools simply add up; the body stays within the cap.
       const bytes = sizeOf(packCase([p]).body);
-      const slot = open.find((s) => s.probes.length < PACK_SIZE && s.bytes + bytes <= o.maxBodyBytes && p.keys.every((k) => !s.keys.has(k)));
-      if (slot) { slot.probes.push(p); p.keys.forEach((k) => slot.keys.add(k)); slot.bytes += bytes; }
-      else open.push({ probes: [p], keys: new Set(p.keys), bytes });
+      const slot = open.find((s) => s.probes.length < PACK_SIZE && s.bytes + bytes <= o.maxBodyBytes
+        && p.keys.every((k) => !s.keys.has(k) && !s.concat.has(k)) && p.concat.every((k) => !s.keys.has(k)));
+      if (slot) { slot.probes.push(p); p.keys.forEach((k) => slot.keys.add(k)); p.concat.forEach((k) => slot.concat.add(k)); slot.bytes += bytes; }
+      else open.push({ probes: [p], keys: new Set(p.keys), concat: new Set(p.concat), bytes });
     }
     packs.push(...open.map((s) => s.probes));
   }

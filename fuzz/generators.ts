@@ -253,7 +253,8 @@ const validKind = () => 'valid' as const;
 export const KNOWN_FIELDS: KnownField[] = [
   // Top level: the schema's fields, then the usual OpenAI parameters (CHAT-8).
   top('model', ['string'], (v) => (typeof v === 'string' ? 'edge' : 'no-model')), // a long model is an unknown one: not CHAT-2's
-  top('messages', ['array'], () => 'bad-messages'),
+  // CHAT-3 forbids messages missing or not an array: an empty array is no clause's (ERR-* only).
+  top('messages', ['array'], (v) => (Array.isArray(v) ? 'edge' : 'bad-messages')),
   top('stream', ['boolean'], (v) => (v === null ? 'edge' : 'bad-stream'), (b) => { delete b.stream_options; }),
   top('stream_options', ['object'], validKind, streamOn),
   ...(['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'n', 'max_tokens', 'max_completion_tokens', 'seed'] as const).map((p) => top(p, ['number'])),

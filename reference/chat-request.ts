@@ -6,6 +6,7 @@ import { validate, type SchemaViolation } from '../lib/spec/schema-validator.ts'
 import type { RequestContext } from './request-context.ts';
 import { badRequest, serverError } from './errors.ts';
 import { ApiError } from './api-error.ts';
+import { caseFolded, legallyAccepted, notJsonError, parseAlmostJson, refuseCaseVariants, withoutBom } from './request-leniency.ts';
 
 export interface ChatRequest {
   model: string;
@@ -58,13 +59,17 @@ export async function readJsonBody(ctx: RequestContext): Promise<unknown> {
     throw badRequest('Content-Type must be application/json.', 'invalid_content_type');
   }
   // Stryker restore all
-  const raw = (await ctx.body()).toString('utf8');
+  const raw = withoutBom(ctx, (await ctx.body()).toString('utf8'));
   try {
     // The catch's block: a directive must lead a node, and '} catch {' leads none, so this region opens after the try block and closes inside the catch.
     // Stryker disable BlockStatement: [msg-free] ERR-3
     return JSON.parse(raw);
   } catch {
     // Stryker restore BlockStatement
+    if (ctx.defect('almost-json-accepted')) {
+      const lenient = parseAlmostJson(raw);
+      if (lenient !== undefined) return lenient;
+    }
     if (ctx.defect('fuzz-trailing-garbage-accepted')) {
       const lenient = firstObject(raw);
       if (lenient !== undefined) return lenient;
@@ -74,7 +79,7 @@ export async function readJsonBody(ctx: RequestContext): Promise<unknown> {
     if (ctx.defect('fuzz-noisy-three-clauses') && raw.startsWith('{') && raw.endsWith('}')) throw badRequest('The request body is not valid JSON.', 'invalid_json').withForm('text');
     if (ctx.defect('bad-json-500')) throw serverError('Internal error while reading the request.');
     if (ctx.defect('bad-json-200')) return structuredClone(DEFAULT_REQUEST);
-    throw badRequest('The request body is not valid JSON.', 'invalid_json');
+    throw notJsonError(ctx, raw) ?? badRequest('The request body is not valid JSON.', 'invalid_json');
   }
 }
 
@@ -167,7 +172,9 @@ function checkedNumber(
 }
 
 /** Validates a parsed body; throws the 400 for the first problem. */
-export function parseChatRequest(ctx: RequestContext, body: unknown): ChatRequest {
+export function parseChatRequest(ctx: RequestContext, read: unknown): ChatRequest {
+  const body = caseFolded(ctx, read);
+  refuseCaseVariants(ctx, body);
   // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: [equiv] unknown-param-500 params-500
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const raw = body as Record<string, unknown>;
@@ -182,7 +189,7 @@ export function parseChatRequest(ctx: RequestContext, body: unknown): ChatReques
   fuzzOnlyDefects(ctx, body);
   refuseUnknownParams(ctx, body);
   const result = validate('chat-request', body);
-  const first = result.errors.find((v) => !ignoredByDefect(ctx, v, body));
+  const first = result.errors.find((v) => !ignoredByDefect(ctx, v, body) && !legallyAccepted(ctx, v));
   if (first) throw violationError(first);
   const raw = body as Record<string, unknown>;
 
@@ -304,9 +311,17 @@ function fuzzOnlyDefects(ctx: RequestContext, body: unknown): void {
   if (ctx.defect('fuzz-top-p-max-500') && raw.top_p === 1) crash();
   if (ctx.defect('fuzz-stop-empty-500') && (raw.stop === '' || (Array.isArray(raw.stop) && raw.stop.includes('')))) crash();
   if (ctx.defect('fuzz-noisy-three-clauses') && messages.some((m) => m && typeof m === 'object' && 'name' in m)) crash();
+  if (ctx.defect('fuzz-stop-length-500') && Array.isArray(raw.stop) && raw.stop.length === 3) crash();
+  if (ctx.defect('fuzz-dollar-key-500') && messages.some((m) => hasDollarKey(m))) crash();
   if (ctx.defect('fuzz-messages-400-no-body') && (typeof raw.messages === 'number' || typeof raw.messages === 'boolean' || raw.messages === null)) {
     throw badRequest('Invalid messages.', 'invalid_type', 'messages').withForm('empty');
   }
+}
+
+/** fuzz-dollar-key-500: a key starting with "$" at any depth. */
+function hasDollarKey(v: unknown): boolean {
+  if (!v || typeof v !== 'object') return false;
+  return Object.entries(v).some(([k, x]) => k.startsWith('$') || hasDollarKey(x));
 }
 
 /** fuzz-noisy-three-clauses: a parameter's value refused with 400 goes out as text/plain. */

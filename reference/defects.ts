@@ -231,6 +231,11 @@ const CATALOG = {
   'scope-skipped-on-route-spelling': { clauses: ['AUTH-6'], description: 'The router takes a route in any case, with doubled or trailing slashes and percent-encoded characters, but the brain route\'s scope check is bound to the exact path: a key without brains:invoke is served on POST /v1/Brains/{id}/Chat, /v1/brains/{id}//chat, /v1/brains/{id}/chat/.' },
   // --- a target that goes away mid-run (its own run self-test: later tests are errors, selftest/e2e/target-down.test.ts) ---
   'target-dies-mid-run': { clauses: ['SVC-1'], foundBy: 'outage', description: 'After 40 requests the server stops listening and drops every connection (as a process that runs out of memory): the request in flight is cut, every later one refused.' },
+  // --- near misses of a valid request, read as valid: almost-JSON, keys in another case; and what only the coverage phase sends ---
+  'almost-json-accepted': { clauses: ['CHAT-6'], description: 'Bodies a lenient parser accepts and RFC 8259 forbids are served: NaN and Infinity literals (read as null), single-quoted strings, trailing commas, // and /* */ comments.' },
+  'keys-case-insensitive': { clauses: ['CHAT-2', 'CHAT-3', 'CHAT-4'], description: 'Keys are matched in any letter case when the exact one is absent (Go\'s encoding/json): "Model", "MESSAGES", a message\'s "Role" stand for model, messages, role.' },
+  'fuzz-stop-length-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'stop holding exactly 3 sequences is answered 500 (fewer or more are fine).' },
+  'fuzz-dollar-key-500': { clauses: ['ERR-2'], foundBy: 'fuzz', description: 'A key starting with "$" inside a message (the message, a content part, its image_url, a tool call, its function) is answered 500, as a document store refuses operator keys.' },
 } satisfies Record<string, DefectInfo>;
 
 export type DefectName = keyof typeof CATALOG;

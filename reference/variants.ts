@@ -93,6 +93,10 @@ const CATALOG = {
   'never-echoes': { description: 'Replies never repeat a canary the request asks for (a model need not follow the instruction): SVC-9 judges by usage and ids.' },
   'usage-own-count': { description: 'usage.prompt_tokens is counted its own way (one and a half of the reference\'s per token, plus 5): SVC-9 learns the relation from lone requests.' },
   'fast-writer': { description: 'Replies are 48 words and every stream is written at once, within a few ms (a fast server: EV-13 is inconclusive on it, never a warning).' },
+  // --- what no clause forbids, and near misses refused another legal way ---
+  'empty-messages-accepted': { description: 'An empty messages array is served (CHAT-3 rules only a missing messages or one that is not an array): a reply to no conversation.' },
+  'json-bom-tolerated': { description: 'A leading byte order mark is ignored (RFC 8259 §8.1 lets a parser do so); every other body that is not RFC 8259 JSON (NaN, single quotes, trailing commas, comments) is refused with 400 code json_invalid, naming the byte where parsing stopped.' },
+  'case-variant-keys-refused': { description: 'A key that equals a known field only in another letter case (Model, MESSAGES, a message\'s Role) is refused with 400 naming it ("did you mean ..."), even beside the real key.' },
 } satisfies Record<string, VariantInfo>;
 
 export type VariantName = keyof typeof CATALOG;

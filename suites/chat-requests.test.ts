@@ -17,6 +17,24 @@ const REFUSED: Array<['CHAT-2' | 'CHAT-3' | 'CHAT-4' | 'CHAT-5', string, Record<
   ['CHAT-5', 'stream given as a string', { model: models[0], messages: HELLO, stream: 'yes' }, 'stream-string'],
 ];
 
+/** Almost-JSON forms: [id part, what, the ordinary body's JSON text made into it]. */
+const ALMOST_JSON: Array<[string, string, (json: string) => string]> = [
+  ['nan', 'a NaN literal', (j) => `${j.slice(0, -1)},"chatgate_probe":NaN}`],
+  ['infinity', 'an Infinity literal', (j) => `${j.slice(0, -1)},"chatgate_probe":Infinity}`],
+  ['single-quotes', 'single-quoted strings', (j) => j.replace(/"/g, "'")],
+  ['trailing-comma-object', 'a trailing comma in an object', (j) => `${j.slice(0, -1)},}`],
+  ['trailing-comma-array', 'a trailing comma in an array', (j) => j.replace(/}\]/, '},]')],
+  ['line-comment', 'a // comment', (j) => `{// a comment\n${j.slice(1)}`],
+  ['block-comment', 'a /* */ comment', (j) => `/* a comment */${j}`],
+];
+
+/** Required fields in another letter case, alone (a case-insensitive matcher takes every spelling: one each): [clause, what, body, the id's last part]. */
+const CASE_VARIANTS: Array<['CHAT-2' | 'CHAT-3' | 'CHAT-4', string, Record<string, unknown>, string]> = [
+  ['CHAT-2', 'model sent only as "Model"', { Model: models[0], messages: HELLO }, 'model-capitalised'],
+  ['CHAT-3', 'messages sent only as "MESSAGES"', { model: models[0], MESSAGES: HELLO }, 'messages-upper'],
+  ['CHAT-4', 'a message whose role is sent only as "Role"', { model: models[0], messages: [{ Role: 'user', content: 'hi' }] }, 'role-capitalised'],
+];
+
 // The streaming path: servers route stream: true through other code (another handler,
 // another validator), so each request here that can carry stream: true declares a
 // streaming twin (clause()'s `stream: 'twin'`); the others say why they have none.
@@ -64,6 +82,26 @@ describe('CHAT: invalid requests are refused with 400', () => {
     const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, body: `{"model": "${models[0]}", "messages": [` });
     t.errorBody(ex, 400);
   }, { stream: { none: 'the stream flag would be in a body the server cannot parse' } });
+
+  // Near misses of a valid body, refused as the plainly invalid form is. Almost-JSON: what
+  // lenient parsers (Python's json.loads, JSON5, some Go and Java configurations) accept
+  // and RFC 8259 forbids; the odd part sits where a server reads nothing (an unknown field),
+  // so only the parser decides. Duplicate member names are legal JSON: no probe here.
+  for (const [form, what, make] of ALMOST_JSON) {
+    clause(`chat-requests/almost-json/${form}`, 'CHAT-6', `a body with ${what} (not JSON by RFC 8259) gets 400 with an error body`, async (t) => {
+      const body = make(JSON.stringify({ model: models[0], messages: HELLO, ...(t.stream ? { stream: true } : {}) }));
+      const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, body, ...(t.stream ? { stream: true } : {}) });
+      t.errorBody(ex, 400);
+    }, { stream: 'twin' });
+  }
+
+  // Keys in another letter case, alone (the real key absent): the field is missing, and its clause says so.
+  for (const [id, what, json, slug] of CASE_VARIANTS) {
+    clause(`chat-requests/key-case/${slug}`, id, `${what} gets 400 with an error body, as the missing field does`, async (t) => {
+      const ex = await send({ method: 'POST', path: '/chat/completions', auth: keys.main, ...(t.stream ? { json: { ...json, stream: true }, stream: true } : { json }) });
+      t.errorBody(ex, 400);
+    }, { stream: 'twin' });
+  }
 
   clause('chat-requests/unknown-model', 'CHAT-7', 'an unknown model gets 400 or 404 with an error body', async (t) => {
     const ex = await chat(chatBody({ model: 'chatgate-no-such-model-7f3a', ...(t.stream ? { stream: true } : {}) }));

@@ -59,6 +59,9 @@ const SHRUNK_AT_MOST: Record<string, { bytes: number; fields: number; check?: (b
   'fuzz-stop-empty-500': { bytes: 110, fields: 4 },
   // A message with a name, a parameter out of range, a not-quite-JSON body: each in its smallest coverage request.
   'fuzz-noisy-three-clauses': { bytes: 130, fields: 4 },
+  // Three stop sequences (the coverage phase's lengths); a "$" key at each message level: a tool call's needs its assistant turn and the tool's answer.
+  'fuzz-stop-length-500': { bytes: 110, fields: 4, check: (b) => (b as { stop: unknown[] }).stop.length === 3 },
+  'fuzz-dollar-key-500': { bytes: 290, fields: 3, check: (b) => JSON.stringify(b).includes('"$":') },
 };
 
 const FUZZ_ONLY = Object.entries(DEFECTS).filter(([, d]) => d.foundBy === 'fuzz');

@@ -3,7 +3,7 @@
 // probes a pack can carry, stays within the body cap, and a replay id gives the request back.
 import { describe, expect, it } from 'vitest';
 import { KNOWN_FIELDS } from '../../fuzz/generators.ts';
-import { coverageCaseAt, coverageCases, coverageProbes, PACK_SIZE, RANGES, TEXTS } from '../../fuzz/coverage.ts';
+import { ARRAY_MAX, arrayLengths, coverageCaseAt, coverageCases, coverageProbes, PACK_SIZE, RANGES, SWEPT_LENGTHS, TEXTS, UNDOCUMENTED_MAX_LENGTH, UNUSUAL_KEYS } from '../../fuzz/coverage.ts';
 import { randomBudget } from '../../fuzz/campaign.ts';
 import { FUZZ_DEFAULT_RUNS } from '../../lib/run/config.ts';
 
@@ -86,6 +86,70 @@ describe('the coverage phase', () => {
     // The message content's long string reaches the cap (within the frame).
     const long = cases.find((c) => c.probes.length === 1 && c.probes[0]!.name === 'messages[].content=long-string' && c.case.route === 'chat');
     expect(Buffer.byteLength(JSON.stringify(long!.case.body))).toBeGreaterThan(CAP - 64);
+  });
+
+  it('an invalid kind only where its clause\'s words forbid the value (CHAT-2..CHAT-6); anything else is judged by ERR-* or CHAT-8', () => {
+    const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+    const forbids: Record<string, (b: Record<string, unknown>) => boolean> = {
+      // CHAT-2: missing model, or not a string. CHAT-3: missing messages, or not an array.
+      'no-model': (b) => !('model' in b) || typeof b.model !== 'string',
+      'bad-messages': (b) => !('messages' in b) || !Array.isArray(b.messages),
+      // CHAT-4: a message without role, or content a number or an object without parts.
+      'bad-message': (b) => (b.messages as unknown[]).some((m) => isObject(m) && (!('role' in m) || typeof m.content === 'number' || isObject(m.content))),
+      // CHAT-5: stream not a boolean.
+      'bad-stream': (b) => 'stream' in b && typeof b.stream !== 'boolean',
+    };
+    for (const p of probes) {
+      const { body, raw } = p.build();
+      if (p.kind === 'not-json') { expect(() => JSON.parse(raw!), p.name).toThrow(); continue; }
+      if (forbids[p.kind]) expect(forbids[p.kind]!(body as Record<string, unknown>), `${p.name} is ${p.kind}`).toBe(true);
+    }
+    // An empty messages array is an array: no clause forbids it.
+    expect(probes.filter((p) => p.name === 'messages=empty-array').map((p) => `${p.stream} ${p.kind}`)).toEqual(['false edge', 'true edge']);
+  });
+
+  it('array fields at every length up to their maximum and one past it; unknown keys of each unusual shape at each object level, alone', () => {
+    expect(arrayLengths('stop')).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(arrayLengths('tools')).toEqual([...Array.from({ length: SWEPT_LENGTHS + 1 }, (_, k) => k), ARRAY_MAX.tools, ARRAY_MAX.tools! + 1]);
+    expect(arrayLengths('messages[].content')).toHaveLength(UNDOCUMENTED_MAX_LENGTH + 2);
+    for (const stream of [false, true]) {
+      const have = names('chat', stream);
+      // A length may be another probe's body too (stop of one item, the ordinary one message): sent once, under either name.
+      const bodies = probes.filter((p) => p.route === 'chat' && p.stream === stream && p.kind !== 'not-json').map((p) => p.build().body as Record<string, unknown>);
+      const lengthsOf = (b: Record<string, unknown>, path: string): number[] => {
+        const [top, inner] = path.split('[].');
+        const v = b[top!];
+        if (!Array.isArray(v)) return [];
+        return inner ? v.map((m) => (m as Record<string, unknown>)?.[inner]).filter(Array.isArray).map((a) => a.length) : [v.length];
+      };
+      for (const path of ['messages', 'stop', 'tools', 'messages[].content', 'messages[].tool_calls']) {
+        const sentAt = new Set(bodies.flatMap((b) => lengthsOf(b, path)));
+        for (const k of arrayLengths(path)) expect(sentAt.has(k), `${path} of length ${k} (stream ${stream})`).toBe(true);
+        expect([...have].filter((n) => n.startsWith(`${path}=length:`)).length).toBeGreaterThan(arrayLengths(path).length - 3);
+      }
+      for (const level of ['(body)', 'response_format', 'tools[]', 'tools[].function', 'tools[].function.parameters', 'messages[]', 'messages[].content[]', 'messages[].content[].image_url', 'messages[].tool_calls[]', 'messages[].tool_calls[].function']) {
+        for (const shape of Object.keys(UNUSUAL_KEYS)) expect(have, `${level} ${shape}`).toContain(`${level}=unusual-key:${shape}`);
+      }
+    }
+    expect(names('chat', true)).toContain('stream_options=unusual-key:proto');
+    expect(names('brain', false)).toContain('messages[]=unusual-key:dollar');
+    // Each probe's length and key arrive in the request its pack sends: an own "__proto__", a tools array sent whole.
+    const sent = (name: string) => cases.find((c) => c.probes.some((p) => p.name === name) && c.case.route === 'chat' && !c.probes[0]!.stream)!;
+    const proto = JSON.parse(JSON.stringify(sent('(body)=unusual-key:proto').case.body)) as object;
+    expect(Object.keys(proto)).toContain('__proto__');
+    expect(JSON.stringify(sent('tools=length:7').case.body)).toMatch(/"tool_6"/);
+    expect((sent('tools=length:7').case.body as { tools: unknown[] }).tools).toHaveLength(7);
+  });
+
+  it('every probe of a pack is in the request it sends (no probe overwrites another\'s field)', () => {
+    for (const c of cases.filter((x) => x.probes.length > 1)) {
+      const body = c.case.body as Record<string, unknown>;
+      for (const p of c.probes) {
+        const own = p.build().body as Record<string, unknown>;
+        for (const k of p.keys) expect(JSON.stringify(Object.getOwnPropertyDescriptor(body, k)?.value), `${p.name} in pack ${c.index}`).toBe(JSON.stringify(own[k]));
+        for (const k of p.concat) for (const item of own[k] as unknown[]) expect((body[k] as unknown[]).map((x) => JSON.stringify(x)), `${p.name} in pack ${c.index}`).toContain(JSON.stringify(item));
+      }
+    }
   });
 
   it('a replay id gives the request back: the pack, one probe, one probe at a size', () => {
