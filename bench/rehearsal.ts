@@ -4,6 +4,8 @@
 // default; 3600 for the hour): the driver samples its RSS (at most 240 samples, spread
 // over the run); printed are the samples, the first and last fifth and the slope of the
 // second half (MiB per minute), beside the slices the run kept.
+import { slopePerMinute } from './workload.ts';
+
 type Load = (argv: string[], baseUrl: string, out: string, timeoutMs?: number) => Promise<Record<string, any>>;
 type Responder = { ready: { port: number }; close(): Promise<void> };
 
@@ -36,19 +38,4 @@ export async function benchRehearsal(input: { chatgateLoad: Load; streamResponde
     await responder.close();
   }
   return figures;
-}
-
-/** Least-squares slope of samples taken every `everyS` seconds, in units per minute. */
-function slopePerMinute(ys: number[], everyS: number): number {
-  if (ys.length < 2) return 0;
-  const xs = ys.map((_, i) => (i * everyS) / 60);
-  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < ys.length; i++) {
-    num += (xs[i]! - mx) * (ys[i]! - my);
-    den += (xs[i]! - mx) ** 2;
-  }
-  return den === 0 ? 0 : num / den;
 }

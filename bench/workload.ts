@@ -90,7 +90,7 @@ export async function benchWorkload(input: WorkloadBenchInput): Promise<Record<s
 }
 
 /** Least-squares slope of samples taken every `everyS` seconds, in units per minute. */
-function slopePerMinute(ys: number[], everyS: number): number {
+export function slopePerMinute(ys: number[], everyS: number): number {
   if (ys.length < 2) return 0;
   const xs = ys.map((_, i) => (i * everyS) / 60);
   const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
