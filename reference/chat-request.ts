@@ -74,9 +74,9 @@ export async function readJsonBody(ctx: RequestContext): Promise<unknown> {
       const lenient = firstObject(raw);
       if (lenient !== undefined) return lenient;
     }
-    // fuzz-noisy-three-clauses: a body that looks like an object (a trailing comma, single quotes) gets a text/plain 400.
+    // fuzz-noisy-three-clauses: an object with a stray closing brace (trailing garbage) gets a text/plain 400.
     // Stryker disable next-line all: [gate] fuzz-noisy-three-clauses CHAT-6
-    if (ctx.defect('fuzz-noisy-three-clauses') && raw.startsWith('{') && raw.endsWith('}')) throw badRequest('The request body is not valid JSON.', 'invalid_json').withForm('text');
+    if (ctx.defect('fuzz-noisy-three-clauses') && raw.startsWith('{') && raw.split('}').length > raw.split('{').length) throw badRequest('The request body is not valid JSON.', 'invalid_json').withForm('text');
     if (ctx.defect('bad-json-500')) throw serverError('Internal error while reading the request.');
     if (ctx.defect('bad-json-200')) return structuredClone(DEFAULT_REQUEST);
     throw notJsonError(ctx, raw) ?? badRequest('The request body is not valid JSON.', 'invalid_json');

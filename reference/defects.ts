@@ -203,7 +203,7 @@ const CATALOG = {
   'fuzz-temperature-string-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'temperature given as a string ("0.7", "") is answered 500 (numbers, null and other types are fine).' },
   'fuzz-top-p-max-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'top_p of exactly 1, the top of its documented range, is answered 500.' },
   'fuzz-stop-empty-500': { clauses: ['CHAT-8', 'ERR-2'], foundBy: 'fuzz', description: 'stop given as the empty string (or an array holding one) is answered 500.' },
-  'fuzz-noisy-three-clauses': { clauses: ['ERR-2', 'ERR-1', 'CHAT-6'], foundBy: 'fuzz', description: 'Three bugs at once: a message with a name is answered 500; a parameter value refused with 400 (temperature above 2, n above 8, ...) is refused text/plain; a body that is not JSON but starts with "{" and ends with "}" (a trailing comma, single quotes) is refused 400 text/plain.' },
+  'fuzz-noisy-three-clauses': { clauses: ['ERR-2', 'ERR-1', 'CHAT-6'], foundBy: 'fuzz', description: 'Three bugs at once: a message with a name is answered 500; a parameter value refused with 400 (temperature above 2, n above 8, ...) is refused text/plain; a body that is not JSON, starts with "{" and has more "}" than "{" (trailing garbage after the object) is refused 400 text/plain.' },
   // --- a wire breach the client libraries tolerate (llama.cpp's llama-server answers 401 so) ---
   'auth-401-code-numeric': { clauses: ['ERR-1'], description: '401 error bodies carry error.code as an integer (401); every other member, and every other error body, stays conformant.' },
   // --- error bodies real gateways send, that every client library still raises its typed error on (the client cells judge the client) ---

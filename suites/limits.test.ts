@@ -91,10 +91,13 @@ function probeOnce(): Promise<Probe> {
     };
     const r = await ramp(send, stop, { ...PROBE_RAMP, max: config.rateLimitProbeMax });
     const p: Probe = { sent: r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {}, streams: [] };
+    const badOf: [Exchange[], Exchange[]] = [[], []];
+    const served = [false, false];
     for (const { value: { ex, stream, afterLimit }, rate, index } of r.answers) {
       const key = ex.status === undefined ? `no response (${ex.error?.kind})` : `${ex.status}${stream ? ' (stream)' : ''}`;
       p.statuses[key] = (p.statuses[key] ?? 0) + 1;
-      if (isDroppedOrServerError(ex.status)) p.bad.push(ex);
+      if (isDroppedOrServerError(ex.status)) badOf[stream ? 1 : 0].push(ex);
+      if (ex.status !== undefined && ex.status < 300) served[stream ? 1 : 0] = true;
       if (ex.status === 429 && !p.first429) Object.assign(p, { first429: ex, first429Rate: rate, first429Sent: index + 1 });
       if (stream && ex.status !== undefined && ex.status < 300 && ex.mediaType === 'text/event-stream') {
         p.streams.push(ex);
@@ -102,6 +105,9 @@ function probeOnce(): Promise<Probe> {
         if (payload && !p.streamError) p.streamError = { ex, payload: payload.data, afterLimit };
       }
     }
+    // A form the target never served (every stream a 500 through a gateway that breaks streams) is
+    // not limited by the limit: its 5xx are ERR-2's and the stream clauses', not LIM-1's evidence.
+    p.bad = [...(served[0] ? badOf[0] : []), ...(served[1] ? badOf[1] : [])];
     const times = r.answers.filter((a) => a.value.ex.status !== undefined).map((a) => a.value.ex.durationMs).sort((a, b) => a - b);
     if (times.length) p.medianMs = times[Math.floor(times.length / 2)];
     // From the first 429 to the recovery answer no other request of the run goes out:

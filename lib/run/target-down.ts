@@ -6,23 +6,11 @@
 // test that met only the dead target is `error` ("target unreachable since ..."), never a
 // clause failure: a dead target answers nothing about its clauses.
 import type { ExchangeSummary } from '../spec/rules/exchange-summary.ts';
-import type { TestRecord } from './verdicts.ts';
+import type { TargetDown, TestRecord } from './verdicts.ts';
 import { CLAUSES } from '../spec/clauses.ts';
 
 /** What results.json says of a target that stopped answering. */
-export interface TargetDown {
-  /** When the first request after the last answer failed (ISO time). */
-  since: string;
-  /** The last request the target answered: what, whose, and how to send it again. */
-  lastAnswer: { method: string; path: string; status: number; test?: string; curl: string };
-  /** Requests that got no answer after it; `refused` of them found no listener at all. */
-  failedRequests: number;
-  refused: number;
-  /** Requests sent before the target went away and cut by it: the finding. */
-  inFlight: Array<{ method: string; path: string; test?: string; error: string; stream?: true }>;
-  /** Tests turned into `error` (they met only the dead target). */
-  unreachableTests: number;
-}
+export type { TargetDown };
 
 /** Fewer refused connections than this after the last answer is no outage. */
 export const MIN_FAILURES = 3;

@@ -1,6 +1,5 @@
 // The verdict vocabulary and the results contract (reports/latest/results.json).
 // Other tools read this shape: add fields, never rename or remove one.
-import type { TargetDown } from './target-down.ts';
 import type { Level } from '../spec/clauses.ts';
 
 // flaky: failed, then passed when RETRY_FAILED reran it (fails the run only in strict mode).
@@ -190,4 +189,19 @@ declare module '@vitest/runner' {
     /** The test's stable id, set where clause() registers it (known at collection). */
     chatgateId?: string;
   }
+}
+
+/** A target that stopped answering mid-run, as lib/run/target-down.ts finds it from the run's exchanges. */
+export interface TargetDown {
+  /** When the first request after the last answer failed (ISO time). */
+  since: string;
+  /** The last request the target answered: what, whose, and how to send it again. */
+  lastAnswer: { method: string; path: string; status: number; test?: string; curl: string };
+  /** Requests that got no answer after it; `refused` of them found no listener at all. */
+  failedRequests: number;
+  refused: number;
+  /** Requests sent before the target went away and cut by it: the finding. */
+  inFlight: Array<{ method: string; path: string; test?: string; error: string; stream?: true }>;
+  /** Tests turned into `error` (they met only the dead target). */
+  unreachableTests: number;
 }

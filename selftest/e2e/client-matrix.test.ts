@@ -20,11 +20,11 @@ const openai7Runs = !unavailable(clientById('openai@7'));
 // Legal variants, combined where they do not contradict each other (one line-end
 // choice per group) so that every variant meets every client without 22 runs.
 const VARIANT_GROUPS: string[][] = [
-  ['sse-crlf', 'split-writes', 'sse-comments', 'sse-fields', 'sse-no-space', 'char-per-chunk', 'role-chunk-null-content', 'gzip', 'charset', 'chunked', 'extra-fields', 'retry-after-ms-only', 'reply-in-kind', 'n-ignored'],
+  ['sse-crlf', 'split-writes', 'sse-comments', 'sse-fields', 'sse-no-space', 'char-per-chunk', 'role-chunk-null-content', 'gzip', 'charset', 'chunked', 'extra-fields', 'retry-after-ms-only', 'reply-in-kind', 'n-ignored', 'never-echoes', 'fast-writer'],
   ['sse-cr', 'one-chunk', 'no-usage-chunk', 'connection-close', 'slow-stream', 'slow-json', 'tight-rate-limit', 'resolved-model', 'unknown-model-400', 'error-param-absent', 'outside-base-plain-404',
-    'retry-after-http-date', 'auth-lenient-bearer', 'brain-route-201', 'unknown-params-400', 'large-bodies-served'],
+    'retry-after-http-date', 'auth-lenient-bearer', 'brain-route-201', 'unknown-params-400', 'large-bodies-served', 'usage-own-count', 'empty-messages-accepted'],
   // The retry-hint styles exclude each other (the reference uses the first it is given): one per group.
-  ['ratelimit-reset-only', 'keep-alive-timeout', 'params-ignored', 'repetitive-deltas', 'stream-refusals-400', 'brain-route-stream-json', 'error-echoes-url', 'capped-empty-reply', 'route-trailing-slash', 'body-limit-64k'],
+  ['ratelimit-reset-only', 'keep-alive-timeout', 'params-ignored', 'repetitive-deltas', 'stream-refusals-400', 'brain-route-stream-json', 'error-echoes-url', 'capped-empty-reply', 'route-trailing-slash', 'body-limit-64k', 'json-bom-tolerated', 'case-variant-keys-refused'],
 ];
 
 // The tight rate limits are not grouped here: they only make a run wait. Every client meets

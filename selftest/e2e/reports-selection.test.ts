@@ -17,12 +17,12 @@ describe('selection', () => {
   it('CLAUSES=AUTH-1,EV-1* runs exactly those clauses, and the reports show the others as not selected', async () => {
     const run = await runChatgate({ CLAUSES: 'AUTH-1,EV-1*' });
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(clausesOf(run)).toEqual(['AUTH-1', 'EV-1', 'EV-10', 'EV-11', 'EV-12']);
+    expect(clausesOf(run)).toEqual(['AUTH-1', 'EV-1', 'EV-10', 'EV-11', 'EV-12', 'EV-13']);
     expect(run.results!.tests.filter((t) => t.verdict === 'skip')).toEqual([]);
     // (no header, the key in x-api-key, api-key, ?api_key=, ?key=) x three endpoints, and x
     // the two chat routes again with stream: true.
     expect(run.tests('AUTH-1')).toHaveLength(25);
-    const others = Object.keys(CLAUSES).filter((id) => !/^(AUTH-1|EV-1\d*)$/.test(id)).length; // EV-1* also selects EV-12
+    const others = Object.keys(CLAUSES).filter((id) => !/^(AUTH-1|EV-1\d*)$/.test(id)).length; // EV-1* also selects EV-10..EV-13
     expect(run.stdout).toContain(`(${others} clauses not selected)`);
     expect(run.stdout).toContain('mode: normal (only MUST/COMPAT failures fail the run); CLAUSES=AUTH-1,EV-1*');
     expect(run.report('summary.md')).toMatch(/\| `AUTH-2` \| MUST \| · not selected \| 0 \|/);
