@@ -1,7 +1,7 @@
 // What fails a load run besides findings and baseline regressions: the SLOs given to
-// stream and throughput (the sweep judges its own SLOs per step and fails when no rate
-// met them, or when its answer is below --expect-capacity), and k6-style absolute limits
-// (--threshold ttft_p95_ms<500). Each check names its limit and the value seen.
+// stream and throughput (a rehearsal judges them per time slice, in its damage verdict),
+// the sweep's answer (no rate met the SLOs, or below --expect-capacity), and k6-style
+// absolute limits (--threshold ttft_p95_ms<500). Each check names its limit and the value seen.
 import { METRICS, parseLimit, type LimitOp, type MetricName } from './metric-names.ts';
 import { UsageError, type LoadOptions, type Scenario } from '../setup/options.ts';
 
@@ -56,7 +56,9 @@ export function evaluateGates(
     const met = value !== null && (op === '<' ? value < limit : op === '<=' ? value <= limit : op === '>' ? value > limit : value >= limit);
     checks.push({ kind, name, metric, op, limit, unit, value, met });
   };
-  if (scenario === 'stream' || scenario === 'throughput') {
+  // A rehearsal judges its SLOs per time slice (the damage and recovery verdict): a pooled p95 over a planned outage says nothing.
+  const rehearsal = (details as { rehearsal?: unknown }).rehearsal !== undefined;
+  if ((scenario === 'stream' && !rehearsal) || scenario === 'throughput') {
     for (const key of o.slosGiven ?? []) {
       const metric = SLO_METRIC[key]?.[scenario === 'stream' ? 'stream' : 'throughput'];
       if (!metric) continue;

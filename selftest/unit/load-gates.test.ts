@@ -24,6 +24,8 @@ describe('gates', () => {
     expect(evaluateGates('stream', parseArgs(['stream'], {}).options, { ttft_p95_ms: 5000 }, {}, []).checks).toEqual([]);
     const none = evaluateGates('stream', options, { ttft_p95_ms: null, error_share: 0 }, {}, []);
     expect(none.checks[0]).toMatchObject({ value: null, met: false });
+    // A rehearsal judges its SLOs per slice (its damage verdict), not on the pooled p95 of a planned outage.
+    expect(evaluateGates('stream', options, { ttft_p95_ms: 180, error_share: 0 }, { rehearsal: { damage: {} } }, []).checks).toEqual([]);
   });
 
   it('throughput judges --slo-e2e-p95-ms on request latency; a sweep fails with no rate met or below --expect-capacity', () => {
