@@ -6,6 +6,7 @@ import type { SliceRow } from './slices.ts';
 import type { Damage } from './damage.ts';
 import type { ChangeMark, CommandRecord } from '../setup/change.ts';
 import { redact } from '../../lib/run/redact.ts';
+import { SLO_COLOR } from './colours.ts';
 
 interface RehearsalDetails {
   phases: Array<{ phase: string; start_s: number; duration_s: number }>;
@@ -79,7 +80,7 @@ function chart(title: string, series: Series[], d: RehearsalDetails, rows: Slice
   return `<figure class="chart" data-points="${rows.length}"><svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(title)}">
 <text x="${PAD.l}" y="14" font-size="12" font-weight="600">${esc(title)}</text>
 <line x1="${PAD.l}" x2="${W - PAD.r}" y1="${H - PAD.b}" y2="${H - PAD.b}" stroke="#999"/>${ticks}${xticks}
-${limit !== undefined ? `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${Y(limit)}" y2="${Y(limit)}" stroke="#e0a000" stroke-dasharray="2,3"/><text x="${W - PAD.r - 2}" y="${Y(limit) - 3}" font-size="10" text-anchor="end" fill="#a07000">SLO</text>` : ''}
+${limit !== undefined ? `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${Y(limit)}" y2="${Y(limit)}" stroke="${SLO_COLOR}" stroke-dasharray="4,3"/><text x="${W - PAD.r - 2}" y="${Y(limit) - 3}" font-size="10" text-anchor="end" fill="${SLO_COLOR}">SLO ${limit}</text>` : ''}
 ${d.phases.map((p, i) => vline(p.start_s, '#888', '5,4', p.phase, i)).join('')}
 ${d.marks.map((m, i) => vline(m.t_s, '#d62728', '', `change: ${m.label.slice(0, 40)}`, i + 2)).join('')}
 ${series.map(path).join('')}

@@ -12,6 +12,7 @@ import { baselineOverlayHtml, sweepChartHtml, verdictHtml } from './verdict-html
 // The page's timeline runs the registry's own status rule (its source, inlined).
 import { isServerError } from '../../lib/spec/rules/status.ts';
 import { rehearsalSection } from './rehearsal-html.ts';
+import { SLO_COLOR } from './colours.ts';
 
 const require = createRequire(import.meta.url);
 const UPLOT_DIR = join(dirname(require.resolve('uplot/package.json')), 'dist');
@@ -31,6 +32,8 @@ export interface ReportSection { banner?: string; html?: string; script?: string
 
 /** Report modules that add sections: one entry each, `(summary) => ReportSection | undefined`. */
 const EXTRA_SECTIONS: Array<(s: LoadSummary) => ReportSection | undefined> = [
+  // A rehearsal's verdict and slices come right after the run's own charts.
+  (s) => { const html = rehearsalSection(s); return html ? { html } : undefined; },
 ];
 
 export function renderHtml(input: LoadSummary): string {
@@ -91,7 +94,6 @@ ${findingsTable(s)}
 <h2>Requests</h2>
 ${countsTable(s)}
 ${scenarioSection(s)}
-${rehearsalSection(s)}
 <h2>The driver</h2>
 ${kvTable(s.driver as unknown as Record<string, unknown>)}
 <p class="help">CPU in cores (1 = one core busy throughout). High event-loop utilisation or delay means the load generator, not the target, may have set the figures.</p>
@@ -107,7 +109,6 @@ ${extra.filter((x) => x.script).map((x) => `<script>(function (R) {\n${x.script}
 `;
 }
 
-const SLO_COLOR = '#c2185b';
 
 /** The latency SLOs of the run, for the charts: which series each limits, its value and label. */
 function sloLines(s: LoadSummary): Array<{ metric: string; value: number; label: string }> {
