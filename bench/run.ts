@@ -34,13 +34,15 @@
 // --max-streams N  --floor-streams N (1000)  --long-seconds N (workload's long run, 60; 600 = ten minutes).
 // fuzz: the fuzz phase's req/s and its share of a default run (bench/fuzz.ts).
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs as parseCommandLine } from 'node:util';
 import { forkTs, TSX_LOADER } from '../load/setup/ts-child.ts';
 import { measureDriverWork } from './driver-work.ts';
+import { profileBreakdown } from './profile-breakdown.ts';
+import { measureRequestWork } from './request-work.ts';
 import { benchWorkload } from './workload.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -58,6 +60,8 @@ const STREAM_STEPS = [500, 1000, 2500, 5000, 7500, 10_000, 12_500, 15_000, 17_50
 const HOLD = { ttftMs: 200, itlMs: 200, tokens: 10 };
 /** Section 3's pace: more events per second per stream, so CPU per event is measured on many events. */
 const FLOOR = { ttftMs: 200, itlMs: 50, tokens: 40 };
+/** Section 3's realistic shape, one round: 4,096-token prompts, 256-token replies. */
+const FLOOR_LONG = { ttftMs: 200, itlMs: 50, tokens: 256, promptTokens: 4096 };
 const FLOOR_ROUNDS = 3;
 
 const args = benchArgs(process.argv.slice(2));
@@ -130,8 +134,8 @@ async function pinResponder(pid: number): Promise<void> {
 }
 
 /** The load harness itself, as `npm run load` runs it, in a fresh process. */
-async function chatgateLoad(argv: string[], baseUrl: string, out: string, timeoutMs = 300_000): Promise<Record<string, any>> {
-  const r = await run(...pinned(...withFiles(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'bin/load.ts'), ...argv, '--quiet', '--out', out])),
+async function chatgateLoad(argv: string[], baseUrl: string, out: string, timeoutMs = 300_000, nodeArgs: string[] = []): Promise<Record<string, any>> {
+  const r = await run(...pinned(...withFiles(process.execPath, [...nodeArgs, '--import', TSX_LOADER, join(ROOT, 'bin/load.ts'), ...argv, '--quiet', '--out', out])),
     { ...process.env, TARGET_URL: baseUrl, API_KEY: KEY }, timeoutMs);
   if (!existsSync(join(out, 'summary.json'))) throw new Error(`npm run load ${argv.join(' ')} wrote no summary (exit ${r.code}): ${r.stderr.slice(0, 500)}`);
   return JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
@@ -243,8 +247,8 @@ async function streamResponder(pace: { ttftMs: number; itlMs: number; tokens: nu
 }
 
 /** The floor (bench/stream-floor.ts, on undici or on plain sockets) in its own process, as the driver runs: pinned, same streams. */
-async function floorRun(base: string, n: number, secs: number, rampS: number, kind: 'undici' | 'socket'): Promise<{ events: number; cpu_user_s: number; cpu_system_s: number; failed: number; max_rss_mib: number }> {
-  const r = await run(...pinned(...withFiles(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'bench/stream-floor.ts'), base, String(n), String(secs), String(rampS), kind])),
+async function floorRun(base: string, n: number, secs: number, rampS: number, kind: 'undici' | 'socket', promptTokens?: number): Promise<{ events: number; cpu_user_s: number; cpu_system_s: number; failed: number; max_rss_mib: number }> {
+  const r = await run(...pinned(...withFiles(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'bench/stream-floor.ts'), base, String(n), String(secs), String(rampS), kind, ...(promptTokens ? [String(promptTokens)] : [])])),
     { ...process.env, API_KEY: KEY }, 300_000);
   const line = r.stdout.trim().split('\n').pop() ?? '';
   if (!line.startsWith('{')) throw new Error(`stream floor printed no result (exit ${r.code}): ${r.stderr.slice(0, 500)}`);
@@ -263,8 +267,13 @@ async function benchFloor(): Promise<void> {
   const own = measureDriverWork();
   console.log(`   the driver's own work, in this process without sockets (${own.events} events of the same bytes through load/engine/lean-client.ts and the recorder): ${own.driver_us_per_event.toFixed(2)} µs per event;`);
   console.log(`   of it reading SSE + JSON.parse of every payload: ${own.fast_path_us_per_event.toFixed(2)} µs on the fast path (load/engine/sse-scan.ts), ${own.strict_reader_us_per_event.toFixed(2)} µs through the strict reader alone (lib/http/sse-reader.ts)`);
+  const perRequest = await measureRequestWork();
+  const pr = perRequest.us_per_request;
+  console.log(`   the driver's per-request work, same way (least of 3 rounds), µs per request: building it ${pr.build.toFixed(1)} (workload, canary, prompt token count), token counts ${pr.tokens.toFixed(1)}, ` +
+    `recorder ${pr.recorder.toFixed(1)}, requests.jsonl ${pr.request_log.toFixed(1)}, SVC-9/EV-13 watch ${pr.cross_talk_watch.toFixed(1)}: ${perRequest.us_per_event.toFixed(2)} µs per event over ${perRequest.events_per_request} events`);
   console.log('   round   floor µs/event (user, system)   driver µs/event (user, system)   driver/floor   socket floor µs/event (user, system)   events (floor / driver / socket)   load average');
   const rows: Array<{ floor: number; driver: number; floorUser: number; driverUser: number; floorSystem: number; driverSystem: number; socket: number; socketUser: number; socketSystem: number }> = [];
+  let profile: string | undefined;
   const us = (cpuS: number, events: number) => (cpuS / events) * 1e6;
   try {
     for (let round = 0; round < FLOOR_ROUNDS; round++) {
@@ -282,12 +291,26 @@ async function benchFloor(): Promise<void> {
       const split = (all: number, user: number, system: number, width: number) => `${fmt(all, width)} (${user.toFixed(1)}, ${system.toFixed(1)})`;
       console.log(`   ${String(round + 1).padStart(5)}   ${split(row.floor, row.floorUser, row.floorSystem, 16)}   ${split(row.driver, row.driverUser, row.driverSystem, 17)}   ${(row.driver / row.floor).toFixed(3).padStart(11)}x   ${split(row.socket, row.socketUser, row.socketSystem, 23)}   ${`${f.events} / ${events} / ${k.events}`.padStart(32)}   ${loadAverage().join(' ')}`);
     }
+    // One more driver run under V8's sampling profiler (not counted in the rounds: the
+    // profiler costs CPU too): where the driver's time goes, as shares of its busy samples.
+    const profDir = join(work, 'profile');
+    await chatgateLoad(['stream', '--concurrency', String(n), '--duration', String(secs), '--ramp-up', String(rampS), '--warmup', '5', '--cap-concurrency', String(Math.max(n, 5000))], base, join(work, 'fl-profile'), 300_000, ['--cpu-prof', '--cpu-prof-dir', profDir]);
+    profile = largestProfile(profDir);
   } finally {
     await responder.close();
   }
   const floor = median(rows.map((r) => r.floor));
   const driver = median(rows.map((r) => r.driver));
   const ratio = median(rows.map((r) => r.driver / r.floor));
+  if (profile) {
+    const b = profileBreakdown(profile).run_share;
+    const at = (share: number) => `${(share * 100).toFixed(1)} % (~${(share * driver).toFixed(1)} µs)`;
+    console.log(`   profile of one more driver run (node --cpu-prof, shares of its busy samples in the run, start-up and report left out; µs: the share of the median ${driver.toFixed(2)} µs per event):`);
+    console.log(`           its own per-event work ${at(b.per_event_driver)}, its per-request work ${at(b.per_request_driver)}, garbage collection ${at(b.garbage_collector)}, undici, Node and the kernel (the floor's work too) ${at(b.undici_node_kernel)}`);
+    figures.stream_driver_profile_share = Object.fromEntries(Object.entries(b).map(([k, v]) => [k, round3(v)]));
+  }
+  Object.assign(figures, { stream_driver_per_request_us: Object.fromEntries(Object.entries(pr).map(([k, v]) => [k, round3(v)])), stream_driver_per_request_us_per_event: round3(perRequest.us_per_event) });
+  await floorLongShape(n, secs, rampS);
   console.log(`   result: floor ${floor.toFixed(2)} µs per event, driver ${driver.toFixed(2)} µs per event: ${ratio.toFixed(3)}x the floor (medians of ${FLOOR_ROUNDS} rounds; the ratio is the median of the rounds' ratios)`);
   console.log(`           user time only: floor ${median(rows.map((r) => r.floorUser)).toFixed(2)}, driver ${median(rows.map((r) => r.driverUser)).toFixed(2)} µs per event`);
   const socket = median(rows.map((r) => r.socket));
@@ -309,6 +332,35 @@ async function benchFloor(): Promise<void> {
     stream_floor_rounds: rows.map((r) => ({ floor_us_per_event: round3(r.floor), driver_us_per_event: round3(r.driver), ratio: round3(r.driver / r.floor), socket_floor_us_per_event: round3(r.socket) })),
     stream_floor_setup: { streams: n, seconds: secs, ttft_ms: FLOOR.ttftMs, itl_ms: FLOOR.itlMs, tokens: FLOOR.tokens },
   });
+}
+
+/** The main thread's profile of a --cpu-prof run (the largest file; the loader's worker writes one too). */
+function largestProfile(dir: string): string | undefined {
+  if (!existsSync(dir)) return undefined;
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f));
+  return files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+}
+
+/**
+ * The realistic shape, one round: 4,096-token prompts and 256-token replies, the floor
+ * sending a prompt of the same size (one fixed text) and the driver its own synthetic
+ * ones (building them is its work). Fewer, longer requests: per-request work weighs less per event.
+ */
+async function floorLongShape(n: number, secs: number, rampS: number): Promise<void> {
+  const responder = await streamResponder(FLOOR_LONG);
+  const base = `http://127.0.0.1:${responder.ready.port}/v1`;
+  try {
+    const f = await floorRun(base, n, secs, rampS, 'undici', FLOOR_LONG.promptTokens);
+    const s = await chatgateLoad(['stream', '--concurrency', String(n), '--duration', String(secs), '--ramp-up', String(rampS), '--warmup', '5', '--cap-concurrency', String(Math.max(n, 5000)), '--prompt-tokens', String(FLOOR_LONG.promptTokens), '--output-tokens', String(FLOOR_LONG.tokens)], base, join(work, 'fl-long'));
+    const events = s.details.sse_events as number;
+    if (f.failed > 0 || s.counts.failed > 0 || !events || !f.events) throw new Error(`long-shape round: failures (floor ${f.failed}, driver ${s.counts.failed}) or no events`);
+    const fl = ((f.cpu_user_s + f.cpu_system_s) / f.events) * 1e6;
+    const dr = ((s.driver.cpu_user_s + s.driver.cpu_system_s) / events) * 1e6;
+    console.log(`   the realistic shape (${FLOOR_LONG.promptTokens.toLocaleString('en')}-token prompts, ${FLOOR_LONG.tokens}-token replies, one round): floor ${fl.toFixed(2)}, driver ${dr.toFixed(2)} µs per event: ${(dr / fl).toFixed(3)}x (${f.events} / ${events} events), load average ${loadAverage().join(' ')}`);
+    Object.assign(figures, { stream_long_floor_us_per_event: round3(fl), stream_long_driver_us_per_event: round3(dr), stream_long_driver_to_floor_ratio: round3(dr / fl), stream_long_setup: { streams: n, seconds: secs, prompt_tokens: FLOOR_LONG.promptTokens, reply_tokens: FLOOR_LONG.tokens } });
+  } finally {
+    await responder.close();
+  }
 }
 
 interface HoldRun { n: number; held: boolean; failed: number; cores: number; why: string; ttftErr: number; itlErr: number; perThousand: number; rssMib: number; lateP50: number; lateP99: number; row: string }

@@ -13,14 +13,17 @@
 // the kernel and Node's socket reads cost per event on this machine, which no Node
 // client can go below; its system time alone is reported apart.
 //
-// Usage: node --import tsx bench/stream-floor.ts <base-url ending in /v1> <n> <seconds> <ramp-up seconds> [undici|socket]
+// With a sixth argument, every request's prompt is that many words (about as many tokens:
+// one fixed text, built once), for the bench's long-prompt shape.
+//
+// Usage: node --import tsx bench/stream-floor.ts <base-url ending in /v1> <n> <seconds> <ramp-up seconds> [undici|socket] [prompt words]
 // Prints one JSON line: { events, streams, failed, cpu_user_s, cpu_system_s, wall_s, max_rss_mib }.
 import net from 'node:net';
 import type { Dispatcher } from 'undici';
 import { createPool } from '../load/engine/load-driver.ts';
 import { bodyFor } from '../load/engine/request-bodies.ts';
 
-const [base = '', nArg = '100', secsArg = '5', rampArg = '2', kind = 'undici'] = process.argv.slice(2);
+const [base = '', nArg = '100', secsArg = '5', rampArg = '2', kind = 'undici', promptArg] = process.argv.slice(2);
 const url = new URL(base);
 const n = Number(nArg);
 const durationMs = Number(secsArg) * 1000;
@@ -90,7 +93,8 @@ function ended(ok: boolean, then?: () => void): void {
 
 const pool = createPool(url.origin, Math.max(n, 1), 60_000);
 let seq = 0;
-const nextBody = () => JSON.stringify(bodyFor('chat', { model: 'svc-auto', prompt: 'Write one short sentence about load testing.', stream: true }, seq++));
+const prompt = promptArg ? 'Write one short sentence about load testing.' + ' load'.repeat(Number(promptArg)) : 'Write one short sentence about load testing.';
+const nextBody = () => JSON.stringify(bodyFor('chat', { model: 'svc-auto', prompt, stream: true }, seq++));
 function send(then?: () => void): void {
   if (!then) inFlight++;
   if (kind === 'socket') return socketSend(then);

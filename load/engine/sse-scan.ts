@@ -74,7 +74,8 @@ export class SseScan {
     const lastLf = buf.lastIndexOf(LF);
     // Every complete line of this piece must be UTF-8 (the strict reader decodes each
     // line with a fatal decoder); an incomplete tail is checked once it is complete.
-    if (lastLf >= from && !isUtf8(buf.subarray(from, lastLf + 1))) return this.handOver(buf, eventStart);
+    // (The usual piece is whole lines from its first byte: checked as it is, no view made.)
+    if (lastLf >= from && !isUtf8(from === 0 && lastLf === len - 1 ? buf : buf.subarray(from, lastLf + 1))) return this.handOver(buf, eventStart);
     let nextCr = buf.indexOf(CR, from);
     let pos = from;
     let dataStart = this.dataStart;

@@ -11,6 +11,7 @@ import { round3 } from '../engine/histogram.ts';
 import type { Outcome } from '../engine/lean-client.ts';
 
 const FLUSH_BYTES = 64 * 1024;
+const ITL_PERCENTILES = [50, 95, 100] as const;
 
 export class RequestLog {
   readonly path: string;
@@ -51,7 +52,11 @@ export class RequestLog {
     };
     if (o.stream) {
       const g = o.gaps;
-      rec.itl = g.count === 0 ? null : { count: g.count, p50_ms: round3(g.percentileMs(50)), p95_ms: round3(g.percentileMs(95)), max_ms: round3(g.percentileMs(100)) };
+      if (g.count === 0) rec.itl = null;
+      else {
+        const [p50, p95, max] = g.percentilesMs(ITL_PERCENTILES);
+        rec.itl = { count: g.count, p50_ms: round3(p50!), p95_ms: round3(p95!), max_ms: round3(max!) };
+      }
       if (o.allGaps) rec.gaps_ms = o.allGaps.map(round3);
       if (o.secondContentAt !== undefined) rec.ttst_ms = round3(o.secondContentAt - o.intendedAt);
       if (o.reasoningChunks) {

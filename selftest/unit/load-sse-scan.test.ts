@@ -107,4 +107,25 @@ describe('GapTally (load/engine/histogram.ts): bounded per stream, same histogra
     for (let i = 1; i <= 200; i++) long.add(i);
     expect(Math.abs(long.percentileMs(95) - 190) / 190).toBeLessThan(0.001);
   });
+
+  it('percentilesMs (one sort for requests.jsonl\'s three) gives each percentile by nearest rank, as percentileMs', async () => {
+    const { GapTally } = await import('../../load/engine/histogram.ts');
+    const rand = seededRandom(7);
+    for (const n of [1, 2, 39, 64, 65, 300]) {
+      const tally = new GapTally();
+      const gaps: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const ms = i % 7 === 0 ? 0 : 40 + rand() * 20;
+        tally.add(ms);
+        gaps.push(ms);
+      }
+      const sorted = [...gaps].sort((a, b) => a - b);
+      const ps = [50, 95, 100];
+      const got = tally.percentilesMs(ps);
+      expect(got).toEqual(ps.map((p) => tally.percentileMs(p)));
+      if (n <= 64) expect(got).toEqual(ps.map((p) => sorted[Math.max(1, Math.ceil((p / 100) * n)) - 1]));
+      else for (const [i, p] of ps.entries()) expect(Math.abs(got[i]! - sorted[Math.max(1, Math.ceil((p / 100) * n)) - 1]!)).toBeLessThanOrEqual(0.001 * 60 + 0.001);
+    }
+    expect(new GapTally().percentilesMs([50, 95, 100])).toEqual([0, 0, 0]);
+  });
 });
