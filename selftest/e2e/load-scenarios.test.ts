@@ -136,7 +136,8 @@ describe('scenarios against the embedded reference (child process)', () => {
     expect(loose.summary.details).toMatchObject({ max_meeting_slo: 5, broken_at: null, bound_by: [], slo_unjudged: [] });
     // Legal: a target that sends no usage. The tokenizer counts what arrived, so TPOT is still judged;
     // without a tokenizer it cannot be, and the report says so instead of a verdict.
-    const counted = await withReference({ variants: ['no-usage-chunk'] }, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--step-min-requests', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250']);
+    // Without canaries: the reference echoes one as the reply's first word, several tokens the tokenizer would count in one 10 ms chunk.
+    const counted = await withReference({ variants: ['no-usage-chunk'] }, 'sweep', ['--no-canaries', '--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--step-min-requests', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250']);
     expect(counted.summary.details).toMatchObject({ max_meeting_slo: null, broken_at: 5, bound_by: ['tpot_p95_ms'], slo_unjudged: [] });
     const blind = await withReference({ variants: ['no-usage-chunk'] }, 'sweep', ['--sweep-start', '5', '--sweep-steps', '1', '--step-duration', '1', '--step-min-requests', '1', '--slo-tpot-p95-ms', '4', '--sweep-max-driver-lag-ms', '250', '--tokenizer', 'none']);
     expect(blind.summary.details).toMatchObject({ max_meeting_slo: 5, broken_at: null, slo_unjudged: ['tpot_p95_ms'] });
