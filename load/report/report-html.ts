@@ -228,7 +228,7 @@ function scenarioSection(s: LoadSummary): string {
   const d = s.details as Record<string, unknown>;
   if (s.scenario === 'sweep') {
     const steps = (d.steps ?? []) as Array<Record<string, unknown>>;
-    const cols = ['step', 'phase', 'offered', 'sent_rps', 'completed_rps', 'backlog_at_end', 'samples', 'goodput_rps', 'ttft_p50_ms', 'ttft_p95_ms', 'itl_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms', 'error_share', 'share_429', 'share_503', 'valid', 'slo_met'];
+    const cols = ['step', 'phase', 'offered', 'sent_rps', 'completed_rps', 'backlog_at_end', 'samples', 'goodput_rps', 'ttft_p50_ms', 'ttft_p95_ms', 'itl_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms', 'error_share', 'share_429', 'share_503', 'cache_hit_share', 'valid', 'slo_met'];
     return `<h2>Sweep steps</h2>
 <p class="help">Each step's own figures (${esc(String(d.unit))}): sent and completed per second of the step's window, the backlog still in flight at its end, and latency of the requests sent after its settle. Goodput counts only the requests that met every per-request SLO (TTFT, and ITL/E2E when set). The curve bends where the target saturates: the completed rate stops following the offered rate, the backlog grows, TTFT climbs, 429/503 appear.</p>
 ${table(cols, steps, true)}`;

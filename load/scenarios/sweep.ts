@@ -53,6 +53,8 @@ export interface SweepStep {
   share_429: number;
   share_503: number;
   output_tokens_per_s: number | null;
+  /** Share of the step's prompt tokens served from the target's prefix cache (usage.prompt_tokens_details.cached_tokens); null: not reported. */
+  cache_hit_share: number | null;
   /** Driver health: how late requests left against their schedule, and the driver's event-loop delay. */
   schedule_lag_p99_ms: number;
   event_loop_delay_p99_ms: number;
@@ -332,6 +334,7 @@ function stepRow(step: number, phase: SweepStep['phase'], offered: number, all: 
     share_503: shares.share_503,
     // Output tokens of the answers finished inside the window: a throughput, so never more than completed.
     output_tokens_per_s: out.output_tokens_total > 0 && c.completedTokens !== null ? round3(c.completedTokens / windowS) : null,
+    cache_hit_share: all.cacheHitShare(),
     schedule_lag_p99_ms: lagP99,
     event_loop_delay_p99_ms: round3(loopP99),
     valid: late.length === 0,

@@ -130,6 +130,14 @@ describe('reasoning and caching figures', () => {
     // Every measured request is in the report's scatter.
     expect((s.plots.extra.requests as { of: number }).of).toBe(6);
   });
+
+  it('a sweep step reports its own cache-hit share', async () => {
+    const out = await run(['sweep', '--sweep-start', '20', '--sweep-steps', '1', '--step-duration', '0.5', '--step-min-requests', '5', '--warmup', '0']);
+    const steps = (out.summary.details as { steps: Array<{ cache_hit_share: number | null; samples: number }> }).steps;
+    // A step the driver fell behind in is run again: every step that sent requests reports the share.
+    expect(steps.length).toBeGreaterThan(0);
+    for (const st of steps) expect(st.cache_hit_share).toBe(0.6);
+  });
 });
 
 describe('warm-up from the workload', () => {
