@@ -4,7 +4,7 @@
 // default; 3600 for the hour): the driver samples its RSS (at most 240 samples, spread
 // over the run); printed are the samples, the first and last fifth and the slope of the
 // second half (MiB per minute), beside the slices the run kept.
-import { slopePerMinute } from './workload.ts';
+import { rssTrend } from './workload.ts';
 
 type Load = (argv: string[], baseUrl: string, out: string, timeoutMs?: number) => Promise<Record<string, any>>;
 type Responder = { ready: { port: number }; close(): Promise<void> };
@@ -20,11 +20,7 @@ export async function benchRehearsal(input: { chatgateLoad: Load; streamResponde
     const s = await input.chatgateLoad(['stream', '--phases', `hold ${ls}s at ${rate}`, '--slice', '5s', '--at', `${ls / 2}s`, '--run', 'true', '--warmup', '0', '--cap-duration', String(ls + 60)], base, `${input.work}/rehearsal`, (ls + 120) * 1000);
     const samples = s.driver.rss_mib_samples as number[];
     const every = s.driver.rss_sample_every_s as number;
-    const fifth = Math.max(1, Math.floor(samples.length / 5));
-    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-    const early = avg(samples.slice(0, fifth));
-    const late = avg(samples.slice(-fifth));
-    const slope = slopePerMinute(samples.slice(Math.floor(samples.length / 2)), every);
+    const { early, late, slope } = rssTrend(samples, every);
     const slices = (s.plots?.extra?.slices ?? []) as unknown[];
     console.log(`   RSS samples (MiB, every ${every} s): ${samples.join(' ')}`);
     console.log(`   result: ${s.counts.sent} requests, ${s.counts.ok} ok, ${slices.length} slices; RSS ${early.toFixed(0)} MiB in the first fifth, ${late.toFixed(0)} MiB in the last fifth; second half slope ${slope.toFixed(2)} MiB/min; ${s.details?.rehearsal?.damage?.verdict ?? 'no verdict'}`);

@@ -69,12 +69,7 @@ export async function benchWorkload(input: WorkloadBenchInput): Promise<Record<s
     const s = await input.chatgateLoad(['stream', '--rate', String(rate), '--duration', String(ls), '--warmup', '0', '--prompt-tokens', '1024', '--output-tokens', '40', '--cap-duration', String(ls + 60)], base, out, (ls + 120) * 1000);
     const samples = s.driver.rss_mib_samples as number[];
     const every = s.driver.rss_sample_every_s as number;
-    const fifth = Math.max(1, Math.floor(samples.length / 5));
-    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-    const early = avg(samples.slice(0, fifth));
-    const late = avg(samples.slice(-fifth));
-    const half = samples.slice(Math.floor(samples.length / 2));
-    const slope = slopePerMinute(half, every);
+    const { early, late, slope } = rssTrend(samples, every);
     const jsonl = statSync(join(out, 'requests.jsonl')).size;
     console.log(`   RSS samples (MiB, every ${every} s): ${samples.join(' ')}`);
     console.log(`   result: ${s.counts.sent} requests, ${s.counts.ok} ok; RSS ${early.toFixed(0)} MiB in the first fifth, ${late.toFixed(0)} MiB in the last fifth; second half slope ${slope.toFixed(2)} MiB/min; requests.jsonl ${(jsonl / 1048576).toFixed(1)} MiB on disk; schedule lag p99 ${s.driver.schedule_lag_p99_ms} ms`);
@@ -89,8 +84,15 @@ export async function benchWorkload(input: WorkloadBenchInput): Promise<Record<s
   return figures;
 }
 
+/** RSS samples taken every `everyS` seconds: the mean of the first and last fifth, and the second half's slope (MiB/min). */
+export function rssTrend(samples: number[], everyS: number): { early: number; late: number; slope: number } {
+  const fifth = Math.max(1, Math.floor(samples.length / 5));
+  const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  return { early: avg(samples.slice(0, fifth)), late: avg(samples.slice(-fifth)), slope: slopePerMinute(samples.slice(Math.floor(samples.length / 2)), everyS) };
+}
+
 /** Least-squares slope of samples taken every `everyS` seconds, in units per minute. */
-export function slopePerMinute(ys: number[], everyS: number): number {
+function slopePerMinute(ys: number[], everyS: number): number {
   if (ys.length < 2) return 0;
   const xs = ys.map((_, i) => (i * everyS) / 60);
   const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
