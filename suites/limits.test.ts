@@ -62,6 +62,8 @@ interface Probe {
   statuses: Record<string, number>;
   recovery?: { waitedMs: number; advertised: boolean; ex: Exchange };
   otherKey?: { label: string; ex: Exchange };
+  /** Why the ramp began again, where it did. */
+  restart?: string;
 }
 
 let probe: Promise<Probe> | undefined;
@@ -89,16 +91,34 @@ function probeOnce(): Promise<Probe> {
       else if (stream && afterLimit) streamsPastLimit++;
       return limited && streamsPastLimit >= STREAMS_PAST_LIMIT;
     };
-    const r = await ramp(send, stop, { ...PROBE_RAMP, max: config.rateLimitProbeMax });
-    const p: Probe = { sent: r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {}, streams: [] };
+    const opts = { ...PROBE_RAMP, max: config.rateLimitProbeMax };
+    let r = await ramp(send, stop, opts);
+    // The first answer a 429: the run's own traffic had spent a budget the keys share. From here to the
+    // recovery answer no other request of the run goes out; the advised wait frees the budget, and the
+    // ramp starts again once (what the first ramp saw still counts for LIM-1 and EV-3).
+    let release: (() => void) | undefined;
+    let spent: typeof r.answers = [];
+    let restart: string | undefined;
+    const opening = r.answers[0]?.value.ex;
+    if (opening?.status === 429 && r.sent < config.rateLimitProbeMax) {
+      release = await runGovernor().hold(PROBE_MS + MAX_HONOURED_WAIT_MS + 4 * config.timeoutMs);
+      const waitMs = Math.min(readRetryHints(opening.headers).waitMs ?? 1000, MAX_HONOURED_WAIT_MS) + 100;
+      await new Promise((res) => setTimeout(res, waitMs));
+      spent = r.answers;
+      restart = `the first answer was a 429 (the budget was spent when the probe began): ${r.sent} requests, then ${waitMs} ms of waiting and a new ramp`;
+      sent = 0; limited = false; streamsPastLimit = 0;
+      r = await ramp(send, stop, { ...opts, max: config.rateLimitProbeMax - r.sent });
+    }
+    const p: Probe = { sent: spent.length + r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {}, streams: [], restart };
     const badOf: [Exchange[], Exchange[]] = [[], []];
     const served = [false, false];
-    for (const { value: { ex, stream, afterLimit }, rate, index } of r.answers) {
+    for (const answer of [...spent, ...r.answers]) {
+      const { value: { ex, stream, afterLimit }, rate, index } = answer;
       const key = ex.status === undefined ? `no response (${ex.error?.kind})` : `${ex.status}${stream ? ' (stream)' : ''}`;
       p.statuses[key] = (p.statuses[key] ?? 0) + 1;
       if (isDroppedOrServerError(ex.status)) badOf[stream ? 1 : 0].push(ex);
       if (ex.status !== undefined && ex.status < 300) served[stream ? 1 : 0] = true;
-      if (ex.status === 429 && !p.first429) Object.assign(p, { first429: ex, first429Rate: rate, first429Sent: index + 1 });
+      if (ex.status === 429 && !p.first429 && !spent.includes(answer)) Object.assign(p, { first429: ex, first429Rate: rate, first429Sent: index + 1 });
       if (stream && ex.status !== undefined && ex.status < 300 && ex.mediaType === 'text/event-stream') {
         p.streams.push(ex);
         const payload = errorPayload(ex);
@@ -113,7 +133,7 @@ function probeOnce(): Promise<Probe> {
     // From the first 429 to the recovery answer no other request of the run goes out:
     // where all keys share one budget, the rest of the run would otherwise spend what
     // the wait frees, and LIM-3 would judge the run's own traffic.
-    const release = p.first429 ? await runGovernor().hold(MAX_HONOURED_WAIT_MS + 4 * config.timeoutMs) : undefined;
+    if (p.first429) release ??= await runGovernor().hold(MAX_HONOURED_WAIT_MS + 4 * config.timeoutMs);
     try {
       if (p.first429) await recover(p, p.first429);
     } finally {
@@ -168,13 +188,13 @@ describe('LIM: rate limits', () => {
     if (se) t.fail('429 with an error body past the limit, for a streaming request too', `HTTP ${se.ex.status} event stream carrying an error payload${se.afterLimit ? ' (sent after the first 429)' : ''}: data: ${se.payload.slice(0, 200)}`, se.ex);
     await throttled(t);
     t.errorBody(p.first429!, 429);
-    t.note(`first 429 at request ${p.first429Sent} of ${p.sent}, sent at an offered ${p.first429Rate} requests per second (${describeRamp(p)}; ${(p.elapsedMs / 1000).toFixed(1)} s)`);
+    t.note(`first 429 at request ${p.first429Sent} of ${p.sent}, sent at an offered ${p.first429Rate} requests per second (${describeRamp(p)}; ${(p.elapsedMs / 1000).toFixed(1)} s)${p.restart ? `; ${p.restart}` : ''}`);
   }, PROBE_TIMEOUT);
 
   clause('limits/stream-chunks', 'EV-3', 'every stream the rate-limit probe got carries chat.completion.chunk payloads, not an error object', async (t) => {
     if (config.rateLimitProbeMax === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables the rate-limit probe');
     const p = await runProbe();
-    if (p.streams.length === 0) t.inconclusive(`none of the probe's streaming requests got a 2xx event stream (statuses ${JSON.stringify(p.statuses)})`);
+    if (p.streams.length === 0) t.inconclusive(`none of the probe's streaming requests got a 2xx event stream (statuses ${JSON.stringify(p.statuses)}${p.restart ? `; ${p.restart}` : ''})`);
     for (const ex of p.streams) {
       const v = ev.chunkShapes(readStream(ex), (json) => validate('chat-completion-chunk', json).errors.map((e) => e.message))[0];
       t.check(v === undefined, v?.expected ?? 'chat.completion.chunk payloads', v?.seen ?? '', ex);
