@@ -83,7 +83,20 @@ const plainText = list(fc.constantFrom('hello', 'world', 'ok', 'Say hello.'), 1,
 const edgyText = list(fc.constantFrom(...TEXT_PIECES), 1, 6, ['hello']).map((a) => a.join(' '));
 /** A long string whose length shrinks by bisection (the size is what matters, not the letters). */
 const longText = fc.integer({ min: 256, max: 6000 }).map((n) => 'lorem ipsum '.repeat(Math.ceil(n / 12)).slice(0, n));
-const unicodeText = fc.string({ unit: 'binary', maxLength: 24 });
+/**
+ * An arbitrary made on first use, with the same values and shrinks: fc.string({ unit: 'binary' })
+ * takes about a second to build, which every suite run loading this module paid (the coverage
+ * phase does), random cases or none.
+ */
+class Lazy<T> extends fc.Arbitrary<T> {
+  private made?: fc.Arbitrary<T>;
+  constructor(private readonly make: () => fc.Arbitrary<T>) { super(); }
+  private get arb(): fc.Arbitrary<T> { return (this.made ??= this.make()); }
+  generate(mrng: fc.Random, biasFactor: number | undefined): fc.Value<T> { return this.arb.generate(mrng, biasFactor); }
+  canShrinkWithoutContext(value: unknown): value is T { return this.arb.canShrinkWithoutContext(value); }
+  shrink(value: T, context: unknown): fc.Stream<fc.Value<T>> { return this.arb.shrink(value, context); }
+}
+const unicodeText = new Lazy(() => fc.string({ unit: 'binary', maxLength: 24 }));
 
 export const text = fc.oneof(
   { arbitrary: plainText, weight: 5 },

@@ -2,10 +2,14 @@
 // validation errors into clause violations: each schema constraint carries the
 // clause it enforces in `x-clause` (or `x-clause-required` for required members),
 // so an error becomes "clause X broken at JSON pointer Y".
-import { readFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import standaloneCode from 'ajv/dist/standalone/index.js';
 
 export const SCHEMA_NAMES = [
   'chat-completion', 'choice', 'message', 'usage', 'error',
@@ -45,17 +49,36 @@ export function createAjv(options: { code?: { source?: boolean; esm?: boolean } 
 
 let compiled: Map<SchemaName, ValidateFunction> | undefined;
 
+// Compiling the schemas takes ajv 0.3 to 0.8 CPU-seconds in every process and worker that
+// validates (a suite run has three), so the compiled code is kept in .cache/ajv/ as ajv's
+// standalone module, named by a hash of the schemas and ajv's version, and loaded from there.
+const CACHE_DIR = fileURLToPath(new URL('../../.cache/ajv/', import.meta.url));
+const require = createRequire(import.meta.url);
+const AJV_VERSION = (require('ajv/package.json') as { version: string }).version;
+
 function validators(): Map<SchemaName, ValidateFunction> {
   if (compiled) return compiled;
-  const ajv = createAjv();
   const docs = loadSchemas();
-  for (const doc of Object.values(docs)) ajv.addSchema(doc);
-  compiled = new Map();
-  for (const name of SCHEMA_NAMES) {
-    const doc = docs[name];
-    if (!doc) throw new Error(`schemas/${name}.schema.json is missing`);
-    compiled.set(name, ajv.getSchema(String(doc.$id))!);
+  for (const name of SCHEMA_NAMES) if (!docs[name]) throw new Error(`schemas/${name}.schema.json is missing`);
+  const ids = Object.fromEntries(SCHEMA_NAMES.map((name) => [name, String(docs[name]!.$id)]));
+  const key = createHash('sha1').update(JSON.stringify([AJV_VERSION, createAjv.toString(), docs, ids])).digest('hex').slice(0, 16);
+  const file = join(CACHE_DIR, `validators-${key}.cjs`);
+  let fns: Record<string, ValidateFunction> | undefined;
+  if (existsSync(file)) {
+    try { fns = require(file) as Record<string, ValidateFunction>; } catch { fns = undefined; }
   }
+  if (!fns) {
+    const ajv = createAjv({ code: { source: true } });
+    for (const doc of Object.values(docs)) ajv.addSchema(doc);
+    fns = Object.fromEntries(SCHEMA_NAMES.map((name) => [name, ajv.getSchema(ids[name]!)!]));
+    try {
+      mkdirSync(CACHE_DIR, { recursive: true });
+      const tmp = `${file}.${process.pid}.${threadId}.tmp`;
+      writeFileSync(tmp, standaloneCode(ajv, ids));
+      renameSync(tmp, file);
+    } catch { /* a read-only checkout compiles every time */ }
+  }
+  compiled = new Map(SCHEMA_NAMES.map((name) => [name, fns![name]!]));
   return compiled;
 }
 

@@ -97,7 +97,7 @@ describe('the runner itself', () => {
   it('SIGTERM writes the reports of the tests that completed, marked incomplete, and exits 143', async () => {
     const reportsDir = mkdtempSync(join(tmpdir(), 'chatgate-interrupt-'));
     const mark = join(reportsDir, 'waiting');
-    const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts'), 'interrupt'], {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/chatgate.mjs'), 'interrupt'], {
       cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH, HOME: process.env.HOME, CHATGATE_SELFTEST_SUITES: 'selftest/fixtures/interrupt', INTERRUPT_FIXTURE_MARK: mark, RATE_LIMIT_PROBE_MAX: '0', FUZZ_RUNS: '0', REPORTS_DIR: reportsDir },
     });

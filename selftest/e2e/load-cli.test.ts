@@ -11,12 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TSX_LOADER } from '../../load/setup/ts-child.ts';
 import { METRICS } from '../../load/report/metric-names.ts';
 import { HANG_GUARD_MS } from '../support/limit.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin/load.ts');
+const BIN = join(ROOT, 'bin/load.mjs');
 const KEY = 'sk-cli-test-0123456789abcdef';
 const REFERENCE_KEY = /sk-ref-[0-9a-f]{8,}/;
 const out = mkdtempSync(join(tmpdir(), 'chatgate-load-cli-'));
@@ -31,7 +30,7 @@ interface Ran { code: number | null; stdout: string; stderr: string }
 function load(args: string[], env: Record<string, string> = {}, whenStarted?: (child: ReturnType<typeof spawn>) => void, startedWhen = /plan: /): Promise<Ran> {
   return new Promise((resolve) => {
     // A clean environment: nothing of the caller's TARGET_URL or keys leaks in.
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
     let stdout = '';
     let stderr = '';
     let started = false;

@@ -2,12 +2,11 @@
 // environment given (plus PATH and HOME), and reads back its exit code and output.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { TSX_LOADER } from '../../load/setup/ts-child.ts';
 import { ROOT } from './run-suite.ts';
 
 export function runLoad(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'bin/load.ts'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
+    const child = spawn(process.execPath, [join(ROOT, 'bin/load.mjs'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });

@@ -32,7 +32,7 @@ export interface SuiteRun {
 export async function runSuite(env: Record<string, string | undefined>, opts: { killAfterMs?: number; args?: string[]; /** node binary to run under (default: this one) */ node?: string } = {}): Promise<SuiteRun> {
   const reportsDir = env.REPORTS_DIR ?? mkdtempSync(join(tmpdir(), 'chatgate-selftest-reports-'));
   const started = Date.now();
-  const child = spawn(opts.node ?? process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts'), ...(opts.args ?? [])], {
+  const child = spawn(opts.node ?? process.execPath, [join(ROOT, 'bin/chatgate.mjs'), ...(opts.args ?? [])], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, REPORTS_DIR: reportsDir } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,7 +11,7 @@ import { ROOT } from '../support/run-suite.ts';
 
 describe('stable test ids', () => {
   it('every test has one, in the scheme, unique, and its first segment names its suite file', () => {
-    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts'), '--list-tests'], {
+    const run = spawnSync(process.execPath, [join(ROOT, 'bin/chatgate.mjs'), '--list-tests'], {
       cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeout: 120_000,
     });
     expect(run.status, run.stderr).toBe(0);
@@ -39,7 +39,7 @@ describe('stable test ids', () => {
 
   it('a suite file that does not load while the tests are collected is a crash naming it (exit 3), not a shorter list', () => {
     // The crashing fixture comes in through the self-test seam (docs/RUNNER.md).
-    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin/chatgate.ts'), '--list-tests'], {
+    const run = spawnSync(process.execPath, [join(ROOT, 'bin/chatgate.mjs'), '--list-tests'], {
       cwd: ROOT, encoding: 'utf8', timeout: 300_000, // a hang guard: 62 s in CI at load average 15
       env: { PATH: process.env.PATH, HOME: process.env.HOME, CHATGATE_SELFTEST_SUITES: 'selftest/fixtures/harness-errors' },
     });

@@ -1,0 +1,4 @@
+// Starts bin/reference.ts from its cached bundle (bin/launch.mjs says why).
+import { launch } from './launch.mjs';
+
+await launch('bin/reference.ts');
