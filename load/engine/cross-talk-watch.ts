@@ -2,7 +2,7 @@
 // the "lone" ones: they teach what evidence the target gives (its canary echo, its usage
 // count, its ids: lib/spec/rules/cross-talk.ts); every other success is judged with it.
 // Each stream's delivery is judged by lib/spec/rules/stream-delivery.ts from its figures.
-import { judgeCrossTalk, learnEvidence, type CrossTalkJudgement, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
+import { judgeCrossTalk, learnEvidence, splitLone, type CrossTalkJudgement, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
 import { judgeDeliveryFigures } from '../../lib/spec/rules/stream-delivery.ts';
 import type { Findings } from '../report/findings.ts';
 import type { Outcome } from './lean-client.ts';
@@ -96,21 +96,6 @@ function sampleOf(o: Outcome): CrossTalkSample & { start: number; end: number } 
       ...(o.completionId !== undefined ? { id: o.completionId } : {}),
     },
   };
-}
-
-/** Replies whose request overlapped no other request's time (lone), and the rest. */
-export function splitLone<T extends { start: number; end: number }>(all: readonly T[]): { lone: T[]; busy: T[] } {
-  const sorted = [...all].sort((a, b) => a.start - b.start);
-  const lone: T[] = [];
-  const busy: T[] = [];
-  let maxEnd = -Infinity;
-  sorted.forEach((s, i) => {
-    const next = sorted[i + 1];
-    if (s.start >= maxEnd && (!next || next.start >= s.end)) lone.push(s);
-    else busy.push(s);
-    maxEnd = Math.max(maxEnd, s.end);
-  });
-  return { lone, busy };
 }
 
 function pct(a: number, b: number): string {

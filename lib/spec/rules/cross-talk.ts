@@ -208,6 +208,48 @@ export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTal
   };
 }
 
+/** Replies whose request overlapped no other request's time (lone), and the rest. */
+export function splitLone<T extends { start: number; end: number }>(all: readonly T[]): { lone: T[]; busy: T[] } {
+  const sorted = [...all].sort((a, b) => a.start - b.start);
+  const lone: T[] = [];
+  const busy: T[] = [];
+  let maxEnd = -Infinity;
+  sorted.forEach((s, i) => {
+    const next = sorted[i + 1];
+    if (s.start >= maxEnd && (!next || next.start >= s.end)) lone.push(s);
+    else busy.push(s);
+    maxEnd = Math.max(maxEnd, s.end);
+  });
+  return { lone, busy };
+}
+
+export interface TrafficJudgement extends CrossTalkJudgement {
+  /** The replies judged (those that overlapped another): the findings' indices point here. */
+  busy: CrossTalkSample[];
+  lone: number;
+  evidence: CrossTalkEvidence;
+}
+
+/**
+ * A probe's concurrent traffic judged on its own: its requests that overlapped no other
+ * (and `alone`, sent alone beforehand) teach the evidence, the others are judged with it.
+ * A request without times counts as overlapping every other.
+ */
+export function judgeTraffic(samples: readonly CrossTalkSample[], alone: readonly CrossTalkSample[] = []): TrafficJudgement {
+  const timed = samples.map((s) => ({ s, start: s.request.startMs ?? NaN, end: s.request.endMs ?? NaN }));
+  const split = splitLone(timed.filter((x) => Number.isFinite(x.start) && Number.isFinite(x.end)));
+  const lone = [...alone, ...split.lone.map((x) => x.s)];
+  const loneSet = new Set(split.lone.map((x) => x.s));
+  const busy = samples.filter((s) => !loneSet.has(s));
+  const evidence = learnEvidence(lone);
+  const j: CrossTalkJudgement = lone.length === 0
+    ? { findings: [], judged: { canary: 0, usage: 0, id: 0 }, inconclusive: 'no request ran alone to learn from (every one overlapped another): no evidence of whose reply is whose' }
+    : busy.length === 0
+      ? { findings: [], judged: { canary: 0, usage: 0, id: 0 }, inconclusive: 'no two requests were in flight together: nothing concurrent to judge' }
+      : judgeCrossTalk(evidence, busy);
+  return { ...j, busy, lone: lone.length, evidence };
+}
+
 /** One finding as a line: which request got whose reply, with the keys' labels and both curl lines. */
 export function describeFinding(f: CrossTalkFinding, samples: readonly CrossTalkSample[]): string {
   const a = samples[f.request]!.request;
