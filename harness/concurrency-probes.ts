@@ -177,3 +177,40 @@ export function holdLongStream(signal: AbortSignal): { firstToken: Promise<boole
     .then((ex) => { got(false); return ex; });
   return { firstToken, done };
 }
+
+/**
+ * SVC-10's probe: a short stream's TTFT alone, with `heldStreams` long streams held, then right
+ * after cancelling them; judged only where the held streams load the target. The suite's test
+ * and its self-test against the engine model call it.
+ */
+export async function cancelFreesCapacity(t: ClauseContext, heldStreams: number): Promise<void> {
+  const idle = [];
+  for (let i = 0; i < 3; i++) idle.push(await shortStreamTtft());
+  // A stream cut at TTFT_WAIT_MS before its headers has no response to read: its figure is the wait.
+  for (const s of idle) if (s.ex.status !== undefined || !s.ex.cancelled) t.responded(s.ex);
+  const none = idle.find((s) => s.none);
+  if (none) t.inconclusive(`a short stream alone gave no first token to time: ${none.none}`);
+  if (idle.every((s) => s.capped)) t.inconclusive(`a short stream alone got no content within ${TTFT_WAIT_MS} ms`);
+  const ttft0 = Math.min(...idle.map((s) => s.ms));
+  const hold = new AbortController();
+  const held = Array.from({ length: heldStreams }, () => holdLongStream(hold.signal));
+  try {
+    const started = await Promise.all(held.map((h) => Promise.race([h.firstToken, new Promise<boolean>((r) => setTimeout(() => r(false), TTFT_WAIT_MS * 2))])));
+    const loaded = await shortStreamTtft();
+    hold.abort();
+    const after = await shortStreamTtft();
+    const exs = await Promise.all(held.map((h) => h.done));
+    const stillOpen = exs.filter((ex) => ex.cancelled && ex.status === 200).length;
+    if (after.ex.status !== undefined || !after.ex.cancelled) t.responded(after.ex);
+    for (const s of [loaded, after]) if (s.none) t.inconclusive(`a short stream gave no first token to time: ${s.none}`);
+    const fig = (s: { ms: number; capped: boolean }) => `${s.capped ? '>= ' : ''}${Math.round(s.ms)} ms`;
+    const figures = `K = ${heldStreams} long streams (${started.filter(Boolean).length} streaming, ${stillOpen} still open when cancelled); TTFT alone ${Math.round(ttft0)} ms, with them held ${fig(loaded)}, right after cancelling them ${fig(after)}`;
+    if (stillOpen < heldStreams) t.inconclusive(`only ${stillOpen} of ${heldStreams} long streams were still open to cancel (the target ended them first): ${figures}`);
+    if (loaded.ms < Math.max(2 * ttft0, ttft0 + 200)) t.inconclusive(`the held streams did not load the target (its TTFT barely moved), so cancelling them cannot show anything: ${figures}`);
+    t.check(after.ms <= ttft0 + (loaded.ms - ttft0) / 2, 'the TTFT after cancelling back near the TTFT alone (the cancelled streams\' capacity freed)',
+      `TTFT stayed at the loaded level: ${figures}`, after.ex);
+    t.note(figures);
+  } finally {
+    hold.abort();
+  }
+}
