@@ -71,10 +71,11 @@ export interface CrossResult { ex: Exchange; sample: CrossTalkSample }
 
 /** Sends one probe request and pairs its answer with what it asked. */
 export async function sendCross(r: CrossRequest, clock: () => number = () => performance.now()): Promise<CrossResult> {
-  const count = await countTokens();
   const startMs = clock();
   const ex = await chat(r.body, r.auth, { maxBodyBytes: REPLY_BYTES });
   const endMs = clock();
+  // Counted once answered: loading the tokenizer does not hold a burst's first requests back.
+  const count = await countTokens();
   return { ex, sample: { request: { key: r.keyLabel, canary: r.canary, promptSize: count(r.prompt), curl: ex.curl, startMs, endMs }, reply: replyOf(ex) } };
 }
 

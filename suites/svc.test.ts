@@ -39,7 +39,8 @@ async function burstOnce(): Promise<Burst> {
   // capped bodies, all held at once, would be BURST x the body cap.
   const b: Burst = { n: 0, judged: 0, overloaded: 0, reused: 0, cross: [] };
   const one = async (k: number) => {
-    const r = await sendCross(crossRequest(k, false, 'main', keys.main));
+    // Ten prompt lengths (4 to 148 words): far enough apart for usage, short enough that the burst stays cheap.
+    const r = await sendCross(crossRequest(k % 10, false, 'main', keys.main));
     const ex = r.ex;
     const index = ++b.n;
     b.cross.push({ ex: slim(ex), sample: { request: { ...r.sample.request, label: `burst request ${k + 1}` }, reply: { ...r.sample.reply, content: canariesIn(r.sample.reply.content ?? '').join(' ') } } });
