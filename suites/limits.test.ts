@@ -209,19 +209,19 @@ describe('LIM: rate limits', () => {
     t.note(`${p.streams.length} event streams of the probe judged`);
   }, { ...PROBE_TIMEOUT, stream: { none: 'the rate-limit probe sends both forms itself' } });
 
-  // The ramp's requests run concurrently with each other: SVC-9's lone requests (main key, after
-  // the probe) and the ramp's own that overlapped no other teach what the target gives to tell
-  // replies apart (lib/spec/rules/cross-talk.ts); the rest are judged by canary and id.
+  // The ramp's requests run concurrently with each other and with the rest of the run: SVC-9's lone
+  // requests (main key, after the probe) and the ramp's own that overlapped no other teach what the
+  // target gives to tell replies apart (lib/spec/rules/cross-talk.ts); every reply is judged by canary and id.
   clause('limits/cross-talk', 'SVC-9', 'every reply the rate-limit probe got is its own request\'s (canary, id)', async (t) => {
     if (config.rateLimitProbeMax === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables the rate-limit probe');
     const p = await runProbe();
     if (p.cross.length === 0) t.inconclusive(`none of the probe's requests got a 2xx (statuses ${JSON.stringify(p.statuses)})`);
     t.responded(p.cross[0]!.ex);
     const alone = await learnAlone();
-    const j = judgeTraffic(p.cross.map((r) => r.sample), alone.lone.map((r) => r.sample));
+    const j = judgeTraffic(p.cross.map((r) => r.sample), alone.lone.map((r) => r.sample), { judgeAll: true });
     const bySample = new Map(p.cross.map((r) => [r.sample, r]));
-    crossTalkVerdict(t, j, j.busy.map((s) => bySample.get(s)!), `${j.busy.length} of ${p.cross.length} served requests of the probe (RATE_LIMIT_API_KEY) judged with what ${j.lone} lone replies showed`);
-    t.note(`${j.busy.length} concurrent replies judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
+    crossTalkVerdict(t, j, j.samples.map((s) => bySample.get(s)!), `${j.samples.length} served requests of the probe (RATE_LIMIT_API_KEY; ${j.concurrent} in flight with another) judged with what ${j.lone} lone replies showed`);
+    t.note(`${j.samples.length} replies judged (${j.concurrent} in flight with another) by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
   }, { ...PROBE_TIMEOUT, stream: { none: 'the rate-limit probe sends both forms itself' } });
 
   clause('limits/retry-hint', 'LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*), in a form clients can read', async (t) => {

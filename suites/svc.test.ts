@@ -190,8 +190,8 @@ describe('SVC: what the service does', () => {
     t.responded(served[0]?.ex ?? b.first!);
     const j = judgeTraffic(served.map((r) => r.sample), alone.lone.map((r) => r.sample));
     const bySample = new Map(served.map((r) => [r.sample, r]));
-    crossTalkVerdict(t, j, j.busy.map((s) => bySample.get(s)!), `${j.busy.length} of ${b.n} answers of the burst (main key) judged with what ${j.lone} lone replies showed`);
-    t.note(`${j.busy.length} concurrent replies judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
+    crossTalkVerdict(t, j, j.samples.map((s) => bySample.get(s)!), `${j.samples.length} of ${b.n} answers of the burst (main key) judged with what ${j.lone} lone replies showed`);
+    t.note(`${j.samples.length} concurrent replies judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
   }, { requests: 4, stream: { none: 'judges the plain burst of SVC-1' } });
 });
 

@@ -39,7 +39,7 @@ function ramp(swap: boolean, alone = 6) {
 function judgeRamp(results: ReturnType<typeof ramp>, alone: CrossTalkSample[] = []) {
   const j = judgeTraffic(results.map((r) => r.sample), alone);
   const by = new Map(results.map((r) => [r.sample, r]));
-  return { j, judged: j.busy.map((s) => by.get(s)!) };
+  return { j, judged: j.samples.map((s) => by.get(s)!) };
 }
 
 describe('SVC-9 on a probe\'s own concurrent traffic, through clause()', () => {
@@ -115,13 +115,25 @@ describe('what a probe keeps of its answers', () => {
     expect(slim(streamed).curl).toBe(ex.curl);
   });
 
+  it('judgeAll: a probe whose requests never overlapped each other is still judged whole (it ran beside the rest of the run)', () => {
+    const sequential = ramp(false, 6).slice(0, 6);
+    expect(judgeTraffic(sequential.map((r) => r.sample)).inconclusive).toMatch(/no two requests were in flight together/);
+    const all = judgeTraffic(sequential.map((r) => r.sample), [], { judgeAll: true });
+    expect(all).toMatchObject({ findings: [], concurrent: 0, lone: 6, judged: { canary: 6, usage: 0, id: 6 } });
+    expect(all.inconclusive).toBeUndefined();
+    // A reply alone that carries an earlier request's canary (a cache handing out another's reply) is a finding too.
+    const replayed = sequential.map((r, i) => (i === 4 ? probeResult(answer(4, 1), { keyLabel: 'rate-limit', canary: canary(4), startMs: 400, endMs: 410, label: 'probe request 5' }) : r));
+    expect(judgeTraffic(replayed.map((r) => r.sample), [], { judgeAll: true }).findings.map((f) => [f.kind, f.request, f.other])).toEqual([['canary', 4, 1]]);
+  });
+
   it('a burst with no lone request of its own is judged with lone requests sent before it', () => {
     const lone: CrossTalkSample[] = [0, 1, 2, 3].map((i) => ({ request: { key: 'main', canary: canary(90 + i), promptSize: 10 + 40 * i, startMs: i * 100, endMs: i * 100 + 10 }, reply: { content: canary(90 + i), promptTokens: 13 + 40 * i, id: `chatcmpl-l${i}` } }));
     const burst: CrossTalkSample[] = [0, 1, 2].map((i) => ({ request: { key: 'main', canary: canary(i), promptSize: 20 + 60 * i, startMs: 5000, endMs: 5100 }, reply: { content: canary(i === 0 ? 2 : i === 2 ? 0 : 1), promptTokens: 23 + 60 * (i === 0 ? 2 : i === 2 ? 0 : 1), id: `chatcmpl-b${i}` } }));
     expect(judgeTraffic(burst).inconclusive).toMatch(/no request ran alone/);
     const j = judgeTraffic(burst, lone);
     expect(j.lone).toBe(4);
-    expect(j.busy).toHaveLength(3);
+    expect(j.samples).toHaveLength(3);
+    expect(j.concurrent).toBe(3);
     expect(j.findings.map((f) => [f.kind, f.request, f.other])).toEqual([['canary', 0, 2], ['canary', 2, 0]]);
     expect(j.judged).toEqual({ canary: 3, usage: 3, id: 3 });
   });
