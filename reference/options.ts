@@ -69,6 +69,7 @@ export const DEFAULT_REPLY_WORDS = 12;
 /** Replies long enough for EV-13 to judge their delivery (at least 32 content chunks). */
 export const LONG_REPLY_WORDS = 48;
 /** cancelled-stream-keeps-slot: an engine small enough for the SVC-10 probe's held streams to fill. */
+// Stryker disable next-line all: [gate] cancelled-stream-keeps-slot SVC-10
 const SMALL_ENGINE = { maxBatch: 8, keepsCancelled: true };
 
 export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
