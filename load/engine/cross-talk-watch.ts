@@ -2,13 +2,19 @@
 // the "lone" ones: they teach what evidence the target gives (its canary echo, its usage
 // count, its ids: lib/spec/rules/cross-talk.ts); every other success is judged with it.
 // Each stream's delivery is judged by lib/spec/rules/stream-delivery.ts from its figures.
-import { judgeCrossTalk, learnEvidence, type CrossTalkJudgement, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
+import { canariesIn, judgeCrossTalk, learnEvidence, splitLone, type CrossTalkJudgement, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
 import { judgeDeliveryFigures } from '../../lib/spec/rules/stream-delivery.ts';
 import type { Findings } from '../report/findings.ts';
-import type { Outcome } from './lean-client.ts';
+import type { LeanRequest, Outcome } from './lean-client.ts';
 
 /** Replies a phase keeps for the judgement (about 200 bytes each); later ones are counted, not judged. */
 export const MAX_CROSS_TALK_SAMPLES = 100_000;
+/** Requests kept for curl lines besides those in flight: the last ones answered (a swap's partner was in flight beside it). */
+export const RECENT_REQUESTS = 256;
+/** Replies that showed another's canary or a repeated id whose two requests get curl lines (the first ones). */
+export const MAX_REPRODUCED = 10;
+
+type Sample = CrossTalkSample & { start: number; end: number; seq: number };
 
 export interface CrossTalkSummary {
   /** judged: at least one kind of evidence; inconclusive: why not. */
@@ -31,17 +37,54 @@ export interface DeliverySummary {
 }
 
 export class CrossTalkWatch {
-  private readonly samples: Array<CrossTalkSample & { start: number; end: number }> = [];
+  private readonly samples: Sample[] = [];
+  private readonly inFlight = new Map<number, LeanRequest>();
+  private readonly recent = new Map<number, LeanRequest>();
+  private readonly recentIds = new Map<string, number>();
+  private readonly curls = new Map<number, string>();
+  private reproduced = 0;
+
+  /** `curlOf`: a request's curl line (keys masked); without it, findings carry none. */
+  constructor(private readonly curlOf?: (req: LeanRequest) => string) {}
+
+  /** A request handed to the pool: kept while in flight and a while after, for the curl lines of a finding. */
+  sent(req: LeanRequest): void {
+    if (this.curlOf) this.inFlight.set(req.seq, req);
+  }
   private notKept = 0;
   private judgedStreams = 0;
   private bursts = 0;
   private burstExample: string | undefined;
 
   add(o: Outcome): void {
+    const req = this.inFlight.get(o.seq);
+    if (req) {
+      this.inFlight.delete(o.seq);
+      this.recent.set(o.seq, req);
+      if (this.recent.size > RECENT_REQUESTS) this.recent.delete(this.recent.keys().next().value!);
+    }
     if (!o.ok) return;
+    if (req && this.reproduced < MAX_REPRODUCED) this.keepCurls(o, req);
     this.judgeDelivery(o);
     if (this.samples.length >= MAX_CROSS_TALK_SAMPLES) { this.notKept++; return; }
     this.samples.push(sampleOf(o));
+  }
+
+  /** A reply that carries another request's canary, or an id a recent reply carried: both requests' curl lines, while they are at hand. */
+  private keepCurls(o: Outcome, req: LeanRequest): void {
+    const own = o.work?.canary;
+    const foreign = own ? canariesIn(o.replyHead ?? o.reply ?? '').find((c) => c !== own) : undefined;
+    let partner = foreign ? [...this.inFlight.values(), ...this.recent.values()].find((r) => r.work?.canary === foreign)?.seq : undefined;
+    if (o.completionId !== undefined) {
+      partner ??= this.recentIds.get(o.completionId);
+      this.recentIds.set(o.completionId, o.seq);
+      if (this.recentIds.size > RECENT_REQUESTS) this.recentIds.delete(this.recentIds.keys().next().value!);
+    }
+    const other = partner === undefined || partner === o.seq ? undefined : this.inFlight.get(partner) ?? this.recent.get(partner);
+    if (!other) return;
+    this.reproduced++;
+    this.curls.set(o.seq, this.curlOf!(req));
+    this.curls.set(other.seq, this.curlOf!(other));
   }
 
   private judgeDelivery(o: Outcome): void {
@@ -67,9 +110,16 @@ export class CrossTalkWatch {
     const j: CrossTalkJudgement = lone.length === 0
       ? { findings: [], judged: { canary: 0, usage: 0, id: 0 }, inconclusive: 'no request ran alone to learn from (every one overlapped another): no evidence of whose reply is whose' }
       : judgeCrossTalk(evidence, busy);
-    for (const f of j.findings) {
+    // Each kind's example is the first finding whose two requests have curl lines, where one has.
+    const curlsOf = (f: (typeof j.findings)[number]) => {
+      const a = this.curls.get(busy[f.request]!.seq);
+      const b = this.curls.get(busy[f.other]!.seq);
+      return a && b ? [`this request: ${a}`, `the other: ${b}`] : undefined;
+    };
+    const ordered = [...j.findings].sort((x, y) => Number(!!curlsOf(y)) - Number(!!curlsOf(x)));
+    for (const f of ordered) {
       const what = f.kind === 'canary' ? 'another request\'s canary' : f.kind === 'usage' ? 'another request\'s prompt count (usage.prompt_tokens)' : 'another request\'s completion id';
-      findings.add('SVC-9', `a reply under concurrent load carried ${what}${where}`, `${busy[f.request]!.request.label} (${busy[f.request]!.request.key} key) got the reply of ${busy[f.other]!.request.label} (${busy[f.other]!.request.key} key): ${f.detail}`);
+      findings.add('SVC-9', `a reply under concurrent load carried ${what}${where}`, `${busy[f.request]!.request.label} (${busy[f.request]!.request.key} key) got the reply of ${busy[f.other]!.request.label} (${busy[f.other]!.request.key} key): ${f.detail}`, undefined, curlsOf(f));
     }
     if (this.bursts > 0) {
       findings.add('EV-13', `${this.bursts} of ${this.judgedStreams} long streams (${pct(this.bursts, this.judgedStreams)}) delivered in one burst at their end, as through a buffering proxy${where}`, this.burstExample);
@@ -85,10 +135,10 @@ export class CrossTalkWatch {
   }
 }
 
-function sampleOf(o: Outcome): CrossTalkSample & { start: number; end: number } {
+function sampleOf(o: Outcome): Sample {
   const from = o.wireAt ?? o.sentAt;
   return {
-    start: from, end: o.endAt,
+    start: from, end: o.endAt, seq: o.seq,
     request: { key: o.key, label: `request #${o.seq}`, promptSize: o.work?.promptTokens ?? NaN, startMs: from, endMs: o.endAt, ...(o.work?.canary ? { canary: o.work.canary } : {}) },
     reply: {
       ...(o.replyHead !== undefined || o.reply !== undefined ? { content: o.replyHead ?? o.reply } : {}),
@@ -96,21 +146,6 @@ function sampleOf(o: Outcome): CrossTalkSample & { start: number; end: number } 
       ...(o.completionId !== undefined ? { id: o.completionId } : {}),
     },
   };
-}
-
-/** Replies whose request overlapped no other request's time (lone), and the rest. */
-export function splitLone<T extends { start: number; end: number }>(all: readonly T[]): { lone: T[]; busy: T[] } {
-  const sorted = [...all].sort((a, b) => a.start - b.start);
-  const lone: T[] = [];
-  const busy: T[] = [];
-  let maxEnd = -Infinity;
-  sorted.forEach((s, i) => {
-    const next = sorted[i + 1];
-    if (s.start >= maxEnd && (!next || next.start >= s.end)) lone.push(s);
-    else busy.push(s);
-    maxEnd = Math.max(maxEnd, s.end);
-  });
-  return { lone, busy };
 }
 
 function pct(a: number, b: number): string {

@@ -59,7 +59,11 @@ export function renderConsoleSummary(s: LoadSummary): string {
   if (dr.warning) lines.push(`  WARNING: ${dr.warning}`);
   for (const g of s.gates?.checks ?? []) lines.push(`  ${gateLine(g)}`);
   if (s.findings.length === 0) lines.push('  findings: none');
-  for (const fd of s.findings) lines.push(`  ${fd.level.padEnd(6)} ${fd.clause.padEnd(8)} x${fd.count}  ${fd.message}`);
+  for (const fd of s.findings) {
+    lines.push(`  ${fd.level.padEnd(6)} ${fd.clause.padEnd(8)} x${fd.count}  ${fd.message}`);
+    // A finding that names requests (SVC-9's two) shows its example and how to send them again.
+    if (fd.reproduce?.length) lines.push(`      ${fd.example ?? ''}`, ...fd.reproduce.map((c) => `      ${c}`));
+  }
   return lines.join('\n');
 }
 

@@ -11,6 +11,8 @@ export interface Finding {
   count: number;
   message: string;
   example?: string;
+  /** Curl lines (keys masked) that reproduce the example's requests, where it names some (SVC-9: the request and the one whose reply it got). */
+  reproduce?: string[];
 }
 
 const MAX_EXAMPLE = 600;
@@ -19,7 +21,7 @@ export class Findings {
   private readonly byKey = new Map<string, Finding>();
 
   /** Counts one occurrence; findings with the same clause and message are one entry. */
-  add(clause: string, message: string, example?: string, level?: Level): void {
+  add(clause: string, message: string, example?: string, level?: Level, reproduce?: string[]): void {
     const key = `${clause}\u0000${message}`;
     const f = this.byKey.get(key);
     if (f) {
@@ -32,6 +34,7 @@ export class Findings {
       count: 1,
       message,
       example: example === undefined ? undefined : redact(example).slice(0, MAX_EXAMPLE),
+      ...(reproduce?.length ? { reproduce: reproduce.map(redact) } : {}),
     });
   }
 

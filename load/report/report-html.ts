@@ -198,7 +198,7 @@ function baselineTable(s: LoadSummary): string {
 
 function findingsTable(s: LoadSummary): string {
   if (s.findings.length === 0) return '<p>None: every error answer had a proper body, no 5xx other than 503, no dropped connection, every checked body was valid.</p>';
-  const rows = s.findings.map((f) => `<tr><td class="lvl-${f.level}">${esc(f.level)}</td><td>${esc(f.clause)}</td><td>${f.count}</td><td style="text-align:left">${esc(f.message)}${f.example ? `<br><span class="muted">${esc(f.example)}</span>` : ''}</td></tr>`);
+  const rows = s.findings.map((f) => `<tr><td class="lvl-${f.level}">${esc(f.level)}</td><td>${esc(f.clause)}</td><td>${f.count}</td><td style="text-align:left">${esc(f.message)}${f.example ? `<br><span class="muted">${esc(f.example)}</span>` : ''}${(f.reproduce ?? []).map((c) => `<br><code>${esc(c)}</code>`).join('')}</td></tr>`);
   return `<table><tr><th>level</th><th>clause</th><th>count</th><th style="text-align:left">what</th></tr>${rows.join('')}</table>`;
 }
 

@@ -9,6 +9,7 @@ import type { ScenarioContext, ScenarioResult } from './context.ts';
 import type { StopToken } from '../setup/stop.ts';
 import { tokenCounts } from '../engine/token-count.ts';
 import { CrossTalkWatch } from '../engine/cross-talk-watch.ts';
+import { toCurl } from '../../lib/http/curl.ts';
 
 export interface PhaseSpec {
   label: string;
@@ -47,7 +48,8 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
   const mode = spec.mode.kind === 'rate' && spec.mode.arrival === 'gamma' && !spec.mode.arrivalOptions
     ? { ...spec.mode, arrivalOptions: { burstiness: ctx.options.burstiness } }
     : spec.mode;
-  const watch = new CrossTalkWatch();
+  // A cross-talk finding shows both requests' curl lines (keys masked).
+  const watch = new CrossTalkWatch((req) => toCurl({ method: 'POST', url: `${ctx.target.origin}${req.path}`, headers: req.headers, body: req.body, stream: req.stream }));
   const lone = await loneRequests(ctx, (seq) => make(seq, performance.now()));
   const driver = new Driver(spec.pool ?? ctx.pool(), {
     mode,
@@ -62,6 +64,7 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
     makeRequest: (seq, intendedAt) => make(seq + offset, intendedAt),
     onSent: (req, lag) => {
       for (const r of spec.recorders) r.recordSent(req.route, req.intendedAt, lag);
+      watch.sent(req);
       spec.onSent?.(req);
     },
     onNotSent: (at) => {

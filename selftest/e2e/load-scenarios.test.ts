@@ -240,6 +240,10 @@ describe('SVC-9 and EV-13 under load (count-bounded: --requests)', () => {
     expect(o.exitCode).toBe(1);
     expect(console).toMatch(/MUST\s+SVC-9\s+x\d+\s+a reply under concurrent load carried another request's canary/);
     expect(html).toContain('SVC-9');
+    // Both requests' curl lines, keys masked, in summary.json's finding, on the console and in the page.
+    expect(svc9[0]!.reproduce).toEqual([expect.stringMatching(/^this request: curl .*Bearer \*\*\*/), expect.stringMatching(/^the other: curl .*Bearer \*\*\*/)]);
+    expect(console).toMatch(/\n\s+this request: curl [^\n]*\n\s+the other: curl /);
+    expect(html).toMatch(/<code>this request: curl /);
     const summary = JSON.parse(readFileSync(o.summaryPath!, 'utf8'));
     expect(summary.details.cross_talk).toMatchObject({ verdict: 'judged', findings: svc9.reduce((n, f) => n + f.count, 0) });
   });

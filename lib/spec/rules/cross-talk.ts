@@ -208,6 +208,53 @@ export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTal
   };
 }
 
+/** Replies whose request overlapped no other request's time (lone), and the rest. */
+export function splitLone<T extends { start: number; end: number }>(all: readonly T[]): { lone: T[]; busy: T[] } {
+  const sorted = [...all].sort((a, b) => a.start - b.start);
+  const lone: T[] = [];
+  const busy: T[] = [];
+  let maxEnd = -Infinity;
+  sorted.forEach((s, i) => {
+    const next = sorted[i + 1];
+    if (s.start >= maxEnd && (!next || next.start >= s.end)) lone.push(s);
+    else busy.push(s);
+    maxEnd = Math.max(maxEnd, s.end);
+  });
+  return { lone, busy };
+}
+
+export interface TrafficJudgement extends CrossTalkJudgement {
+  /** The replies judged: the findings' indices point here. */
+  samples: CrossTalkSample[];
+  /** Of the probe's replies, those whose request overlapped another's. */
+  concurrent: number;
+  lone: number;
+  evidence: CrossTalkEvidence;
+}
+
+/**
+ * A probe's concurrent traffic judged on its own: its requests that overlapped no other
+ * (and `alone`, sent alone beforehand) teach the evidence, and the others are judged with
+ * it; `judgeAll` judges those alone too (a probe that runs beside the rest of a run's
+ * traffic, where a reply may be another's whatever its own probe did). A request without
+ * times counts as overlapping every other.
+ */
+export function judgeTraffic(all: readonly CrossTalkSample[], alone: readonly CrossTalkSample[] = [], opts: { judgeAll?: boolean } = {}): TrafficJudgement {
+  const timed = all.map((s) => ({ s, start: s.request.startMs ?? NaN, end: s.request.endMs ?? NaN }));
+  const split = splitLone(timed.filter((x) => Number.isFinite(x.start) && Number.isFinite(x.end)));
+  const lone = [...alone, ...split.lone.map((x) => x.s)];
+  const loneSet = new Set(split.lone.map((x) => x.s));
+  const busy = all.filter((s) => !loneSet.has(s));
+  const samples = opts.judgeAll ? [...all] : busy;
+  const evidence = learnEvidence(lone);
+  const j: CrossTalkJudgement = lone.length === 0
+    ? { findings: [], judged: { canary: 0, usage: 0, id: 0 }, inconclusive: 'no request ran alone to learn from (every one overlapped another): no evidence of whose reply is whose' }
+    : samples.length === 0
+      ? { findings: [], judged: { canary: 0, usage: 0, id: 0 }, inconclusive: 'no two requests were in flight together: nothing concurrent to judge' }
+      : judgeCrossTalk(evidence, samples);
+  return { ...j, samples, concurrent: busy.length, lone: lone.length, evidence };
+}
+
 /** One finding as a line: which request got whose reply, with the keys' labels and both curl lines. */
 export function describeFinding(f: CrossTalkFinding, samples: readonly CrossTalkSample[]): string {
   const a = samples[f.request]!.request;
