@@ -73,11 +73,12 @@ export class SseScan {
     const len = buf.length;
     let pos = from;
     let data = this.data;
-    // One native search per line and one decode per event: a line's bare CR and invalid
+    // One native search per data line and one decode per event: a line's bare CR and invalid
     // UTF-8 show in its decoded text ('\r', U+FFFD), so only such rare lines (and comment
     // lines, which are not decoded) have their bytes checked.
     while (pos < len) {
-      const lf = buf.indexOf(LF, pos);
+      // A blank line (the usual one after a data line) is seen without a search.
+      const lf = buf[pos] === LF ? pos : buf[pos] === CR && buf[pos + 1] === LF ? pos + 1 : buf.indexOf(LF, pos);
       if (lf === -1) break;
       const end = lf > pos && buf[lf - 1] === CR ? lf - 1 : lf;
       if (end === pos) {
