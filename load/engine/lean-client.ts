@@ -266,10 +266,10 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   }
 
   /**
-   * One SSE event's data. Every payload is JSON-parsed (about 0.8 µs for a typical
-   * chunk, a few % of what reading the event off the socket costs: see docs/LOAD.md),
-   * so "every payload parses" and "no error event" stay checked on every event; the
-   * full chunk schema runs on the sampled streams only.
+   * One SSE event's data. Every payload is JSON-parsed (the larger part of the driver's
+   * own work per event, measured in docs/LOAD.md), so "every payload parses" and "no
+   * error event" stay checked on every event; the full chunk schema runs on the sampled
+   * streams only.
    */
   private onEvent(data: string): void {
     if (this.finished) return;

@@ -4,8 +4,9 @@
 // Almost every stream a load run reads is made of events of one shape: one `data:`
 // line, then a blank line, lines ended by LF or CRLF, valid UTF-8, perhaps `:` comment
 // lines between events. For those the fast path finds line ends with Buffer.indexOf,
-// checks UTF-8 once per network piece (node:buffer isUtf8, native), and hands each
-// payload on as a string; it decodes nothing else and builds no per-line objects.
+// decodes each payload once and hands it on as a string (a bare CR or invalid UTF-8 in
+// it shows in the decoded text; only such lines and comments have their bytes checked,
+// node:buffer isUtf8); it decodes nothing else and builds no per-line objects.
 // The moment a stream leaves that subset (a BOM, a bare CR, any other field such as
 // `event:`/`id:`/`retry:`, a malformed line, two data lines in one event, invalid
 // UTF-8, bytes left after the last blank line at the end), the stream is handed, from
@@ -38,9 +39,8 @@ export class SseScan {
   private pending: Buffer | undefined;
   /** In `pending`: where the lines not yet classified start. */
   private scanned = 0;
-  /** In `pending`: the data value of the event in progress, -1 if none yet. */
-  private dataStart = -1;
-  private dataEnd = -1;
+  /** The data value of the event in progress (its line is complete), if any. */
+  private data: string | undefined;
   /** Complete events were consumed by the fast path (a hand-over then needs CLEAN_START). */
   private consumed = false;
 
@@ -71,56 +71,47 @@ export class SseScan {
     // Start of the event in progress within buf (buf always starts at an event start).
     let eventStart = 0;
     const len = buf.length;
-    const lastLf = buf.lastIndexOf(LF);
-    // Every complete line of this piece must be UTF-8 (the strict reader decodes each
-    // line with a fatal decoder); an incomplete tail is checked once it is complete.
-    // (The usual piece is whole lines from its first byte: checked as it is, no view made.)
-    if (lastLf >= from && !isUtf8(from === 0 && lastLf === len - 1 ? buf : buf.subarray(from, lastLf + 1))) return this.handOver(buf, eventStart);
-    let nextCr = buf.indexOf(CR, from);
     let pos = from;
-    let dataStart = this.dataStart;
-    let dataEnd = this.dataEnd;
-    while (pos <= lastLf) {
-      const lf = buf.indexOf(LF, pos);
-      let end = lf;
-      if (nextCr !== -1 && nextCr < lf) {
-        if (nextCr !== lf - 1) return this.handOver(buf, eventStart); // a bare CR ends a line too: strict reader
-        end = lf - 1; // CRLF
-        nextCr = buf.indexOf(CR, lf + 1);
-      }
+    let data = this.data;
+    // One native search per data line and one decode per event: a line's bare CR and invalid
+    // UTF-8 show in its decoded text ('\r', U+FFFD), so only such rare lines (and comment
+    // lines, which are not decoded) have their bytes checked.
+    while (pos < len) {
+      // A blank line (the usual one after a data line) is seen without a search.
+      const lf = buf[pos] === LF ? pos : buf[pos] === CR && buf[pos + 1] === LF ? pos + 1 : buf.indexOf(LF, pos);
+      if (lf === -1) break;
+      const end = lf > pos && buf[lf - 1] === CR ? lf - 1 : lf;
       if (end === pos) {
         // Blank line: dispatch (an event without a data line dispatches nothing, as in the spec).
-        if (dataStart >= 0) {
+        if (data !== undefined) {
           this.events++;
-          this.sink(buf.toString('utf8', dataStart, dataEnd));
-          dataStart = -1;
+          this.sink(data);
+          data = undefined;
         }
         eventStart = lf + 1;
         this.consumed = true;
+      } else if (buf[pos] === COLON) {
+        if (!plainLine(buf, pos, end)) return this.handOver(buf, eventStart);
       } else {
-        const c0 = buf[pos];
-        if (c0 !== COLON) {
-          // Only `data:` (first in its event) stays on the fast path.
-          if (dataStart >= 0 || end - pos < 5 || c0 !== 0x64 || buf[pos + 1] !== 0x61 || buf[pos + 2] !== 0x74 || buf[pos + 3] !== 0x61 || buf[pos + 4] !== COLON) {
-            return this.handOver(buf, eventStart);
-          }
-          dataStart = buf[pos + 5] === SPACE ? pos + 6 : pos + 5;
-          dataEnd = end;
+        // Only `data:` (first in its event) stays on the fast path.
+        if (data !== undefined || end - pos < 5 || buf[pos] !== 0x64 || buf[pos + 1] !== 0x61 || buf[pos + 2] !== 0x74 || buf[pos + 3] !== 0x61 || buf[pos + 4] !== COLON) {
+          return this.handOver(buf, eventStart);
         }
+        data = buf.toString('utf8', end > pos + 5 && buf[pos + 5] === SPACE ? pos + 6 : pos + 5, end);
+        if ((data.indexOf('\r') !== -1 || data.indexOf('\uFFFD') !== -1) && !plainLine(buf, pos, end)) return this.handOver(buf, eventStart);
       }
       pos = lf + 1;
     }
     // A CR in the incomplete tail that is not its last byte is a bare CR (no LF follows it).
-    if (nextCr !== -1 && nextCr < len - 1) return this.handOver(buf, eventStart);
+    if (pos < len) {
+      const cr = buf.indexOf(CR, pos);
+      if (cr !== -1 && cr < len - 1) return this.handOver(buf, eventStart);
+    }
+    this.data = data;
+    // Keep the event in progress (a copy: the pool may reuse its buffers).
     if (eventStart < len) {
-      // Keep the event in progress (a copy: the pool may reuse its buffers).
       this.pending = Buffer.from(buf.subarray(eventStart));
       this.scanned = pos - eventStart;
-      this.dataStart = dataStart >= 0 ? dataStart - eventStart : -1;
-      this.dataEnd = dataStart >= 0 ? dataEnd - eventStart : -1;
-    } else {
-      this.dataStart = -1;
-      this.dataEnd = -1;
     }
   }
 
@@ -138,6 +129,7 @@ export class SseScan {
     const reader = new SseReader({ maxProblemsPerKind: this.maxProblemsPerKind });
     this.reader = reader;
     this.pending = undefined;
+    this.data = undefined;
     if (this.consumed) reader.push(CLEAN_START);
     this.strictEvents(reader.push(buf.subarray(eventStart)));
   }
@@ -148,6 +140,12 @@ export class SseScan {
       this.sink(events[i]!.data);
     }
   }
+}
+
+/** A complete line without CR whose bytes are UTF-8 (what the strict reader reads as one line without a problem). */
+function plainLine(buf: Buffer, start: number, end: number): boolean {
+  const cr = buf.indexOf(CR, start);
+  return (cr === -1 || cr >= end) && isUtf8(buf.subarray(start, end));
 }
 
 const NO_PROBLEMS: readonly SseProblem[] = Object.freeze([]);

@@ -16,6 +16,7 @@ const PLAIN: Record<string, string> = {
   'comments and extra blank lines': `: keep-alive\n\n: x\n${chunk('a')}\n\n\n\n:\ndata:[DONE]\n\n`,
   'multi-byte text': `${chunk('héllo ✓ 𝄞')}\n\ndata: [DONE]\n\n`,
   'empty data': 'data:\n\ndata: \n\ndata: [DONE]\n\n',
+  'U+FFFD sent as text (valid UTF-8)': `${chunk('a \uFFFD b')}\n\ndata: [DONE]\n\n`,
 };
 const STRICT: Record<string, string | Uint8Array> = {
   'CR only': `${chunk('a')}\r\r${chunk('b')}\r\rdata: [DONE]\r\r`,
@@ -31,6 +32,10 @@ const STRICT: Record<string, string | Uint8Array> = {
   'last event without blank line': `${chunk('a')}\n\ndata: [DONE]\n`,
   'field "data" without colon': `data\n\ndata: [DONE]\n\n`,
   'invalid UTF-8': Buffer.concat([Buffer.from('data: {"x":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n\ndata: [DONE]\n\n')]),
+  'UTF-8-encoded surrogate': Buffer.concat([Buffer.from('data: {"x":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}\n\ndata: [DONE]\n\n')]),
+  'overlong UTF-8': Buffer.concat([Buffer.from(`${chunk('a')}\n\ndata: {"x":"`), Buffer.from([0xc0, 0xaf]), Buffer.from('"}\n\ndata: [DONE]\n\n')]),
+  'CR before a CRLF': `${chunk('a')}\r\n\r\ndata: x\r\r\n\r\ndata: [DONE]\r\n\r\n`,
+  'bare CR inside a payload': `${chunk('a')}\n\ndata: x\ry\n\ndata: [DONE]\n\n`,
   'invalid UTF-8 in a comment': Buffer.concat([Buffer.from(`${chunk('a')}\n\n: `), Buffer.from([0xff]), Buffer.from('\ndata: [DONE]\n\n')]),
   'truncated UTF-8 at the end': Buffer.concat([Buffer.from(`${chunk('a')}\n\ndata: x`), Buffer.from([0xe2, 0x9c])]),
   'trailing comment (any tail is judged at the end)': `${chunk('a')}\n\ndata: [DONE]\n\n: bye\n`,
