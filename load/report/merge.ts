@@ -13,7 +13,7 @@ import { redact, redactDeep } from '../../lib/run/redact.ts';
 import { LatencyHistogram, type LatencySummary } from '../engine/histogram.ts';
 import { addCounts, bucketPercentile, bucketValue, BUCKET_SCHEME, RELATIVE_ERROR } from '../k6/lib/log-buckets.ts';
 import { loadMetrics } from '../k6/lib/load-metrics.ts';
-import { mergeSlices, SliceError, sliceRows, slicesFromPoints, type RunnerSlices, type SliceRow as K6SliceRow } from '../k6/lib/slices.ts';
+import { mergeSlices, SliceError, sliceRows, sliceRowsCsv, slicesFromPoints, type RunnerSlices, type SliceRow as K6SliceRow } from '../k6/lib/slices.ts';
 import { SUMMARY_FORMAT, SUMMARY_VERSION, writeSummary, type LoadSummary } from './summary.ts';
 import { writeHtmlReport } from './report-html.ts';
 import { findingsFail, type Finding } from './findings.ts';
@@ -649,7 +649,10 @@ export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: st
       lines.push(`  ${mark} ${t.metric.padEnd(40)} ${t.expression.padEnd(16)} ${t.judged ? t.observed ?? '' : t.observed ?? 'not judged'}   runners alone: ${runners}`);
     }
     const sl = k6.merged.slices as { slice_s: number; runners: number; rows: K6SliceRow[] } | undefined;
-    if (sl) lines.push(`slices: ${sl.rows.length} of ${sl.slice_s} s from ${sl.runners} runners' k6 outputs (details.k6.slices; percentiles from each slice's summed buckets)`);
+    if (sl) {
+      writeFileSync(join(outDir, 'slices.csv'), sliceRowsCsv(sl.rows));
+      lines.push(`slices: ${sl.rows.length} of ${sl.slice_s} s from ${sl.runners} runners' k6 outputs (slices.csv, details.k6.slices; percentiles from each slice's summed buckets)`);
+    }
     const lm = k6.merged.loadMetrics;
     if (lm) for (const [n, v] of Object.entries(lm)) lines.push(`  ${n.padEnd(22)}${v ?? 'n/a'}`);
     lines.push(`result: ${k6.merged.result.toUpperCase()}`);

@@ -316,6 +316,10 @@ describe('merge of k6 runners\' slices (SLICE and --out json)', () => {
     expect(m.slices.rows[0]!.ttft_p95_ms!).toBeLessThan(100);
     const s = JSON.parse(readFileSync(join(dir, 'slices-out', 'summary.json'), 'utf8')) as LoadSummary;
     expect((s.details as { k6: { slices: { rows: SliceRow[] } } }).k6.slices.rows).toHaveLength(3);
+    const csv = readFileSync(join(dir, 'slices-out', 'slices.csv'), 'utf8').trim().split('\n');
+    expect(csv).toHaveLength(4);
+    expect(csv[0]).toMatch(/^t_start_s,t_end_s,sent,ok,failed,error_share,errors_by_status,ttft_p50_ms/);
+    expect(csv[2]!.split(',').slice(0, 3)).toEqual(['5', '10', String(m.slices.rows[1]!.sent)]);
   });
 
   it('refuses slices of different lengths (exit 2, one line), and k6 outputs without their summaries', () => {
