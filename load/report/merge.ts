@@ -13,9 +13,10 @@ import { redact, redactDeep } from '../../lib/run/redact.ts';
 import { LatencyHistogram, type LatencySummary } from '../engine/histogram.ts';
 import { addCounts, bucketPercentile, bucketValue, BUCKET_SCHEME, RELATIVE_ERROR } from '../k6/lib/log-buckets.ts';
 import { loadMetrics } from '../k6/lib/load-metrics.ts';
-import { mergeSlices, SliceError, sliceRows, sliceRowsCsv, slicesFromPoints, type RunnerSlices, type SliceRow as K6SliceRow } from '../k6/lib/slices.ts';
+import { mergeSlices, SLICE_CSV_COLUMNS, SliceError, sliceRows, slicesFromPoints, type RunnerSlices, type SliceRow as K6SliceRow } from '../k6/lib/slices.ts';
 import { SUMMARY_FORMAT, SUMMARY_VERSION, writeSummary, type LoadSummary } from './summary.ts';
 import { writeHtmlReport } from './report-html.ts';
+import { slicesCsv } from './slices.ts';
 import { findingsFail, type Finding } from './findings.ts';
 import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from './baseline.ts';
 import { evaluateLimits, gateLine, parseLimits, type Limit } from './gates.ts';
@@ -650,7 +651,7 @@ export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: st
     }
     const sl = k6.merged.slices as { slice_s: number; runners: number; rows: K6SliceRow[] } | undefined;
     if (sl) {
-      writeFileSync(join(outDir, 'slices.csv'), sliceRowsCsv(sl.rows));
+      writeFileSync(join(outDir, 'slices.csv'), slicesCsv(sl.rows, SLICE_CSV_COLUMNS));
       lines.push(`slices: ${sl.rows.length} of ${sl.slice_s} s from ${sl.runners} runners' k6 outputs (slices.csv, details.k6.slices; percentiles from each slice's summed buckets)`);
     }
     const lm = k6.merged.loadMetrics;

@@ -142,11 +142,6 @@ export function sliceRows(r: RunnerSlices): SliceRow[] {
   });
 }
 
-const CSV_COLUMNS = ['t_start_s', 't_end_s', 'sent', 'ok', 'failed', 'error_share', 'errors_by_status',
+/** The columns of a merged k6 run's slices.csv (written by load/report/slices.ts's slicesCsv). */
+export const SLICE_CSV_COLUMNS = ['t_start_s', 't_end_s', 'sent', 'ok', 'failed', 'error_share', 'errors_by_status',
   'ttft_p50_ms', 'ttft_p95_ms', 'ttft_p99_ms', 'itl_p50_ms', 'itl_p95_ms', 'itl_p99_ms', 'e2e_p50_ms', 'e2e_p95_ms', 'e2e_p99_ms'] as const;
-
-/** One line per slice (errors_by_status as status:count;...), as the Node harness's slices.csv. */
-export function sliceRowsCsv(rows: SliceRow[]): string {
-  const cell = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'object' ? Object.entries(v as Record<string, number>).map(([k, n]) => `${k}:${n}`).join(';') : String(v));
-  return `${CSV_COLUMNS.join(',')}\n${rows.map((r) => CSV_COLUMNS.map((c) => cell(r[c])).join(',')).join('\n')}\n`;
-}
