@@ -31,7 +31,8 @@
 //
 // Options: --only throughput,cpu,floor,streams,fuzz,workload,rehearsal  --seconds N (per measurement)  --pin
 // (responder on CPU 0, the tool under test on CPU 1, with taskset)  --runs N (5)
-// --max-streams N  --floor-streams N (1000)  --long-seconds N (workload's long run, 60; 600 = ten minutes).
+// --max-streams N  --floor-streams N (1000)  --long-seconds N (workload's long run, 60; 600 = ten minutes)
+// --long-rate N (req/s of the workload's and rehearsal's long runs, 50; lower barely loads the machine).
 // fuzz: the fuzz phase's req/s and its share of a default run (bench/fuzz.ts).
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -71,6 +72,7 @@ const runs = Number(args['runs'] ?? 5);
 const maxStreams = Number(args['max-streams'] ?? Infinity);
 const floorStreams = Number(args['floor-streams'] ?? 1000);
 const longSeconds = Number(args['long-seconds'] ?? 60);
+const longRate = Number(args['long-rate'] ?? 50);
 const work = mkdtempSync(join(tmpdir(), 'chatgate-bench-'));
 const OUT_DIR = join(process.env.REPORTS_DIR ?? join(ROOT, 'reports'), 'bench');
 
@@ -79,19 +81,19 @@ const figures: Record<string, unknown> = {};
 const loadAverage = () => loadavg().map((l) => Math.round(l * 100) / 100);
 
 /** The command line (node:util parseArgs); a bad option is one line and exit 2. */
-function benchArgs(argv: string[]): { only?: string; seconds?: string; runs?: string; 'max-streams'?: string; 'floor-streams'?: string; 'long-seconds'?: string; pin?: boolean } {
+function benchArgs(argv: string[]): { only?: string; seconds?: string; runs?: string; 'max-streams'?: string; 'floor-streams'?: string; 'long-seconds'?: string; 'long-rate'?: string; pin?: boolean } {
   try {
     const { values } = parseCommandLine({
       args: argv, strict: true, allowPositionals: false,
-      options: { only: { type: 'string' }, seconds: { type: 'string' }, runs: { type: 'string' }, 'max-streams': { type: 'string' }, 'floor-streams': { type: 'string' }, 'long-seconds': { type: 'string' }, pin: { type: 'boolean' } },
+      options: { only: { type: 'string' }, seconds: { type: 'string' }, runs: { type: 'string' }, 'max-streams': { type: 'string' }, 'floor-streams': { type: 'string' }, 'long-seconds': { type: 'string' }, 'long-rate': { type: 'string' }, pin: { type: 'boolean' } },
     });
-    for (const k of ['seconds', 'runs', 'max-streams', 'floor-streams', 'long-seconds'] as const) {
+    for (const k of ['seconds', 'runs', 'max-streams', 'floor-streams', 'long-seconds', 'long-rate'] as const) {
       const v = values[k];
       if (v !== undefined && !(Number(v) > 0)) throw new Error(`--${k} must be a positive number (got "${v}")`);
     }
     return values;
   } catch (err) {
-    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]}; options: --only throughput,cpu,floor,streams,fuzz,workload,rehearsal --seconds N --runs N --max-streams N --floor-streams N --long-seconds N --pin\n`);
+    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]}; options: --only throughput,cpu,floor,streams,fuzz,workload,rehearsal --seconds N --runs N --max-streams N --floor-streams N --long-seconds N --long-rate N --pin\n`);
     process.exit(2);
   }
 }
@@ -508,8 +510,8 @@ const SECTIONS: Section[] = [
   { name: 'floor', run: benchFloor },
   { name: 'streams', run: benchStreams },
   { name: 'fuzz', run: async () => { Object.assign(figures, await (await import('./fuzz.ts')).benchFuzz()); } },
-  { name: 'workload', run: async () => { Object.assign(figures, await benchWorkload({ chatgateLoad, streamResponder: () => streamResponder(FLOOR), work, seconds, longSeconds })); } },
-  { name: 'rehearsal', run: async () => { Object.assign(figures, await (await import('./rehearsal.ts')).benchRehearsal({ chatgateLoad, streamResponder: () => streamResponder(FLOOR), work, longSeconds })); } },
+  { name: 'workload', run: async () => { Object.assign(figures, await benchWorkload({ chatgateLoad, streamResponder: () => streamResponder(FLOOR), work, seconds, longSeconds, longRate })); } },
+  { name: 'rehearsal', run: async () => { Object.assign(figures, await (await import('./rehearsal.ts')).benchRehearsal({ chatgateLoad, streamResponder: () => streamResponder(FLOOR), work, longSeconds, longRate })); } },
 ];
 
 /** reports/bench/summary.json (the latest run) and reports/bench/<time>.json; prints the change from the previous summary. */

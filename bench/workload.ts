@@ -21,6 +21,8 @@ export interface WorkloadBenchInput {
   work: string;
   seconds?: number;
   longSeconds: number;
+  /** The long run's arrival rate (req/s). */
+  longRate?: number;
   rounds?: number;
 }
 
@@ -62,7 +64,7 @@ export async function benchWorkload(input: WorkloadBenchInput): Promise<Record<s
     figures.workload_driver_rss_mib_short = Math.round(med(short.rss));
     figures.workload_driver_rss_mib_4096 = Math.round(med(long.rss));
 
-    const rate = 50;
+    const rate = input.longRate ?? 50;
     const ls = input.longSeconds;
     console.log(`\n   long run: stream at ${rate} req/s (Poisson), 1,024-token prompts, ${ls} s, requests.jsonl written as it goes; driver RSS every 5 s`);
     const out = join(input.work, 'wl-long');

@@ -112,6 +112,8 @@ export class Recorder {
   private readonly promptCheck = { compared: 0, equal: 0, min: Infinity, max: -Infinity };
   /** Per-request SLOs: a success meeting all of them is goodput. */
   slo: { ttftMs?: number; itlP95Ms?: number; e2eMs?: number } | undefined;
+  /** False: a failed request's own findings are the caller's (a rehearsal lists each lost request once, with its curl line). */
+  requestFindings = true;
   goodOk = 0;
   goodOutputTokens = 0;
   private readonly timeline: Bucket[] = [];
@@ -324,20 +326,20 @@ export class Recorder {
       this.failureExamples.push({ kind, status, detail: redact(detail).slice(0, 300) });
     }
     const clause = failureClause(kind, detail);
-    if (clause) this.findings.add(clause.id, clause.message, detail, clause.level);
+    if (clause && this.requestFindings) this.findings.add(clause.id, clause.message, detail, clause.level);
   }
 
   /** Every >= 300 answer: error body (ERR-1/LIM-1/ERR-4), 5xx other than 503 (ERR-2), 429 hints (LIM-2). */
   checkErrorAnswer(status: number, headers: Record<string, string>, body: string): void {
     this.errorAnswersChecked++;
     const example = `HTTP ${status} ${headers['content-type'] ?? '(no Content-Type)'} ${JSON.stringify(body.slice(0, 200))}`;
-    if (isServerError(status)) this.findings.add('ERR-2', `answered ${status} (a 5xx other than 503) under load`, example);
+    if (isServerError(status) && this.requestFindings) this.findings.add('ERR-2', `answered ${status} (a 5xx other than 503) under load`, example);
     if (status < 400) return;
     const problems = errorBodyProblems(headers['content-type'], body, errorSchemaProblems);
     if (problems.length > 0) {
       this.errorAnswersImproper++;
       const clause = errorBodyClause(status);
-      this.findings.add(clause, `${status} without a proper error body: ${problems[0]}`, example);
+      if (this.requestFindings) this.findings.add(clause, `${status} without a proper error body: ${problems[0]}`, example);
     }
     if (status === 429) {
       const hint = checkRetryHeaders(headers);
@@ -522,8 +524,8 @@ export class Recorder {
   }
 }
 
-/** Which clause a failure breaks. Timeouts are capacity, not misbehaviour: INFO. */
-function failureClause(kind: FailureKind, detail: string): { id: string; message: string; level?: 'INFO' } | undefined {
+/** Which clause a failure breaks (the recorder's findings, a rehearsal's lost requests). Timeouts are capacity, not misbehaviour: INFO. */
+export function failureClause(kind: FailureKind, detail: string): { id: string; message: string; level?: 'INFO' } | undefined {
   switch (kind) {
     case 'dropped': return { id: 'LIM-1', message: 'connection dropped without a response under load' };
     case 'reset': return { id: 'LIM-1', message: 'connection lost in the middle of a response under load' };

@@ -8,6 +8,8 @@ import { errorBodyClause, isDroppedOrServerError, isServerError } from '../../li
 import { errorBodyProblems } from '../../lib/spec/error-body.ts';
 import { errorSchemaProblems } from '../../lib/spec/schema-validator.ts';
 import type { Outcome } from '../engine/lean-client.ts';
+import { failureClause, type Recorder } from '../engine/recorder.ts';
+import type { Findings } from './findings.ts';
 
 export interface Loss {
   /** shed_429, shed_503 (graceful); refused, dropped, reset, stream_cut, status_<n>, improper_<n>, timeout, bad_body, other. */
@@ -39,7 +41,9 @@ export function classifyLoss(o: Outcome): Loss | undefined {
     return { cls: o.failure, graceful: false, clause: isDroppedOrServerError(undefined) ? 'LIM-1' : undefined, detail: o.failureDetail ?? o.failure };
   }
   if (o.failure === 'timeout') return { cls: 'timeout', graceful: false, detail: 'no complete answer within the time limit' };
-  return { cls: o.failure ?? 'other', graceful: false, detail: o.failureDetail ?? 'failed' };
+  // A wrong 2xx answer (bad_body): the clause the recorder's rule names (EV-3, CHAT-1, ...).
+  const broke = failureClause(o.failure ?? 'other', o.failureDetail ?? '');
+  return { cls: o.failure ?? 'other', graceful: false, clause: broke && broke.level !== 'INFO' ? broke.id : undefined, detail: o.failureDetail ?? 'failed' };
 }
 
 export interface SliceVerdict {
@@ -73,6 +77,38 @@ export interface Damage {
   losses: LossTally;
   graceful: boolean;
   verdict: string;
+}
+
+const MAX_EXAMPLES = 10;
+
+/**
+ * A rehearsal's lost requests: tallied by class, and each one not graceful listed once
+ * in the findings, on the clause it broke, with its curl line (the recorder, told so,
+ * leaves these requests' findings to it).
+ */
+export class LostRequests {
+  readonly tally: LossTally = { lost: 0, attempted: 0, graceful: {}, not_graceful: {}, clauses: [] };
+  readonly examples: Array<{ sent_at_s: number; class: string; clause: string | null; detail: string; curl: string | null }> = [];
+
+  constructor(private readonly findings: Findings, recorder: Recorder) {
+    recorder.requestFindings = false;
+  }
+
+  /** Classifies one outcome; `curl` reproduces its request, `atS` is its send time from the start. */
+  add(out: Outcome, curl: () => string | undefined, atS: number): Loss | undefined {
+    const loss = classifyLoss(out);
+    if (!loss) return undefined;
+    const t = this.tally;
+    t.lost++;
+    const into = loss.graceful ? t.graceful : t.not_graceful;
+    into[loss.cls] = (into[loss.cls] ?? 0) + 1;
+    if (loss.graceful) return loss;
+    if (loss.clause && !t.clauses.includes(loss.clause)) t.clauses.push(loss.clause);
+    const c = curl();
+    this.findings.add(loss.clause ?? 'LOAD', `not graceful during the rehearsal: ${loss.cls.replace(/_/g, ' ')}`, `${loss.detail} (sent at ${atS} s)${c ? `; reproduce: ${c}` : ''}`, loss.clause ? undefined : 'INFO');
+    if (this.examples.length < MAX_EXAMPLES) this.examples.push({ sent_at_s: atS, class: loss.cls, clause: loss.clause ?? null, detail: loss.detail, curl: c ?? null });
+    return loss;
+  }
 }
 
 /** The figures and the one verdict line, from the judged slices and the run's losses. */

@@ -5,7 +5,7 @@
 // files add counts and merge their HDR histograms. Either way the result is a
 // summary.json + report.html in the format of a single `npm run load` run (so
 // --baseline reads it). Files of different tests or settings are refused (exit 2).
-import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs as parseCommandLine } from 'node:util';
 import { isDeepStrictEqual } from 'node:util';
@@ -13,8 +13,10 @@ import { redact, redactDeep } from '../../lib/run/redact.ts';
 import { LatencyHistogram, type LatencySummary } from '../engine/histogram.ts';
 import { addCounts, bucketPercentile, bucketValue, BUCKET_SCHEME, RELATIVE_ERROR } from '../k6/lib/log-buckets.ts';
 import { loadMetrics } from '../k6/lib/load-metrics.ts';
+import { mergeSlices, SLICE_CSV_COLUMNS, SliceError, sliceRows, slicesFromPoints, type RunnerSlices, type SliceRow as K6SliceRow } from '../k6/lib/slices.ts';
 import { SUMMARY_FORMAT, SUMMARY_VERSION, writeSummary, type LoadSummary } from './summary.ts';
 import { writeHtmlReport } from './report-html.ts';
+import { slicesCsv } from './slices.ts';
 import { findingsFail, type Finding } from './findings.ts';
 import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from './baseline.ts';
 import { evaluateLimits, gateLine, parseLimits, type Limit } from './gates.ts';
@@ -49,6 +51,39 @@ export interface K6Summary {
 }
 
 type Input = { path: string; kind: 'k6'; doc: K6Summary } | { path: string; kind: 'load'; doc: LoadSummary };
+/** A k6 runner's `--out json` output, reduced to its time slices (SLICE set; lib/slices.ts). */
+export interface PointsInput { path: string; slices: RunnerSlices }
+
+/** Whether a file is k6's `--out json` output (one JSON object a line: Metric and Point). */
+function isK6Points(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(512);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return /^\{"(type|metric)":"?/.test(buf.toString('utf8', 0, n)) && /"type":"(Metric|Point)"/.test(buf.toString('utf8', 0, n));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file's lines, read a MiB at a time (a long run's k6 output is larger than a string may be). */
+function* linesOf(path: string): Generator<string> {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    let rest = '';
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      const lines = (rest + buf.toString('utf8', 0, n)).split('\n');
+      rest = lines.pop()!;
+      yield* lines;
+    }
+    if (rest) yield rest;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 function parseDoc(path: string, text: string): Input | undefined {
   let doc: unknown;
@@ -69,9 +104,21 @@ function parseDoc(path: string, text: string): Input | undefined {
 }
 
 /** Summary files from the arguments: files as given, folders' *.json and *.log (k6 summaries printed on stdout). */
-export function readInputs(args: string[]): Input[] {
+export function readInputs(args: string[], points: PointsInput[] = []): Input[] {
   const out: Input[] = [];
   const readOne = (path: string, explicit: boolean): void => {
+    try {
+      if (isK6Points(path)) {
+        const slices = slicesFromPoints(linesOf(path), path);
+        if (slices) points.push({ path, slices });
+        else if (explicit) throw new MergeError(`${path}: k6 output without slices; run chat-stream-sse with SLICE set (e.g. -e SLICE=5s)`);
+        return;
+      }
+    } catch (e) {
+      if (e instanceof SliceError) throw new MergeError(e.message);
+      if (e instanceof MergeError) throw e;
+      // unreadable: said below
+    }
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
@@ -103,10 +150,12 @@ export function readInputs(args: string[]): Input[] {
     }
     if (st.isDirectory()) {
       for (const f of readdirSync(arg).sort()) {
-        if (/(^summary\.json$|-summary\.json$|\.log$)/.test(f) && !f.includes('-merged-')) readOne(join(arg, f), false);
+        if (/(^summary\.json$|-summary\.json$|\.log$|\.ndjson$|-points\.json$)/.test(f) && !f.includes('-merged-')) readOne(join(arg, f), false);
       }
     } else readOne(arg, true);
   }
+  if (out.length === 0 && points.length > 0) throw new MergeError(`${points.map((p) => p.path).join(', ')}: k6 outputs without the runners' summaries; give the k6-*-summary.json files (or their logs) too`);
+  if (points.length > 0 && out.some((i) => i.kind !== 'k6')) throw new MergeError(`${points[0]!.path}: k6 output beside Node load summaries; slices of k6 runners merge with their k6 summaries only`);
   if (out.length === 0) throw new MergeError(`no chatgate summaries in ${args.join(', ')}; give k6-*-summary.json files, summary.json files or a folder holding them`);
   if (new Set(out.map((i) => i.kind)).size > 1) throw new MergeError('k6 summaries and Node load summaries cannot be merged together: merge each kind on its own');
   return out;
@@ -165,7 +214,7 @@ function percentileKey(k: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export function mergeK6(inputs: Array<{ path: string; doc: K6Summary }>): K6Merge {
+export function mergeK6(inputs: Array<{ path: string; doc: K6Summary }>, points: PointsInput[] = []): K6Merge {
   const first = inputs[0]!;
   const id0 = first.doc.identity;
   const warnings: string[] = [];
@@ -255,6 +304,15 @@ export function mergeK6(inputs: Array<{ path: string; doc: K6Summary }>): K6Merg
     if (!r) thresholds.push({ metric: t.metric, expression: t.expression, ok: true, judged: false, observed: 'not mergeable (no buckets for this metric)', runners_ok: runnersOk });
     else thresholds.push({ metric: t.metric, expression: t.expression, ok: r.ok, judged: true, observed: r.observed, runners_ok: runnersOk });
   }
+  let slices: { slice_s: number; runners: number; rows: K6SliceRow[] } | undefined;
+  try {
+    const sum = mergeSlices(points);
+    if (sum) slices = { slice_s: sum.slice_s, runners: points.length, rows: sliceRows(sum) };
+  } catch (e) {
+    if (e instanceof SliceError) throw new MergeError(e.message);
+    throw e;
+  }
+  if (slices && points.length < inputs.length) warnings.push(`slices from ${points.length} of ${inputs.length} runners' k6 outputs: the slices cover part of the test`);
   const crossed = thresholds.some((t) => t.judged && !t.ok);
   const result = crossed ? 'fail' : thresholds.every((t) => t.judged) ? 'pass' : 'incomplete';
   const runnerWarnings = [...new Set(inputs.flatMap((i) => i.doc.warnings ?? []))];
@@ -273,6 +331,7 @@ export function mergeK6(inputs: Array<{ path: string; doc: K6Summary }>): K6Merg
     metrics,
     distributions: dists,
     ...(metrics.ttft_ms ? { loadMetrics: loadMetrics(metrics, durationMs) } : {}),
+    ...(slices ? { slices } : {}),
   };
   return { merged, summary: k6LoadSummary(merged, inputs.map((i) => i.doc)), warnings, crossed };
 }
@@ -345,7 +404,7 @@ function k6LoadSummary(k: K6Summary, parts: K6Summary[]): LoadSummary {
     body_checks: { checked: requests, invalid: count('chatgate_body_shape_failures') },
     error_answers: { checked: 0, improper: 0 },
     findings,
-    details: { k6: { script: k.script, result: k.result, thresholds: k.thresholds, checks: k.checks, merged_from: k.merged_from, bucket_scheme: BUCKET_SCHEME, relative_error: RELATIVE_ERROR } },
+    details: { k6: { script: k.script, result: k.result, thresholds: k.thresholds, checks: k.checks, merged_from: k.merged_from, bucket_scheme: BUCKET_SCHEME, relative_error: RELATIVE_ERROR, ...(k.slices ? { slices: k.slices } : {}) } },
     metrics,
     timeline: [],
     plots: { percentiles, buckets, extra: {} },
@@ -514,6 +573,7 @@ function mergeTimelines(lines: LoadSummary['timeline'][]): LoadSummary['timeline
 
 export const MERGE_HELP = `npm run load -- merge <summary files or folders> [--out DIR] [--baseline FILE] [--threshold metric=10% | metric<limit] [--strict]
   merges k6 runners' k6-*-summary.json (or logs with SUMMARY_STDOUT=1 lines), or Node summary.json files, into one summary.json + report.html.
+  k6 runners' --out json outputs of chat-stream-sse run with SLICE (files, or *.ndjson in a folder) add per-slice figures.
   exit: 0 passed; 99 a k6 threshold crossed on the merged figures; 1 findings, a baseline regression or a metric<limit broken; 2 bad input`;
 
 /** `npm run load -- merge ...`: the exit code of a single run (k6: 0 or 99; Node: 0 or 1), 2 on bad input. */
@@ -537,10 +597,11 @@ export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: st
   }
   if (positionals.length === 0) return fail(`no summaries given; usage: ${MERGE_HELP.split('\n')[0]}`);
   let inputs: Input[];
+  const points: PointsInput[] = [];
   let thresholds;
   let limits: Limit[];
   try {
-    inputs = readInputs(positionals);
+    inputs = readInputs(positionals, points);
     thresholds = parseThresholds((values.threshold as string[] | undefined) ?? []);
     limits = parseLimits((values.threshold as string[] | undefined) ?? []);
   } catch (e) {
@@ -552,7 +613,7 @@ export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: st
   let warnings: string[];
   try {
     if (inputs[0]!.kind === 'k6') {
-      k6 = mergeK6(inputs as Array<{ path: string; doc: K6Summary }>);
+      k6 = mergeK6(inputs as Array<{ path: string; doc: K6Summary }>, points);
       summary = k6.summary;
       warnings = k6.warnings;
     } else ({ summary, warnings } = mergeLoad(inputs as Array<{ path: string; doc: LoadSummary }>));
@@ -587,6 +648,11 @@ export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: st
       const mark = !t.judged ? '–' : t.ok ? '✓' : '✗';
       const runners = t.runners_ok.map((ok) => (ok ? '✓' : '✗')).join('');
       lines.push(`  ${mark} ${t.metric.padEnd(40)} ${t.expression.padEnd(16)} ${t.judged ? t.observed ?? '' : t.observed ?? 'not judged'}   runners alone: ${runners}`);
+    }
+    const sl = k6.merged.slices as { slice_s: number; runners: number; rows: K6SliceRow[] } | undefined;
+    if (sl) {
+      writeFileSync(join(outDir, 'slices.csv'), slicesCsv(sl.rows, SLICE_CSV_COLUMNS));
+      lines.push(`slices: ${sl.rows.length} of ${sl.slice_s} s from ${sl.runners} runners' k6 outputs (slices.csv, details.k6.slices; percentiles from each slice's summed buckets)`);
     }
     const lm = k6.merged.loadMetrics;
     if (lm) for (const [n, v] of Object.entries(lm)) lines.push(`  ${n.padEnd(22)}${v ?? 'n/a'}`);

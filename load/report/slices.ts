@@ -181,14 +181,14 @@ export class SliceRecorder {
 }
 
 /** The rows as CSV (one line per slice; maps as "503:4;429:1", lists as "a;b"). */
-export function slicesCsv(rows: SliceRow[]): string {
+export function slicesCsv<R extends object>(rows: R[], columns: ReadonlyArray<keyof R> = SLICE_CSV_COLUMNS as unknown as ReadonlyArray<keyof R>): string {
   const cell = (v: unknown): string => {
     if (v === null || v === undefined) return '';
     if (Array.isArray(v)) return quote(v.join(';'));
     if (typeof v === 'object') return quote(Object.entries(v as Record<string, number>).map(([k, n]) => `${k}:${n}`).join(';'));
     return quote(String(v));
   };
-  return `${SLICE_CSV_COLUMNS.join(',')}\n${rows.map((r) => SLICE_CSV_COLUMNS.map((c) => cell(r[c])).join(',')).join('\n')}\n`;
+  return `${columns.join(',')}\n${rows.map((r) => columns.map((c) => cell(r[c])).join(',')).join('\n')}\n`;
 }
 
 function quote(s: string): string {

@@ -13,9 +13,7 @@ import type { ScenarioContext, ScenarioResult } from './context.ts';
 import { phasedOffsets, rateAt, resolveRehearsal, type PhasePlan } from '../setup/phases.ts';
 import { ChangeRunner } from '../setup/change.ts';
 import { SliceRecorder, slicesCsv } from '../report/slices.ts';
-import { assessDamage, classifyLoss, type LossTally } from '../report/damage.ts';
-
-const MAX_EXAMPLES = 10;
+import { assessDamage, LostRequests } from '../report/damage.ts';
 
 export async function runRehearsal(ctx: ScenarioContext): Promise<ScenarioResult> {
   const o = ctx.options;
@@ -29,8 +27,7 @@ export async function runRehearsal(ctx: ScenarioContext): Promise<ScenarioResult
   if (ctx.target.reference?.controlUrl) env.CHATGATE_REF_CONTROL = ctx.target.reference.controlUrl;
   const change = new ChangeRunner(t0, { atS, run: o.run, markStdin: o.markStdin, env });
   const inFlight = new Map<number, LeanRequest>();
-  const losses: LossTally = { lost: 0, attempted: 0, graceful: {}, not_graceful: {}, clauses: [] };
-  const examples: Array<Record<string, unknown>> = [];
+  const lost = new LostRequests(ctx.findings, recorder);
   change.start();
   let result;
   try {
@@ -49,23 +46,14 @@ export async function runRehearsal(ctx: ScenarioContext): Promise<ScenarioResult
       onOutcome: (out) => {
         const req = inFlight.get(out.seq);
         inFlight.delete(out.seq);
-        const loss = classifyLoss(out);
-        slices.outcome(out, loss);
-        if (!loss) return;
-        losses.lost++;
-        const into = loss.graceful ? losses.graceful : losses.not_graceful;
-        into[loss.cls] = (into[loss.cls] ?? 0) + 1;
-        if (loss.graceful) return;
-        if (loss.clause && !losses.clauses.includes(loss.clause)) losses.clauses.push(loss.clause);
-        const curl = req ? toCurl({ method: 'POST', url: `${ctx.target.origin}${req.path}`, headers: req.headers, body: req.body, stream: true }) : undefined;
-        const at = Math.round(out.intendedAt - t0) / 1000;
-        ctx.findings.add(loss.clause ?? 'LOAD', `not graceful during the rehearsal: ${loss.cls.replace(/_/g, ' ')}`, `${loss.detail} (sent at ${at} s)${curl ? `; reproduce: ${curl}` : ''}`, loss.clause ? undefined : 'INFO');
-        if (examples.length < MAX_EXAMPLES) examples.push({ sent_at_s: at, class: loss.cls, clause: loss.clause ?? null, detail: loss.detail, curl: curl ?? null });
+        const curl = () => (req ? toCurl({ method: 'POST', url: `${ctx.target.origin}${req.path}`, headers: req.headers, body: req.body, stream: true }) : undefined);
+        slices.outcome(out, lost.add(out, curl, Math.round(out.intendedAt - t0) / 1000));
       },
     });
   } finally {
     await change.stop(10_000);
   }
+  const losses = lost.tally;
   losses.attempted = recorder.attempted;
   const rows = slices.rows((t) => rateAt(plan, t), (t) => phaseAt(plan, t), change.marks);
   const first = change.marks[0];
@@ -91,7 +79,7 @@ export async function runRehearsal(ctx: ScenarioContext): Promise<ScenarioResult
         marks: change.marks,
         command: change.command ?? null,
         damage,
-        lost_examples: examples,
+        lost_examples: lost.examples,
         slices_csv: ctx.requestLog ? 'slices.csv' : null,
         note: 'Each request belongs to the slice of its intended send time (its TTFT, ITL, E2E, errors, cut streams); completed and output tokens/s count by the time a stream ended; in_flight is what was open at the slice\'s end. A slice with nothing sent is not judged. Every slice is in plots.extra.slices.',
       },

@@ -106,5 +106,8 @@ describe('rehearsing a change against the reference engine model', () => {
     const ev6 = o.summary.findings.find((f) => f.clause === 'EV-6' && /rehearsal/.test(f.message));
     expect(ev6?.example ?? '').toMatch(/reproduce: curl .*chat\/completions/);
     expect(ev6?.example ?? '').not.toContain(ref.keys.main);
+    // Each cut stream is one finding, on EV-6 (not also the recorder's LIM-1 "connection lost" or EV-6 entry).
+    expect(ev6?.count, trail).toBe(rows.reduce((a, r) => a + r.streams_cut, 0));
+    expect(o.summary.findings.filter((f) => !/rehearsal/.test(f.message) && ['EV-6', 'LIM-1', 'LOAD'].includes(f.clause)).map((f) => f.message), trail).toEqual([]);
   });
 });

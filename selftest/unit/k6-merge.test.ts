@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bucketLabel, bucketOf, bucketPercentile, bucketValue, HIGHEST_MS, LOWEST_MS, OVERFLOW_BUCKET, RELATIVE_ERROR } from '../../load/k6/lib/log-buckets.ts';
 import { mergeMain, type K6Summary } from '../../load/report/merge.ts';
+import { SLICE_METRIC, sliceTag, type SliceRow } from '../../load/k6/lib/slices.ts';
 import { LatencyHistogram } from '../../load/engine/histogram.ts';
 import type { LoadSummary } from '../../load/report/summary.ts';
 
@@ -245,5 +246,92 @@ describe('merge of Node load summaries (summary.json, HDR histograms)', () => {
     const r = merge([f1, f2]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/their options differ \(rate: 20 vs 10\)/);
+  });
+});
+
+// ---------------------------------------------------------------- slices (SLICE, --out json)
+
+/** One stream as k6's `--out json` writes its points: the slice counter, its TTFT, gaps and E2E, tagged with the slice of its send time. */
+function streamPoints(sentMs: number, status: number, ttft: number, gaps: number[]): string[] {
+  const tags = { slice: sliceTag(sentMs, 5), name: 'POST /chat/completions (stream, xk6-sse)' };
+  const point = (metric: string, value: number, extra: Record<string, string> = {}) => JSON.stringify({ metric, type: 'Point', data: { time: '2026-11-28T08:00:00Z', value, tags: { ...tags, ...extra } } });
+  const ok = status === 200;
+  const out = [point(SLICE_METRIC, 1, { status: String(status), ok: ok ? '1' : '0' }), point('chatgate_stream_failed', ok ? 0 : 1)];
+  if (ok) out.push(point('ttft_ms', ttft), ...gaps.map((g) => point('itl_ms', g)), point('e2e_ms', ttft + gaps.reduce((a, b) => a + b, 0)));
+  return out;
+}
+
+describe('merge of k6 runners\' slices (SLICE and --out json)', () => {
+  it('adds each slice\'s counts across runners and reads its percentiles from the summed buckets', () => {
+    const runnerOut = (offset: number, slowFrom: number) => {
+      const lines = ['{"type":"Metric","data":{"name":"ttft_ms","type":"trend","contains":"time"},"metric":"ttft_ms"}'];
+      const truth: Record<string, { ttft: number[]; itl: number[]; sent: number; failed: number; s503: number }> = {};
+      // 12 s of streams, one every 200 ms: slices 0, 5 and 10 on both runners; the second runner is slow from 5 s on.
+      for (let t = 0; t < 12_000; t += 200) {
+        const slice = String(Math.floor(t / 5000) * 5);
+        const tr = (truth[slice] ??= { ttft: [], itl: [], sent: 0, failed: 0, s503: 0 });
+        const status = t % 2000 === 1000 ? 503 : 200;
+        const ttft = 20 + ((t / 200 + offset) % 17) * 3 + (t >= slowFrom ? 400 : 0);
+        const gaps = [5 + (t % 7), 6 + (t % 5), 30 + offset];
+        lines.push(...streamPoints(t, status, ttft, gaps));
+        tr.sent++;
+        if (status !== 200) { tr.failed++; tr.s503++; continue; }
+        tr.ttft.push(ttft);
+        tr.itl.push(...gaps);
+      }
+      return { text: lines.join('\n') + '\n', truth };
+    };
+    const r1 = runnerOut(1, Infinity);
+    const r2 = runnerOut(2, 5000);
+    write('slices', 'r1-summary.json', runner(1, 2, samples(50, 10, 1), 0));
+    write('slices', 'r2-summary.json', runner(2, 2, samples(50, 10, 2), 0));
+    write('slices', 'r1.ndjson', r1.text);
+    write('slices', 'r2.ndjson', r2.text);
+    const r = merge([join(dir, 'slices'), '--out', join(dir, 'slices-out')]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/slices: 3 of 5 s from 2 runners' k6 outputs/);
+    const m = JSON.parse(readFileSync(join(dir, 'slices-out', 'k6-chat-stream-sse-t-merged-summary.json'), 'utf8')) as K6Summary & { slices: { slice_s: number; rows: SliceRow[] } };
+    expect(m.slices.slice_s).toBe(5);
+    expect(m.slices.rows.map((row) => row.t_start_s)).toEqual([0, 5, 10]);
+    for (const row of m.slices.rows) {
+      const a = r1.truth[String(row.t_start_s)]!;
+      const b = r2.truth[String(row.t_start_s)]!;
+      expect(row.sent).toBe(a.sent + b.sent);
+      expect(row.failed).toBe(a.failed + b.failed);
+      expect(row.ok).toBe(a.ttft.length + b.ttft.length);
+      expect(row.errors_by_status).toEqual({ 503: a.s503 + b.s503 });
+      expect(row.samples.itl_ms).toBe(a.itl.length + b.itl.length);
+      expect(row.e2e_p95_ms).not.toBeNull();
+      // Percentiles of the merged buckets: the nearest-rank sample of both runners' samples, within the buckets' error.
+      const cases: Array<[number | null, number[], number]> = [[row.ttft_p50_ms, [...a.ttft, ...b.ttft], 50], [row.ttft_p95_ms, [...a.ttft, ...b.ttft], 95], [row.itl_p99_ms, [...a.itl, ...b.itl], 99]];
+      for (const [got, all, q] of cases) {
+        const truth = nearest(all, q);
+        expect(Math.abs(got! - truth), `slice ${row.t_start_s} p${q}`).toBeLessThanOrEqual(RELATIVE_ERROR * truth + 1e-9);
+      }
+    }
+    // From 5 s on, half the streams are slow: the merged p95 is a slow one, the merged p50 not (no runner's own percentile gives both).
+    const later = m.slices.rows[1]!;
+    expect(later.ttft_p95_ms!).toBeGreaterThan(400);
+    expect(later.ttft_p50_ms!).toBeLessThan(400 + 20);
+    expect(m.slices.rows[0]!.ttft_p95_ms!).toBeLessThan(100);
+    const s = JSON.parse(readFileSync(join(dir, 'slices-out', 'summary.json'), 'utf8')) as LoadSummary;
+    expect((s.details as { k6: { slices: { rows: SliceRow[] } } }).k6.slices.rows).toHaveLength(3);
+    const csv = readFileSync(join(dir, 'slices-out', 'slices.csv'), 'utf8').trim().split('\n');
+    expect(csv).toHaveLength(4);
+    expect(csv[0]).toMatch(/^t_start_s,t_end_s,sent,ok,failed,error_share,errors_by_status,ttft_p50_ms/);
+    expect(csv[2]!.split(',').slice(0, 3)).toEqual(['5', '10', String(m.slices.rows[1]!.sent)]);
+  });
+
+  it('refuses slices of different lengths (exit 2, one line), and k6 outputs without their summaries', () => {
+    write('slices-bad', 'r1-summary.json', runner(1, 2, samples(50, 10, 1), 0));
+    write('slices-bad', 'r1.ndjson', streamPoints(0, 200, 10, [5]).join('\n'));
+    write('slices-bad', 'r2.ndjson', streamPoints(0, 200, 10, [5]).map((l) => l.replace('"0+5"', '"0+10"')).join('\n'));
+    const r = merge([join(dir, 'slices-bad'), '--out', join(dir, 'slices-bad-out')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/slices of 10 s, but .*r1\.ndjson has 5 s/);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    const alone = merge([join(dir, 'slices-bad', 'r1.ndjson')]);
+    expect(alone.code).toBe(2);
+    expect(alone.err).toMatch(/without the runners' summaries/);
   });
 });

@@ -86,7 +86,7 @@ describe('configuration from __ENV', () => {
     expect(staged.maxVUs).toBeGreaterThanOrEqual(staged.preAllocatedVUs);
   });
 
-  it('PHASES (the Node harness\'s --phases syntax, % of CAPACITY) become ramping-arrival-rate stages; a new hold rate is a 0 s step', () => {
+  it('PHASES (the Node harness\'s --phases syntax, % of CAPACITY) become ramping-arrival-rate stages; a new hold rate is a 0 s step; SLICE is whole seconds', () => {
     const phased = loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'ramp 30s to 70%, hold 300s, hold 10s at 2', CAPACITY: '10' }).exports.options.scenarios.stream;
     expect(phased).toMatchObject({ executor: 'ramping-arrival-rate', startRate: 0, timeUnit: '1s', stages: [{ target: 7, duration: '30000ms' }, { target: 7, duration: '300000ms' }, { target: 2, duration: '0s' }, { target: 2, duration: '10000ms' }] });
     const half = loadBundle(bundle('chat-throughput'), { ...TARGET, PHASES: 'hold 20s at 2.5' }).exports.options.scenarios.chat;
@@ -95,6 +95,9 @@ describe('configuration from __ENV', () => {
     expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'jump 3s' })).toThrow(/PHASES: "jump 3s" is not a phase/);
     expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'hold 5s at 1', STAGES: '1:5s' })).toThrow(/drop STAGES/);
     expect(() => loadBundle(bundle('chat-stream'), { ...TARGET, PHASES: 'hold 5s at 1', CHANGE_AT: 'soon' })).toThrow(/CHANGE_AT: "soon" is not a k6 duration/);
+    expect(() => loadBundle(bundle('chat-stream-sse'), { ...TARGET, SLICE: '2500ms' })).toThrow(/SLICE: "2500ms" is not a whole number of seconds/);
+    expect(() => loadBundle(bundle('chat-stream-sse'), { ...TARGET, SLICE: 'soon' })).toThrow(/SLICE: "soon" is not a k6 duration/);
+    expect(() => loadBundle(bundle('chat-stream-sse'), { ...TARGET, SLICE: '5s' })).not.toThrow();
   });
 
   it('thresholds: p95 latency, failure rate (with an aborting ceiling), 429 share, checks rate, body shape (aborting)', () => {

@@ -2,8 +2,8 @@
 // errors, exit 2), the arrivals that follow the phases, the caps, how a lost request is
 // classified (graceful or not, by the shared rules), the damage and recovery arithmetic,
 // the slices and their CSV, and the change runner (its command's output masked, marks
-// from SIGUSR2). Cost: about a second.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+// from SIGUSR2, what it started stopped with it). Cost: a few seconds.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { parseArgs, UsageError } from '../../load/setup/options.ts';
 import { parsePhases, phasedOffsets, rateAt, readCapacity, resolveRehearsal } from '../../load/setup/phases.ts';
 import { checkCaps, planFor } from '../../load/setup/safety.ts';
-import { assessDamage, classifyLoss, type LossTally, type SliceVerdict } from '../../load/report/damage.ts';
+import { assessDamage, classifyLoss, LostRequests, type LossTally, type SliceVerdict } from '../../load/report/damage.ts';
+import { Findings } from '../../load/report/findings.ts';
+import { Recorder } from '../../load/engine/recorder.ts';
 import { SliceRecorder, slicesCsv } from '../../load/report/slices.ts';
 import { ChangeRunner } from '../../load/setup/change.ts';
 import { GapTally } from '../../load/engine/histogram.ts';
@@ -133,6 +135,41 @@ describe('losses', () => {
     expect(classifyLoss(outcome({ ok: true, status: 200 }))).toBeUndefined();
     expect(classifyLoss(outcome({ failure: 'aborted' }))).toBeUndefined();
   });
+
+  it('lists each lost request once, on the clause it broke, with its curl line (the recorder leaves it to the rehearsal)', () => {
+    const findings = new Findings();
+    const recorder = new Recorder(true, findings, 0);
+    const lost = new LostRequests(findings, recorder);
+    const sent: Array<[Partial<Outcome>, string]> = [
+      [{ status: 200, failure: 'reset', failureDetail: 'connection lost during the stream', events: 7 }, 'cut-reset'],
+      [{ status: 200, failure: 'incomplete_stream', failureDetail: 'stream ended without data: [DONE]', events: 3 }, 'cut-clean'],
+      [{ failure: 'refused', failureDetail: 'connection refused' }, 'refused'],
+      [{ status: 502, headers: { 'content-type': 'text/html' }, errorBody: '<h1>Bad Gateway</h1>', failure: 'other' }, 'bad-gateway'],
+      [{ status: 503, headers: {}, errorBody: '', failure: 'other' }, 'improper-503'],
+      [{ status: 200, failure: 'bad_body', failureDetail: 'error event inside a 200 stream' }, 'error-event'],
+      [{ status: 503, headers: json, errorBody: ERROR_BODY, failure: 'other' }, 'shed'],
+    ];
+    sent.forEach(([o, name], seq) => {
+      const out = outcome({ seq, sentAt: seq, endAt: seq + 1, intendedAt: seq, ...o });
+      recorder.recordOutcome(out);
+      lost.add(out, () => `curl ${name}`, seq);
+    });
+    const list = findings.list();
+    expect(list.map((f) => [f.clause, f.count, f.message]).sort()).toEqual([
+      ['ERR-2', 1, 'not graceful during the rehearsal: status 502'],
+      ['ERR-4', 1, 'not graceful during the rehearsal: improper 503'],
+      ['EV-3', 1, 'not graceful during the rehearsal: bad body'],
+      ['EV-6', 2, 'not graceful during the rehearsal: stream cut'],
+      ['LIM-1', 1, 'not graceful during the rehearsal: refused'],
+    ]);
+    expect(list.find((f) => f.clause === 'EV-6')!.example).toMatch(/^stream cut after 7 events, without data: \[DONE\] \(sent at 0 s\); reproduce: curl cut-reset$/);
+    expect(lost.tally).toMatchObject({ lost: 7, graceful: { shed_503: 1 }, not_graceful: { stream_cut: 2, refused: 1, status_502: 1, improper_503: 1, bad_body: 1 } });
+    expect(lost.examples.map((e) => e.curl)).toEqual(['curl cut-reset', 'curl cut-clean', 'curl refused', 'curl bad-gateway', 'curl improper-503', 'curl error-event']);
+    // Outside a rehearsal the recorder lists them itself.
+    const plain = new Findings();
+    new Recorder(true, plain, 0).recordOutcome(outcome({ status: 200, failure: 'incomplete_stream', failureDetail: 'no [DONE]', events: 3 }));
+    expect(plain.list().map((f) => f.clause)).toEqual(['EV-6']);
+  });
 });
 
 describe('damage and recovery', () => {
@@ -220,4 +257,64 @@ describe('the change runner', () => {
     expect(c.marks.map((m) => [m.source, m.label])).toEqual(expect.arrayContaining([['stdin', 'drained node-3'], ['stdin', 'mark'], ['at', '--at 0 s']]));
     expect(c.command).toBeUndefined();
   });
+
+  it('stops the command\'s whole process group when the run ends: a shell\'s background children do not outlive the run', async () => {
+    const secret = 'sk-rehearsal-secret-group-0123456789';
+    addSecret(secret, 'test key');
+    const nap = uniqueSleep();
+    const c = new ChangeRunner(performance.now(), { atS: 0, run: `echo "up ${secret}"; sleep ${nap} & sleep ${nap}`, markStdin: false });
+    c.start();
+    await running(nap, 2);
+    await c.stop(100);
+    expect(await leftAfterStop(nap)).toBe(0);
+    expect(c.command).toMatchObject({ exit_code: null, signal: 'SIGTERM' });
+    expect(c.command!.ended_s).not.toBeNull();
+    expect(c.command!.stdout).toContain('up ***');
+    expect(c.command!.stdout).not.toContain(secret);
+    expect(c.command!.note).toMatch(/still running 0.1 s after the load ended: its process group was stopped/);
+  });
+
+  it('a command that exits and leaves processes behind keeps its own exit status; what it left is stopped at the end', async () => {
+    const nap = uniqueSleep();
+    const c = new ChangeRunner(performance.now(), { atS: 0, run: `sleep ${nap} & sleep ${nap} >/dev/null 2>&1 & echo started; exit 4`, markStdin: false });
+    c.start();
+    await running(nap, 2);
+    await c.stop(100);
+    expect(await leftAfterStop(nap)).toBe(0);
+    expect(c.command).toMatchObject({ exit_code: 4, signal: null, stdout: 'started\n' });
+    expect(c.command!.note).toMatch(/processes it started were still running when the run ended/);
+  });
 });
+
+/** A sleep of 30 s no other process runs (its argument tells it apart in /proc). */
+function uniqueSleep(): string {
+  return `30.${String(process.pid).padStart(7, '0')}${Math.floor(Math.random() * 1e6)}`;
+}
+
+/** Live processes whose command line is `sleep <nap>` (zombies left out: they hold nothing). */
+function sleepers(nap: string): number {
+  let n = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue;
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8') === `sleep\0${nap}\0`) n++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
+}
+
+/** Waits (bounded by polls) until `n` such sleeps run, so the test starts from processes that exist. */
+async function running(nap: string, n: number): Promise<void> {
+  for (let i = 0; i < 500 && sleepers(nap) < n; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(sleepers(nap)).toBe(n);
+}
+
+/** Sleeps left; a killed process may take a moment to go (bounded by polls). */
+async function leftAfterStop(nap: string): Promise<number> {
+  for (let i = 0; i < 100 && sleepers(nap) > 0; i++) await new Promise((r) => setTimeout(r, 10));
+  return sleepers(nap);
+}

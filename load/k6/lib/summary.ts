@@ -195,7 +195,7 @@ export interface RunnerIdentity {
 }
 
 /** Settings that change what a run measures besides its options (keys are redacted with the rest). */
-const SETTINGS_ENV = ['TARGET_URL', 'MODELS', 'TIMEOUT_MS', 'PROMPT', 'MAX_TOKENS', 'INCLUDE_USAGE', 'MIX', 'BRAIN_ID', 'RECOVERY_ATTEMPTS', 'RECOVERY_MAX_WAIT_S', 'HEADERS', 'PHASES', 'CAPACITY', 'CHANGE_AT', 'EXTRA_BODY'];
+const SETTINGS_ENV = ['TARGET_URL', 'MODELS', 'TIMEOUT_MS', 'PROMPT', 'MAX_TOKENS', 'INCLUDE_USAGE', 'MIX', 'BRAIN_ID', 'RECOVERY_ATTEMPTS', 'RECOVERY_MAX_WAIT_S', 'HEADERS', 'PHASES', 'CAPACITY', 'CHANGE_AT', 'SLICE', 'EXTRA_BODY'];
 
 /** The workload's settings (lib/workload.ts, normalised: PROMPT_TOKENS_MIN unset or at its default are one setting). */
 function workloadIdentity(): Record<string, unknown> | null {

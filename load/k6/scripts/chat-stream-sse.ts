@@ -12,7 +12,7 @@ import { check } from 'k6';
 import { Counter, Rate } from 'k6/metrics';
 import sse from 'k6/x/sse';
 import type { Options } from 'k6/options';
-import { extraHeaders, flag, integer, targetConfig } from '../lib/config.ts';
+import { ConfigError, duration, durationMs, env, extraHeaders, flag, integer, targetConfig } from '../lib/config.ts';
 import { addLimitThresholds, arrivalScenario, commonThresholds, loadSettings, SUMMARY_TREND_STATS, thresholdSettings } from '../lib/load.ts';
 import { chatBody, CHECK, logProblem } from '../lib/chat.ts';
 import { judgeCrossTalk } from '../lib/cross-talk.ts';
@@ -23,6 +23,7 @@ import { recordTiming, streamsOk } from '../lib/token-timing.ts';
 import { distributionThresholds } from '../lib/distributions.ts';
 import { summaryHandler, type SummaryData } from '../lib/summary.ts';
 import { checkTarget, setupTimeout } from '../lib/reachability.ts';
+import { SLICE_METRIC, sliceTag } from '../lib/slices.ts';
 
 const cfg = targetConfig();
 const load = loadSettings({ rate: 5, duration: '1m' });
@@ -31,6 +32,10 @@ const ttftP95Ms = integer('TTFT_P95_MS', 10000, 1, 3600000);
 const itlP95Ms = integer('ITL_P95_MS', 1000, 1, 3600000);
 // Usage in the last chunk gives output tokens and TPOT, as the Node driver asks for it.
 const includeUsage = flag('INCLUDE_USAGE', true);
+// SLICE: every stream's samples tagged with the slice of its send time, for per-slice figures from `--out json` (lib/slices.ts).
+const sliceS = env('SLICE') === undefined ? undefined : durationMs(duration('SLICE', '5s')) / 1000;
+if (sliceS !== undefined && !(sliceS >= 1 && Number.isInteger(sliceS))) throw new ConfigError('SLICE', `"${env('SLICE')}" is not a whole number of seconds (1s or more)`);
+const slicePoints = new Counter(SLICE_METRIC);
 
 /**
  * Share of sent streams that did not succeed: no answer, a status other than 2xx or
@@ -82,7 +87,18 @@ function headerValue(headers: Record<string, string> | undefined, name: string):
 
 export default function (): void {
   const model = cfg.models[(exec.vu.idInTest + exec.vu.iterationInScenario) % cfg.models.length]!;
-  const tags = { name: 'POST /chat/completions (stream, xk6-sse)', kind: 'stream', model };
+  const tags: Record<string, string> = { name: 'POST /chat/completions (stream, xk6-sse)', kind: 'stream', model };
+  if (sliceS === undefined) {
+    stream(model, tags);
+    return;
+  }
+  tags.slice = sliceTag(Date.now() - exec.scenario.startTime, sliceS);
+  const { status, ok } = stream(model, tags);
+  slicePoints.add(1, { slice: tags.slice, status: String(status), ok: ok ? '1' : '0' });
+}
+
+/** One stream, judged and timed: its status (0: no answer) and whether it succeeded. */
+function stream(model: string, tags: Record<string, string>): { status: number; ok: boolean } {
   const body = chatBody(model, { stream: true, extra: includeUsage ? { stream_options: { include_usage: true } } : undefined });
   const judge = new StreamJudge();
   const feed = new ExtensionFeed((ev) => judge.onData(ev.data, Date.now()));
@@ -121,12 +137,12 @@ export default function (): void {
     // An error status's body is not judged here (the extension hands over no raw body): chat-stream does that.
     if (status !== 429) streamFailed.add(true, tags);
     streamsOk.add(0, tags);
-    return;
+    return { status, ok: false };
   }
   if (feed.handed === 0 && feed.transportErrors.length === 0 && !timedOut) {
     nothingRead.add(1, tags);
     streamsOk.add(0, tags);
-    return;
+    return { status, ok: false };
   }
   nothingRead.add(0, tags);
   const eventStream = mediaType(headerValue(res.headers, 'content-type')) === 'text/event-stream';
@@ -139,6 +155,7 @@ export default function (): void {
   streamFailed.add(!ok, tags);
   if (ok) recordTiming(judge, start, end, tags);
   else streamsOk.add(0, tags);
+  return { status, ok };
 }
 
 /** Before any load: the key is set and the target gives an HTTP answer (lib/reachability.ts). */
