@@ -39,7 +39,12 @@ interface Bucket {
   ok: number;
   failures: number;
   status: Map<number, number>;
-  latency: LatencyHistogram;
+  /** Made on the second's first sample; folded into p50/p95 once nothing more can arrive for it. */
+  latency?: LatencyHistogram;
+  p50?: number | null;
+  p95?: number | null;
+  /** Requests sent for this second (by their intended time) not yet answered. */
+  pending: number;
   started: number;
   ended: number;
   outputTokens: number;
@@ -117,6 +122,8 @@ export class Recorder {
   goodOk = 0;
   goodOutputTokens = 0;
   private readonly timeline: Bucket[] = [];
+  /** Seconds of the timeline before this one are folded (an hour-long hold kept 3,600 histograms). */
+  private foldedUpTo = 0;
   private readonly routes = new Map<RouteKind, RouteStats>();
 
   constructor(
@@ -133,7 +140,9 @@ export class Recorder {
 
   recordSent(route: RouteKind, intendedAt: number, lagMs: number): void {
     this.sent++;
-    this.bucket(intendedAt).sent++;
+    const sentFor = this.bucket(intendedAt);
+    sentFor.sent++;
+    sentFor.pending++;
     this.route(route).sent++;
     this.scheduleLag.record(Math.max(0, lagMs));
   }
@@ -158,10 +167,12 @@ export class Recorder {
     this.sseEvents += o.events;
     this.bucket(o.sentAt).started++;
     this.bucket(o.endAt).ended++;
+    this.bucket(o.intendedAt).pending--;
     if (o.failure === 'aborted' || o.failure === 'cancelled') {
       if (o.failure === 'cancelled') this.cancelled++;
       else this.aborted++;
       this.onOutcome?.(o);
+      this.foldTimeline(o.endAt);
       return;
     }
     this.lastEndAt = Math.max(this.lastEndAt, o.endAt);
@@ -244,13 +255,14 @@ export class Recorder {
         this.tpot.record((o.lastContentAt! - o.firstContentAt!) / (completion - 1));
       }
       // Placed at its send second: a stall shows where it began, not seconds later.
-      this.bucket(o.intendedAt).latency.record(ttft);
+      this.timelineLatency(o.intendedAt, ttft);
       route.latency.record(ttft);
     } else {
-      this.bucket(o.intendedAt).latency.record(e2e);
+      this.timelineLatency(o.intendedAt, e2e);
       route.latency.record(e2e);
     }
     this.onOutcome?.(o);
+    this.foldTimeline(o.endAt);
   }
 
   private addPoint(o: Outcome, e2e: number): void {
@@ -301,9 +313,10 @@ export class Recorder {
     if (ok) {
       this.ok++;
       b.ok++;
-      b.latency.record(latencyMs);
+      this.timelineLatency(atMs, latencyMs);
       route.ok++;
       route.latency.record(latencyMs);
+      this.foldTimeline(atMs);
       return;
     }
     b.failures++;
@@ -394,8 +407,8 @@ export class Recorder {
       ok: b?.ok ?? 0,
       failures: b?.failures ?? 0,
       status: b ? Object.fromEntries([...b.status].map(([k, v]) => [String(k), v])) : {},
-      p50_ms: b && b.latency.count > 0 ? b.latency.percentileMs(50) : null,
-      p95_ms: b && b.latency.count > 0 ? b.latency.percentileMs(95) : null,
+      p50_ms: b?.latency ? b.latency.percentileMs(50) : b?.p50 ?? null,
+      p95_ms: b?.latency ? b.latency.percentileMs(95) : b?.p95 ?? null,
       ...(this.pointSeen > 0 ? { in_flight: (inFlight += (b?.started ?? 0) - (b?.ended ?? 0)) } : {}),
       output_tokens: b?.outputTokens ?? 0,
     }));
@@ -510,11 +523,38 @@ export class Recorder {
     let b = this.timeline[i];
     if (!b) {
       for (let k = this.timeline.length; k <= i; k++) {
-        this.timeline[k] ??= { sent: 0, responses: 0, ok: 0, failures: 0, status: new Map(), latency: new LatencyHistogram(2), started: 0, ended: 0, outputTokens: 0 };
+        this.timeline[k] ??= { sent: 0, responses: 0, ok: 0, failures: 0, status: new Map(), pending: 0, started: 0, ended: 0, outputTokens: 0 };
       }
       b = this.timeline[i]!;
     }
     return b;
+  }
+
+  /** Seconds of the timeline still holding a histogram (the rest are folded). */
+  openTimelineHistograms(): number {
+    return this.timeline.filter((b) => b?.latency).length;
+  }
+
+  /** A latency in its second of the timeline; a second already folded keeps its figures (an answer past its deadline). */
+  private timelineLatency(atMs: number, ms: number): void {
+    const i = Math.max(0, Math.floor((atMs - this.t0) / 1000));
+    if (i < this.foldedUpTo) return;
+    (this.bucket(atMs).latency ??= new LatencyHistogram(2)).record(ms);
+  }
+
+  /** Folds the seconds that ended 2 s before `now` and wait for no answer: their p50/p95 are all the chart needs. */
+  private foldTimeline(now: number): void {
+    const current = Math.floor((now - this.t0) / 1000);
+    while (this.foldedUpTo < Math.min(this.timeline.length, current - 2)) {
+      const b = this.timeline[this.foldedUpTo]!;
+      if (b.pending > 0) return;
+      if (b.latency) {
+        b.p50 = b.latency.percentileMs(50);
+        b.p95 = b.latency.percentileMs(95);
+        b.latency = undefined;
+      }
+      this.foldedUpTo++;
+    }
   }
 
   private route(r: RouteKind): RouteStats {

@@ -16,7 +16,7 @@ import { Findings } from '../../load/report/findings.ts';
 import { Recorder } from '../../load/engine/recorder.ts';
 import { SliceRecorder, slicesCsv } from '../../load/report/slices.ts';
 import { ChangeRunner } from '../../load/setup/change.ts';
-import { GapTally } from '../../load/engine/histogram.ts';
+import { GapTally, LatencyHistogram } from '../../load/engine/histogram.ts';
 import type { Outcome } from '../../load/engine/lean-client.ts';
 import { addSecret } from '../../lib/run/redact.ts';
 import { main } from '../../load/run.ts';
@@ -227,6 +227,34 @@ describe('slices', () => {
     const csv = slicesCsv(rows).trim().split('\n');
     expect(csv).toHaveLength(4);
     expect(csv[3]).toContain('503:1');
+  });
+});
+
+describe('a long hold keeps its memory flat', () => {
+  it('the per-second timeline folds each settled second into its p50/p95 (the same figures), and a second still waiting for an answer stays open', () => {
+    const r = new Recorder(true, new Findings(), 0);
+    r.requestFindings = false;
+    const latencyOf = (sec: number, k: number) => 100 + sec + 7 * k;
+    // One slow request sent in second 0, answered in second 30: second 0 and everything after it stay open until then.
+    r.recordSent('chat', 0, 0);
+    for (let sec = 0; sec < 60; sec++) {
+      for (let k = 0; k < 5; k++) {
+        const at = sec * 1000 + k * 150;
+        r.recordSent('chat', at, 0);
+        r.recordOutcome(outcome({ intendedAt: at, sentAt: at, firstContentAt: at + latencyOf(sec, k), endAt: at + 400, ok: true, status: 200 }));
+      }
+      if (sec === 20) expect(r.openTimelineHistograms(), 'second 0 waits for its slow answer').toBe(21);
+      if (sec === 30) r.recordOutcome(outcome({ intendedAt: 0, sentAt: 0, firstContentAt: 900, endAt: 30_500, ok: true, status: 200 }));
+    }
+    // Settled seconds are folded: only the last few keep a histogram.
+    expect(r.openTimelineHistograms()).toBeLessThanOrEqual(3);
+    const points = r.timelinePoints();
+    for (const sec of [0, 1, 29, 45, 59]) {
+      const h = new LatencyHistogram(2);
+      for (let k = 0; k < 5; k++) h.record(latencyOf(sec, k));
+      if (sec === 0) h.record(900);
+      expect([points[sec]!.p50_ms, points[sec]!.p95_ms], `second ${sec}`).toEqual([h.percentileMs(50), h.percentileMs(95)]);
+    }
   });
 });
 
