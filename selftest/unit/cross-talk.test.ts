@@ -60,6 +60,21 @@ describe('SVC-9 cross-talk rule', () => {
     expect(j.judged.usage).toBe(8);
   });
 
+  it('a count a few tokens off its own prompt\'s line is no swap, even where a neighbour\'s prompt fits better', () => {
+    // As seen against a legal target: lone replies on the line exactly, then a burst reply 5 tokens off its own
+    // prompt's expected count and 2 off a prompt 3 tokens longer (another tokenizer's count of a random canary).
+    const own = { echo: false };
+    const ev = learnEvidence(lone(own));
+    expect(ev.usage?.tolerance).toBe(2);
+    const burst = [96, 99, 103, 106].map((size, i) => sample(i, { ...own, size }));
+    burst[3] = { ...burst[3]!, reply: { ...burst[3]!.reply, promptTokens: 106 + 3 - 5 } };
+    expect(judgeCrossTalk(ev, burst).findings).toEqual([]);
+    // The same burst with two replies of prompts 40 tokens apart swapped is still found.
+    const far = [60, 99, 103, 140].map((size, i) => sample(i, { ...own, size }));
+    const [a, b] = swap(far[0]!, far[3]!);
+    expect(judgeCrossTalk(ev, [a, far[1]!, far[2]!, b]).findings.map((f) => [f.kind, f.request, f.other])).toEqual([['usage', 0, 3], ['usage', 3, 0]]);
+  });
+
   it('learns the usage line even when two lone replies met other traffic', () => {
     const own = { echo: false };
     const l = lone(own);

@@ -62,6 +62,8 @@ export interface CrossTalkReply {
 export interface CrossTalkSample { request: CrossTalkRequest; reply: CrossTalkReply }
 
 export interface UsageFit { slope: number; offset: number; tolerance: number }
+/** A reply's count is its prompt's within this share of the expected count (or the fit's own tolerance, if wider). */
+const USAGE_RELATIVE_TOLERANCE = 0.05;
 
 export interface CrossTalkEvidence {
   echo: boolean;
@@ -179,11 +181,15 @@ export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTal
     // (b) prompt_tokens that fit another in-flight prompt and not its own.
     if (ev.usage && Number.isFinite(s.reply.promptTokens)) {
       const u = ev.usage;
-      const off = (r: CrossTalkRequest) => Math.abs(s.reply.promptTokens! - (u.slope * r.promptSize + u.offset));
-      const fits = (r: CrossTalkRequest) => off(r) <= u.tolerance;
+      const expected = (r: CrossTalkRequest) => u.slope * r.promptSize + u.offset;
+      const off = (r: CrossTalkRequest) => Math.abs(s.reply.promptTokens! - expected(r));
+      // The tolerance grows with the prompt: a target's own tokenizer counts each random canary a few
+      // tokens apart from ours (a legal target counted 103 where the line said 98, on a 106-token prompt).
+      const tolerance = (r: CrossTalkRequest) => Math.max(u.tolerance, USAGE_RELATIVE_TOLERANCE * expected(r));
+      const fits = (r: CrossTalkRequest) => off(r) <= tolerance(r);
       judged.usage++;
       // Far from its own prompt's count (twice the tolerance: a noisy count is no swap), close to another's.
-      if (off(s.request) > 2 * u.tolerance) {
+      if (off(s.request) > 2 * tolerance(s.request)) {
         const other = samples.findIndex((o, j) => j !== i && overlaps(s.request, o.request) && fits(o.request));
         if (other >= 0) add({ kind: 'usage', request: i, other, detail: `usage.prompt_tokens ${s.reply.promptTokens} fits ${nameOf(samples, other)}'s prompt (${samples[other]!.request.promptSize}, expected about ${Math.round(u.slope * samples[other]!.request.promptSize + u.offset)}), not its own (${s.request.promptSize}, expected about ${Math.round(u.slope * s.request.promptSize + u.offset)})` });
       }
