@@ -7,7 +7,7 @@ import { judgeDeliveryFigures } from '../../lib/spec/rules/stream-delivery.ts';
 import type { Findings } from '../report/findings.ts';
 import type { LeanRequest, Outcome } from './lean-client.ts';
 
-/** Replies a phase keeps for the judgement (about 200 bytes each); later ones are counted, not judged. */
+/** Replies a phase keeps for the judgement (about 400 bytes each); later ones are counted, not judged. */
 export const MAX_CROSS_TALK_SAMPLES = 100_000;
 /** Requests kept for curl lines besides those in flight: the last ones answered (a swap's partner was in flight beside it). */
 export const RECENT_REQUESTS = 256;
@@ -141,7 +141,9 @@ function sampleOf(o: Outcome): Sample {
     start: from, end: o.endAt, seq: o.seq,
     request: { key: o.key, label: `request #${o.seq}`, promptSize: o.work?.promptTokens ?? NaN, startMs: from, endMs: o.endAt, ...(o.work?.canary ? { canary: o.work.canary } : {}) },
     reply: {
-      ...(o.replyHead !== undefined || o.reply !== undefined ? { content: o.replyHead ?? o.reply } : {}),
+      // Only the canaries the rule looks for: the reply's head is a chain of one string per chunk,
+      // which kept 16 strings a request alive for the rest of the run (a long hold grew 1 MiB a minute).
+      ...(o.replyHead !== undefined || o.reply !== undefined ? { content: canariesIn(o.replyHead ?? o.reply ?? '').join(' ') } : {}),
       ...(o.usagePromptTokens !== undefined ? { promptTokens: o.usagePromptTokens } : {}),
       ...(o.completionId !== undefined ? { id: o.completionId } : {}),
     },
