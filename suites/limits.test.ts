@@ -82,8 +82,10 @@ function probeOnce(): Promise<Probe> {
     let sent = 0;
     let limited = false;
     let streamsPastLimit = 0;
+    // A second ramp begins with a stream (the sequence from 1), so the fresh budget serves that form first.
+    let from = 0;
     const send = () => {
-      const stream = streamsAt(sent++);
+      const stream = streamsAt(from + sent++);
       const afterLimit = limited;
       const canary = makeCanary();
       const startMs = performance.now();
@@ -99,20 +101,23 @@ function probeOnce(): Promise<Probe> {
     };
     const opts = { ...PROBE_RAMP, max: config.rateLimitProbeMax };
     let r = await ramp(send, stop, opts);
-    // The first answer a 429: the run's own traffic had spent a budget the keys share. From here to the
-    // recovery answer no other request of the run goes out; the advised wait frees the budget, and the
-    // ramp starts again once (what the first ramp saw still counts for LIM-1 and EV-3).
+    // A 429 before any stream was served: the run's own traffic had spent a budget the keys share. From
+    // here to the recovery answer no other request of the run goes out; the advised wait frees the budget,
+    // and the ramp starts again once (what the first ramp saw still counts for LIM-1 and EV-3).
     let release: (() => void) | undefined;
     let spent: typeof r.answers = [];
     let restart: string | undefined;
-    const opening = r.answers[0]?.value.ex;
-    if (opening?.status === 429 && r.sent < config.rateLimitProbeMax) {
+    const servedStream = (a: (typeof r.answers)[number]) => a.value.stream && a.value.ex.status !== undefined && a.value.ex.status < 300;
+    const first429 = r.answers.findIndex((a) => a.value.ex.status === 429);
+    const firstStream = r.answers.findIndex(servedStream);
+    const opening = first429 >= 0 && (firstStream < 0 || firstStream > first429) ? r.answers[first429]!.value.ex : undefined;
+    if (opening && r.sent < config.rateLimitProbeMax) {
       release = await runGovernor().hold(PROBE_MS + MAX_HONOURED_WAIT_MS + 4 * config.timeoutMs);
       const waitMs = Math.min(readRetryHints(opening.headers).waitMs ?? 1000, MAX_HONOURED_WAIT_MS) + 100;
       await new Promise((res) => setTimeout(res, waitMs));
       spent = r.answers;
-      restart = `the first answer was a 429 (the budget was spent when the probe began): ${r.sent} requests, then ${waitMs} ms of waiting and a new ramp`;
-      sent = 0; limited = false; streamsPastLimit = 0;
+      restart = `a 429 came before any stream was served (the budget was spent when the probe began): ${r.sent} requests, then ${waitMs} ms of waiting and a new ramp that begins with a stream`;
+      sent = 0; from = 1; limited = false; streamsPastLimit = 0;
       r = await ramp(send, stop, { ...opts, max: config.rateLimitProbeMax - r.sent });
     }
     const p: Probe = { sent: spent.length + r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {}, streams: [], restart, cross: [] };
