@@ -18,7 +18,9 @@ describe('a target that goes away mid-run', () => {
     const lines = run.stdout.split('\n').filter((l) => l.startsWith('target unreachable since'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^target unreachable since \S+ \([\d.]+ s into the run\): after (GET|POST) \/v1\/\S+ .*\(HTTP \d+\), all \d+ later requests got no answer \(\d+ refused\); \d+ in flight at that moment; the last answered request: curl .*'http:\/\/127\.0\.0\.1:\d+\/v1\//);
-    expect(lines[0]).not.toMatch(/Bearer (?!\*\*\*)/);
+    // No key of the run (the embedded reference's keys): the last answered request may be a probe with a
+    // malformed or unknown key ("Bearer " and nothing after it, seen in CI), which is no secret.
+    expect(lines[0]).not.toMatch(/sk-ref-[0-9a-f]{8,}/);
     expect(down.refused).toBeGreaterThanOrEqual(3);
     const errors = r.tests.filter((t) => t.verdict === 'error');
     expect(errors.length).toBe(down.unreachableTests);
