@@ -12,6 +12,7 @@ import { baselineOverlayHtml, sweepChartHtml, verdictHtml } from './verdict-html
 // The page's timeline runs the registry's own status rule (its source, inlined).
 import { isServerError } from '../../lib/spec/rules/status.ts';
 import { rehearsalSection } from './rehearsal-html.ts';
+import { k6SlicesSection } from './k6-slices-html.ts';
 import { SLO_COLOR } from './colours.ts';
 
 const require = createRequire(import.meta.url);
@@ -34,6 +35,8 @@ export interface ReportSection { banner?: string; html?: string; script?: string
 const EXTRA_SECTIONS: Array<(s: LoadSummary) => ReportSection | undefined> = [
   // A rehearsal's verdict and slices come right after the run's own charts.
   (s) => { const html = rehearsalSection(s); return html ? { html } : undefined; },
+  // A merged k6 run's slices (SLICE and the runners' --out json).
+  (s) => { const html = k6SlicesSection(s); return html ? { html } : undefined; },
 ];
 
 export function renderHtml(input: LoadSummary): string {
