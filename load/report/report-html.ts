@@ -39,6 +39,12 @@ const EXTRA_SECTIONS: Array<(s: LoadSummary) => ReportSection | undefined> = [
   (s) => { const html = k6SlicesSection(s); return html ? { html } : undefined; },
 ];
 
+/** Whether the page has per-second charts to draw (a merged k6 run has none). */
+function overTheRun(s: LoadSummary): boolean {
+  const r = (s.plots?.extra as { requests?: { points?: unknown[] } } | undefined)?.requests;
+  return (s.timeline?.length ?? 0) > 0 || (r?.points?.length ?? 0) > 0;
+}
+
 export function renderHtml(input: LoadSummary): string {
   const s = redactDeep(input);
   const uplotJs = readFileSync(join(UPLOT_DIR, 'uPlot.iife.min.js'), 'utf8').replace(/<\/script/gi, '<\\/script');
@@ -77,7 +83,8 @@ ${s.driver.warning ? `<div class="banner partial"><b>Driver warning</b>: ${esc(s
 ${glance(s)}
 ${s.scenario === 'sweep' ? sweepAnswer(s) : ''}
 <h2>Over the run</h2>
-<p class="help">Each request at the second it was due to be sent${slo.length ? `; SLOs in <b style="color:${SLO_COLOR}">this colour</b> with their limits` : ''}${s.scenario === 'sweep' ? '; dashed verticals: where each step began' : ''}. Drag across a chart to zoom, double-click to reset.</p>
+${overTheRun(s) ? '' : `<p class="help" id="no-run-charts">No per-second figures in this summary${(s.details as { k6?: unknown }).k6 ? ': k6 runners\' summaries hold the whole test\'s totals; its course in time is in the per-slice charts below, when the runners ran with <code>SLICE</code> and their <code>--out json</code> outputs were merged' : ''}.</p>`}
+${!overTheRun(s) ? '' : `<p class="help">Each request at the second it was due to be sent${slo.length ? `; SLOs in <b style="color:${SLO_COLOR}">this colour</b> with their limits` : ''}${s.scenario === 'sweep' ? '; dashed verticals: where each step began' : ''}. Drag across a chart to zoom, double-click to reset.</p>`}
 <div id="run-charts"></div>
 <div id="extra-sections">
 ${extra.map((x) => x.html ?? '').join('\n')}

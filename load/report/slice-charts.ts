@@ -20,11 +20,18 @@ export function slicePoints<R extends SliceSpan>(rows: R[], pick: (r: R) => numb
 const W = 900;
 const H = 220;
 const PAD = { l: 56, r: 12, t: 24, b: 28 };
+/** A limit more than this many times the highest point is named above the chart instead of drawn. */
+const OFF_SCALE = 3;
 
 export function sliceChart(title: string, series: SliceSeries[], frame: SliceFrame, rows: SliceSpan[], limit?: SliceLimit): string {
   const xMax = rows.length ? rows[rows.length - 1]!.t_end_s : 1;
   const ys = series.flatMap((s) => s.pts.map((p) => p.y).filter((y): y is number => y !== null));
-  const yMax = Math.max(1e-9, ...ys, limit?.value ?? 0) * 1.08;
+  // A limit far above every point would flatten the lines onto the axis: named, not drawn.
+  const highest = Math.max(0, ...ys);
+  const offScale = limit !== undefined && highest > 0 && limit.value > OFF_SCALE * highest;
+  const drawn = offScale ? undefined : limit;
+  // All zeros (no failure in any slice) keep a plain 0..1 axis.
+  const yMax = (Math.max(highest, drawn?.value ?? 0) || 1) * 1.08;
   const X = (x: number) => PAD.l + (x / xMax) * (W - PAD.l - PAD.r);
   const Y = (y: number) => H - PAD.b - (y / yMax) * (H - PAD.t - PAD.b);
   const path = (s: SliceSeries) => {
@@ -41,11 +48,13 @@ export function sliceChart(title: string, series: SliceSeries[], frame: SliceFra
   // Labels of neighbouring lines go on alternate rows so they do not overlap.
   const vline = (x: number, color: string, dash: string, label: string, row: number) => `<line x1="${X(x)}" x2="${X(x)}" y1="${PAD.t}" y2="${H - PAD.b}" stroke="${color}" stroke-dasharray="${dash}"/><text x="${X(x) + 3}" y="${PAD.t + 10 + (row % 3) * 11}" font-size="10" fill="${color}">${esc(label)}</text>`;
   const ticks = [0, 0.5, 1].map((f) => `<text x="${PAD.l - 4}" y="${Y(yMax * f / 1.08) + 3}" font-size="10" text-anchor="end">${fmt(yMax * f / 1.08)}</text>`).join('');
-  const xticks = Array.from({ length: 6 }, (_, i) => (xMax * i) / 5).map((x) => `<text x="${X(x)}" y="${H - 10}" font-size="10" text-anchor="middle">${fmt(x)} s</text>`).join('');
+  // The last tick ends at the right edge (centred, it would be cut off).
+  const xticks = Array.from({ length: 6 }, (_, i) => (xMax * i) / 5).map((x, i) => `<text x="${X(x)}" y="${H - 10}" font-size="10" text-anchor="${i === 5 ? 'end' : 'middle'}">${fmt(x)} s</text>`).join('');
   return `<figure class="chart" data-points="${rows.length}"><svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(title)}">
 <text x="${PAD.l}" y="14" font-size="12" font-weight="600">${esc(title)}</text>
 <line x1="${PAD.l}" x2="${W - PAD.r}" y1="${H - PAD.b}" y2="${H - PAD.b}" stroke="#999"/>${ticks}${xticks}
-${limit !== undefined ? `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${Y(limit.value)}" y2="${Y(limit.value)}" stroke="${SLO_COLOR}" stroke-dasharray="4,3"/><text x="${W - PAD.r - 2}" y="${Y(limit.value) - 3}" font-size="10" text-anchor="end" fill="${SLO_COLOR}">${esc(limit.label)}</text>` : ''}
+${drawn !== undefined ? `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${Y(drawn.value)}" y2="${Y(drawn.value)}" stroke="${SLO_COLOR}" stroke-dasharray="4,3"/><text x="${W - PAD.r - 2}" y="${Y(drawn.value) - 3}" font-size="10" text-anchor="end" fill="${SLO_COLOR}">${esc(drawn.label)}</text>` : ''}
+${offScale ? `<text class="off-scale" x="${W - PAD.r - 2}" y="14" font-size="10" text-anchor="end" fill="${SLO_COLOR}">${esc(limit!.label)}: far above the data, not drawn</text>` : ''}
 ${frame.phases.map((p, i) => vline(p.start_s, '#888', '5,4', p.phase, i)).join('')}
 ${frame.marks.map((m, i) => vline(m.t_s, '#d62728', '', `change: ${m.label.slice(0, 40)}`, i + 2)).join('')}
 ${series.map(path).join('')}

@@ -331,6 +331,8 @@ describe('merge of k6 runners\' slices (SLICE and --out json)', () => {
     expect(section).toContain('threshold e2e_ms p(95)&lt;500');
     expect(html).toMatch(/Per slice \(2 k6 runners merged\)/);
     expect(html).not.toContain('id="k6-slices-none"');
+    // No per-second timeline in a k6 merge: the page says so instead of an empty "Over the run".
+    expect(html).toMatch(/id="no-run-charts">No per-second figures in this summary: k6 runners' summaries hold/);
     // 3 slices x 3 percentiles: a circle per slice with samples in each TTFT series.
     const ttft = section.slice(0, section.indexOf('</figure>'));
     expect(ttft.match(/<circle class="pt"/g)).toHaveLength(9);
@@ -352,6 +354,9 @@ describe('merge of k6 runners\' slices (SLICE and --out json)', () => {
     expect(section.match(/>ramp 5s to 10</g)).toHaveLength(5);
     expect(section.match(/>hold 7s</g)).toHaveLength(5);
     expect(section.match(/>change: CHANGE_AT=6s</g)).toHaveLength(5);
+    // The e2e threshold (500 ms) is far above these 35-46 ms streams: named above the chart, not drawn (it would flatten the lines).
+    const e2e = section.slice(section.indexOf('aria-label="E2E per slice (ms)"'));
+    expect(e2e.slice(0, e2e.indexOf('</figure>'))).toContain('threshold e2e_ms p(95)&lt;500: far above the data, not drawn');
 
     write('no-slices', 'r1-summary.json', runner(1, 2, samples(50, 10, 1), 0));
     write('no-slices', 'r2-summary.json', runner(2, 2, samples(50, 10, 2), 0));
