@@ -4,7 +4,7 @@
 // thresholds as the limit lines.
 import type { LoadSummary } from './summary.ts';
 import type { SliceRow } from '../k6/lib/slices.ts';
-import { durationMs } from '../k6/lib/config.ts';
+import { durationMs } from '../k6/lib/duration.ts';
 import { parsePhaseText } from '../engine/phase-plan.ts';
 import { esc, sliceChart, slicePoints, type SliceFrame, type SliceLimit, type SliceSeries } from './slice-charts.ts';
 
