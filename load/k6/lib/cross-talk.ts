@@ -18,8 +18,8 @@ const LEARN_IDS = 3;
 const ID_MEMORY = 1000;
 const ids = new Set<string>();
 const order: string[] = [];
-/** Bodies of this VU's last replies by their id, for a repeated id's curl line (bounded). */
-const BODY_MEMORY = 32;
+/** Bodies of this VU's last replies by their id, for a repeated id's curl line (4 x 4 KB a VU at most, none once it carried its last witness). */
+const BODY_MEMORY = 4;
 const bodies = new Map<string, string>();
 let witnessed = 0;
 let learned = 0;
@@ -35,7 +35,8 @@ export function canaryOf(body: Record<string, unknown>): string | undefined {
 export function judgeCrossTalk(sent: Record<string, unknown>, content: string, id: string | undefined, tags: Tags): string | undefined {
   let seen: string | undefined;
   let witness: Partial<Witness> = {};
-  const body = JSON.stringify(sent);
+  let text: string | undefined;
+  const body = () => (text ??= cutBody(JSON.stringify(sent)));
   const own = canaryOf(sent);
   const carried = canariesIn(content);
   const other = carried.find((c) => c !== own);
@@ -57,15 +58,17 @@ export function judgeCrossTalk(sent: Record<string, unknown>, content: string, i
       if (order.length > ID_MEMORY) ids.delete(order.shift()!);
     }
     if (learned < LEARN_IDS) learned++;
-    bodies.delete(id);
-    bodies.set(id, cutBody(body));
-    if (bodies.size > BODY_MEMORY) bodies.delete(bodies.keys().next().value!);
+    if (witnessed < MAX_WITNESSED) {
+      bodies.delete(id);
+      bodies.set(id, body());
+      if (bodies.size > BODY_MEMORY) bodies.delete(bodies.keys().next().value!);
+    } else bodies.clear();
   }
   // The first findings' bodies ride on their point as metadata (`--out json` writes it; the merge builds the curl lines).
   const carry = seen !== undefined && witnessed < MAX_WITNESSED;
   if (carry) {
     witnessed++;
-    exec.vu.metrics.metadata[WITNESS_KEY] = JSON.stringify({ why: seen, body: cutBody(body), ...witness });
+    exec.vu.metrics.metadata[WITNESS_KEY] = JSON.stringify({ why: seen, body: body(), ...witness });
   }
   crossTalk.add(seen ? 1 : 0, { ...tags, clause: 'SVC-9' });
   if (carry) delete exec.vu.metrics.metadata[WITNESS_KEY];
