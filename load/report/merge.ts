@@ -17,6 +17,7 @@ import { mergeSlices, SLICE_CSV_COLUMNS, SliceError, sliceRows, slicesFromPoints
 import { SUMMARY_FORMAT, SUMMARY_VERSION, writeSummary, type LoadSummary } from './summary.ts';
 import { writeHtmlReport } from './report-html.ts';
 import { slicesCsv } from './slices.ts';
+import { k6CrossTalkFinding, witnessOfLine, type Witness } from './k6-cross-talk.ts';
 import { findingsFail, type Finding } from './findings.ts';
 import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from './baseline.ts';
 import { evaluateLimits, gateLine, parseLimits, type Limit } from './gates.ts';
@@ -51,8 +52,8 @@ export interface K6Summary {
 }
 
 type Input = { path: string; kind: 'k6'; doc: K6Summary } | { path: string; kind: 'load'; doc: LoadSummary };
-/** A k6 runner's `--out json` output, reduced to its time slices (SLICE set; lib/slices.ts). */
-export interface PointsInput { path: string; slices: RunnerSlices }
+/** A k6 runner's `--out json` output, reduced to its time slices (SLICE set; lib/slices.ts) and its SVC-9 findings' bodies (k6-cross-talk.ts). */
+export interface PointsInput { path: string; slices?: RunnerSlices; witnesses: Witness[] }
 
 /** Whether a file is k6's `--out json` output (one JSON object a line: Metric and Point). */
 function isK6Points(path: string): boolean {
@@ -85,6 +86,13 @@ function* linesOf(path: string): Generator<string> {
   }
 }
 
+function* tap(lines: Iterable<string>, each: (line: string) => void): Generator<string> {
+  for (const line of lines) {
+    each(line);
+    yield line;
+  }
+}
+
 function parseDoc(path: string, text: string): Input | undefined {
   let doc: unknown;
   try {
@@ -109,9 +117,14 @@ export function readInputs(args: string[], points: PointsInput[] = []): Input[] 
   const readOne = (path: string, explicit: boolean): void => {
     try {
       if (isK6Points(path)) {
-        const slices = slicesFromPoints(linesOf(path), path);
-        if (slices) points.push({ path, slices });
-        else if (explicit) throw new MergeError(`${path}: k6 output without slices; run chat-stream-sse with SLICE set (e.g. -e SLICE=5s)`);
+        const witnesses: Witness[] = [];
+        // One pass over a file that may be GiBs: slices and SVC-9 witnesses together.
+        const slices = slicesFromPoints(tap(linesOf(path), (line) => {
+          const w = witnessOfLine(line);
+          if (w) witnesses.push(w);
+        }), path);
+        if (slices || witnesses.length) points.push({ path, ...(slices ? { slices } : {}), witnesses });
+        else if (explicit) throw new MergeError(`${path}: k6 output with neither slices nor SVC-9 findings, nothing the merge reads; run chat-stream-sse with SLICE set (e.g. -e SLICE=5s), or leave the file out`);
         return;
       }
     } catch (e) {
@@ -305,14 +318,15 @@ export function mergeK6(inputs: Array<{ path: string; doc: K6Summary }>, points:
     else thresholds.push({ metric: t.metric, expression: t.expression, ok: r.ok, judged: true, observed: r.observed, runners_ok: runnersOk });
   }
   let slices: { slice_s: number; runners: number; rows: K6SliceRow[] } | undefined;
+  const sliced = points.filter((p): p is PointsInput & { slices: RunnerSlices } => p.slices !== undefined);
   try {
-    const sum = mergeSlices(points);
-    if (sum) slices = { slice_s: sum.slice_s, runners: points.length, rows: sliceRows(sum) };
+    const sum = mergeSlices(sliced);
+    if (sum) slices = { slice_s: sum.slice_s, runners: sliced.length, rows: sliceRows(sum) };
   } catch (e) {
     if (e instanceof SliceError) throw new MergeError(e.message);
     throw e;
   }
-  if (slices && points.length < inputs.length) warnings.push(`slices from ${points.length} of ${inputs.length} runners' k6 outputs: the slices cover part of the test`);
+  if (slices && sliced.length < inputs.length) warnings.push(`slices from ${sliced.length} of ${inputs.length} runners' k6 outputs: the slices cover part of the test`);
   const crossed = thresholds.some((t) => t.judged && !t.ok);
   const result = crossed ? 'fail' : thresholds.every((t) => t.judged) ? 'pass' : 'incomplete';
   const runnerWarnings = [...new Set(inputs.flatMap((i) => i.doc.warnings ?? []))];
@@ -333,7 +347,8 @@ export function mergeK6(inputs: Array<{ path: string; doc: K6Summary }>, points:
     ...(metrics.ttft_ms ? { loadMetrics: loadMetrics(metrics, durationMs) } : {}),
     ...(slices ? { slices } : {}),
   };
-  return { merged, summary: k6LoadSummary(merged, inputs.map((i) => i.doc)), warnings, crossed };
+  const witnesses = points.flatMap((p) => p.witnesses);
+  return { merged, summary: k6LoadSummary(merged, inputs.map((i) => i.doc), witnesses), warnings, crossed };
 }
 
 function missing(have: number[], n: number): number[] {
@@ -345,7 +360,7 @@ function missing(have: number[], n: number): number[] {
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /** The merged k6 figures as a load summary.json (driver-named metrics, latencies, plots from the buckets). */
-function k6LoadSummary(k: K6Summary, parts: K6Summary[]): LoadSummary {
+function k6LoadSummary(k: K6Summary, parts: K6Summary[], witnesses: Witness[] = []): LoadSummary {
   const m = k.metrics;
   const count = (n: string) => m[n]?.values.count ?? 0;
   const secs = Math.max(0.001, (k.durationMs ?? 0) / 1000);
@@ -381,6 +396,9 @@ function k6LoadSummary(k: K6Summary, parts: K6Summary[]): LoadSummary {
   const findings: Finding[] = k.thresholds.filter((t) => t.judged && !t.ok).map((t) => ({
     clause: 'threshold', level: 'INFO', count: 1, message: `k6 threshold crossed on the whole test: ${t.metric} ${t.expression} (${t.observed ?? ''}); merge exits 99`,
   }));
+  // SVC-9 on its clause, with curl lines where the runners' --out json outputs carried the bodies.
+  const crossTalk = k6CrossTalkFinding(count('chatgate_cross_talk'), witnesses, k.target ?? '');
+  if (crossTalk) findings.unshift(crossTalk);
   const finished = new Date();
   return {
     format: SUMMARY_FORMAT,
@@ -649,6 +667,8 @@ export function mergeMain(argv: string[], env: NodeJS.ProcessEnv, log: (line: st
       const runners = t.runners_ok.map((ok) => (ok ? '✓' : '✗')).join('');
       lines.push(`  ${mark} ${t.metric.padEnd(40)} ${t.expression.padEnd(16)} ${t.judged ? t.observed ?? '' : t.observed ?? 'not judged'}   runners alone: ${runners}`);
     }
+    const ct = summary.findings.find((f) => f.clause === 'SVC-9');
+    if (ct) lines.push(`SVC-9 (${ct.level}): ${ct.count} repl${ct.count === 1 ? 'y was' : 'ies were'} another request's; ${ct.reproduce ? 'curl lines in summary.json and report.html' : ct.example ?? ''}`);
     const sl = k6.merged.slices as { slice_s: number; runners: number; rows: K6SliceRow[] } | undefined;
     if (sl) {
       writeFileSync(join(outDir, 'slices.csv'), slicesCsv(sl.rows, SLICE_CSV_COLUMNS));

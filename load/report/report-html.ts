@@ -12,6 +12,7 @@ import { baselineOverlayHtml, sweepChartHtml, verdictHtml } from './verdict-html
 // The page's timeline runs the registry's own status rule (its source, inlined).
 import { isServerError } from '../../lib/spec/rules/status.ts';
 import { rehearsalSection } from './rehearsal-html.ts';
+import { k6SlicesSection } from './k6-slices-html.ts';
 import { SLO_COLOR } from './colours.ts';
 
 const require = createRequire(import.meta.url);
@@ -34,7 +35,15 @@ export interface ReportSection { banner?: string; html?: string; script?: string
 const EXTRA_SECTIONS: Array<(s: LoadSummary) => ReportSection | undefined> = [
   // A rehearsal's verdict and slices come right after the run's own charts.
   (s) => { const html = rehearsalSection(s); return html ? { html } : undefined; },
+  // A merged k6 run's slices (SLICE and the runners' --out json).
+  (s) => { const html = k6SlicesSection(s); return html ? { html } : undefined; },
 ];
+
+/** Whether the page has per-second charts to draw (a merged k6 run has none). */
+function overTheRun(s: LoadSummary): boolean {
+  const r = (s.plots?.extra as { requests?: { points?: unknown[] } } | undefined)?.requests;
+  return (s.timeline?.length ?? 0) > 0 || (r?.points?.length ?? 0) > 0;
+}
 
 export function renderHtml(input: LoadSummary): string {
   const s = redactDeep(input);
@@ -74,7 +83,8 @@ ${s.driver.warning ? `<div class="banner partial"><b>Driver warning</b>: ${esc(s
 ${glance(s)}
 ${s.scenario === 'sweep' ? sweepAnswer(s) : ''}
 <h2>Over the run</h2>
-<p class="help">Each request at the second it was due to be sent${slo.length ? `; SLOs in <b style="color:${SLO_COLOR}">this colour</b> with their limits` : ''}${s.scenario === 'sweep' ? '; dashed verticals: where each step began' : ''}. Drag across a chart to zoom, double-click to reset.</p>
+${overTheRun(s) ? '' : `<p class="help" id="no-run-charts">No per-second figures in this summary${(s.details as { k6?: unknown }).k6 ? ': k6 runners\' summaries hold the whole test\'s totals; its course in time is in the per-slice charts below, when the runners ran with <code>SLICE</code> and their <code>--out json</code> outputs were merged' : ''}.</p>`}
+${!overTheRun(s) ? '' : `<p class="help">Each request at the second it was due to be sent${slo.length ? `; SLOs in <b style="color:${SLO_COLOR}">this colour</b> with their limits` : ''}${s.scenario === 'sweep' ? '; dashed verticals: where each step began' : ''}. Drag across a chart to zoom, double-click to reset.</p>`}
 <div id="run-charts"></div>
 <div id="extra-sections">
 ${extra.map((x) => x.html ?? '').join('\n')}

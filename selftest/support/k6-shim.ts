@@ -28,7 +28,7 @@ export interface ShimReply {
 export type ShimSseCall = ({ event: { id?: string; comment?: string; name?: string; data?: string } } | { error: string }) & { at?: number };
 export interface ShimSseReply { status: number; headers?: Record<string, string>; error?: string; calls?: ShimSseCall[] }
 
-export interface Sample { metric: string; value: number; tags: Record<string, string> }
+export interface Sample { metric: string; value: number; tags: Record<string, string>; metadata?: Record<string, string | number | boolean> }
 
 export interface K6Shim {
   env: Record<string, string>;
@@ -46,7 +46,7 @@ export interface K6Shim {
   /** Seconds slept so far (sleep() returns at once unless onSleep really waits). */
   slept: number;
   onSleep?: (seconds: number) => void;
-  vu: { idInTest: number; idInInstance: number; iterationInScenario: number; iterationInInstance: number };
+  vu: { idInTest: number; idInInstance: number; iterationInScenario: number; iterationInInstance: number; metrics: { tags: Record<string, string>; metadata: Record<string, string | number | boolean> } };
   scenario: { name: string; iterationInTest: number };
   /** k6/execution's test.options (the consolidated options: executionSegment, tags, ...); {} unless a test sets it. */
   testOptions?: Record<string, unknown>;
@@ -103,7 +103,11 @@ function modules(shim: K6Shim): Record<string, Record<string, unknown>> {
   };
   class Metric {
     constructor(readonly name: string, isTime = false, type = 'metric') { shim.metrics[name] = { type, isTime }; }
-    add(value: number | boolean, tags?: Record<string, string>) { shim.samples.push({ metric: this.name, value: Number(value), tags: { ...tags } }); }
+    add(value: number | boolean, tags?: Record<string, string>) {
+      // exec.vu.metrics.metadata rides on every sample added while it is set, as k6's JSON output shows it.
+      const md = shim.vu.metrics.metadata;
+      shim.samples.push({ metric: this.name, value: Number(value), tags: { ...tags }, ...(Object.keys(md).length ? { metadata: { ...md } } : {}) });
+    }
   }
   const metrics = {
     Counter: class extends Metric { constructor(n: string, t?: boolean) { super(n, t, 'counter'); } },
@@ -176,7 +180,7 @@ export interface LoadedBundle {
 export function loadBundle(file: string, env: Record<string, string>, respond: (req: ShimRequest) => ShimReply = () => ({ status: 200, body: '{}' })): LoadedBundle {
   const shim: K6Shim = {
     env, respond, requests: [], checks: {}, samples: [], metrics: {}, responseCallback: undefined, logs: [], slept: 0,
-    vu: { idInTest: 7, idInInstance: 1, iterationInScenario: 0, iterationInInstance: 0 },
+    vu: { idInTest: 7, idInInstance: 1, iterationInScenario: 0, iterationInInstance: 0, metrics: { tags: {}, metadata: {} } },
     scenario: { name: 'default', iterationInTest: 0 },
   };
   const mods = modules(shim);

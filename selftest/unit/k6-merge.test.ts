@@ -320,6 +320,52 @@ describe('merge of k6 runners\' slices (SLICE and --out json)', () => {
     expect(csv).toHaveLength(4);
     expect(csv[0]).toMatch(/^t_start_s,t_end_s,sent,ok,failed,error_share,errors_by_status,ttft_p50_ms/);
     expect(csv[2]!.split(',').slice(0, 3)).toEqual(['5', '10', String(m.slices.rows[1]!.sent)]);
+    // report.html draws the slices with the rehearsal's drawer: one point per slice, the e2e threshold as its limit line.
+    const html = readFileSync(join(dir, 'slices-out', 'report.html'), 'utf8');
+    const section = html.slice(html.indexOf('<div id="k6-slice-charts">'));
+    expect(section.length, 'no k6 slice charts in report.html').toBeLessThan(html.length);
+    const figures = section.match(/<figure class="chart" data-points="(\d+)">/g) ?? [];
+    expect(figures).toHaveLength(5);
+    for (const f of figures) expect(f).toContain('data-points="3"');
+    for (const t of ['TTFT per slice (ms)', 'ITL per slice (ms)', 'E2E per slice (ms)', 'Streams per slice', 'Failed share per slice']) expect(section).toContain(`aria-label="${t}"`);
+    expect(section).toContain('threshold e2e_ms p(95)&lt;500');
+    expect(html).toMatch(/Per slice \(2 k6 runners merged\)/);
+    expect(html).not.toContain('id="k6-slices-none"');
+    // No per-second timeline in a k6 merge: the page says so instead of an empty "Over the run".
+    expect(html).toMatch(/id="no-run-charts">No per-second figures in this summary: k6 runners' summaries hold/);
+    // 3 slices x 3 percentiles: a circle per slice with samples in each TTFT series.
+    const ttft = section.slice(0, section.indexOf('</figure>'));
+    expect(ttft.match(/<circle class="pt"/g)).toHaveLength(9);
+  });
+
+  it('marks PHASES and CHANGE_AT on the slice charts; a merge without slices draws none and says how to get them', () => {
+    const env = { ...SETTINGS.env, PHASES: 'ramp 5s to 10, hold 7s', CHANGE_AT: '6s', SLICE: '5s' };
+    const phased = (i: number) => runner(i, 2, samples(50, 10, i), 0, { settings: { ...SETTINGS, env } });
+    write('slices-phased', 'r1-summary.json', phased(1));
+    write('slices-phased', 'r2-summary.json', phased(2));
+    write('slices-phased', 'r1.ndjson', [0, 2000, 6000, 11_000].flatMap((t) => streamPoints(t, 200, 30, [5])).join('\n'));
+    write('slices-phased', 'r2.ndjson', [1000, 7000].flatMap((t) => streamPoints(t, 200, 40, [6])).join('\n'));
+    const r = merge([join(dir, 'slices-phased'), '--out', join(dir, 'slices-phased-out')]);
+    expect(r.code, r.err).toBe(0);
+    const html = readFileSync(join(dir, 'slices-phased-out', 'report.html'), 'utf8');
+    const section = html.slice(html.indexOf('<div id="k6-slice-charts">'));
+    expect(section.match(/<figure class="chart"/g)).toHaveLength(5);
+    // Each chart carries both phase starts and the change.
+    expect(section.match(/>ramp 5s to 10</g)).toHaveLength(5);
+    expect(section.match(/>hold 7s</g)).toHaveLength(5);
+    expect(section.match(/>change: CHANGE_AT=6s</g)).toHaveLength(5);
+    // The e2e threshold (500 ms) is far above these 35-46 ms streams: named above the chart, not drawn (it would flatten the lines).
+    const e2e = section.slice(section.indexOf('aria-label="E2E per slice (ms)"'));
+    expect(e2e.slice(0, e2e.indexOf('</figure>'))).toContain('threshold e2e_ms p(95)&lt;500: far above the data, not drawn');
+
+    write('no-slices', 'r1-summary.json', runner(1, 2, samples(50, 10, 1), 0));
+    write('no-slices', 'r2-summary.json', runner(2, 2, samples(50, 10, 2), 0));
+    const none = merge([join(dir, 'no-slices'), '--out', join(dir, 'no-slices-out')]);
+    expect(none.code, none.err).toBe(0);
+    const plain = readFileSync(join(dir, 'no-slices-out', 'report.html'), 'utf8');
+    expect(plain).not.toContain('k6-slice-charts');
+    expect(plain).not.toContain('<figure class="chart"');
+    expect(plain).toContain('id="k6-slices-none"');
   });
 
   it('refuses slices of different lengths (exit 2, one line), and k6 outputs without their summaries', () => {

@@ -4,12 +4,38 @@
 // sees only `env` and would need keys on the command line or archived), keys only
 // from a Secret, no usage report. A cluster is not needed for any of this; what a
 // real `k6 archive` writes is checked in selftest/e2e/k6-run.test.ts where k6 exists.
+// testrun-sse-out.yaml keeps each runner's `--out json` output on a claim: its runner
+// pods are played by real k6-sse processes where one exists (skipped otherwise).
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { parse } from 'yaml';
-import { K6_DIR } from '../../load/k6/build.ts';
+import { parse, parseAllDocuments } from 'yaml';
+import { buildK6, K6_DIR } from '../../load/k6/build.ts';
+import { mergeMain } from '../../load/report/merge.ts';
+import { startReferenceServer } from '../../reference/server.ts';
+import { findBin, operatorSegmentArgs } from '../support/k6-merge-segments.ts';
+
+const k6sse = findBin('k6-sse', 'K6_SSE_BIN');
+
+/** One k6 process to its end (killed after 60 s): its exit status and output. */
+function runPod(bin: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { env, cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
 
 const schema = JSON.parse(readFileSync(join(K6_DIR, 'operator', 'testrun.schema.json'), 'utf8'));
 const manifest = parse(readFileSync(join(K6_DIR, 'operator', 'testrun.yaml'), 'utf8'));
@@ -145,4 +171,106 @@ describe('the manifests produce what `npm run load -- merge` needs', () => {
       expect(text).toContain('npm run load -- merge runners.log');
     });
   }
+});
+
+describe('testrun-sse-out.yaml and results-pvc.yaml: the runners\' --out json outputs kept for the merge', () => {
+  const file = join(K6_DIR, 'operator', 'testrun-sse-out.yaml');
+  const text = readFileSync(file, 'utf8');
+  const out = parse(text);
+  const entries = out.spec.runner.env as Array<{ name: string; value?: string; valueFrom?: unknown }>;
+  const env = Object.fromEntries(entries.map((e) => [e.name, e.value]));
+  const pvcText = readFileSync(join(K6_DIR, 'operator', 'results-pvc.yaml'), 'utf8');
+  const [pvc, reader] = parseAllDocuments(pvcText).map((d) => d.toJSON());
+  const mount = out.spec.runner.volumeMounts[0] as { name: string; mountPath: string };
+  const volume = (out.spec.runner.volumes as Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>).find((v) => v.name === mount.name);
+
+  it('is valid against the TestRun CRD; a misspelt mount or claim field is refused', () => {
+    expect(errors(out)).toEqual([]);
+    const badMount = JSON.parse(JSON.stringify(out));
+    badMount.spec.runner.volumeMounts[0].mountpath = '/results';
+    delete badMount.spec.runner.volumeMounts[0].mountPath;
+    expect(errors(badMount).join('\n')).toMatch(/volumeMounts\/0 must have required property 'mountPath'/);
+    const badClaim = JSON.parse(JSON.stringify(out));
+    badClaim.spec.runner.volumes[0].persistentVolumeClaim = { claimname: 'x' };
+    expect(errors(badClaim).join('\n')).toMatch(/persistentVolumeClaim must have required property 'claimName'/);
+    const badGroup = JSON.parse(JSON.stringify(out));
+    badGroup.spec.runner.securityContext.fsGroup = '12345';
+    expect(errors(badGroup).join('\n')).toMatch(/fsGroup must be integer/);
+  });
+
+  it('keeps the key rules of the other manifests and writes one JSON output per pod into the mounted claim', () => {
+    expect(out.spec.initializer).toEqual({ disabled: true });
+    expect(out.spec.runner.envFrom).toEqual([{ secretRef: { name: expect.any(String) } }]);
+    for (const name of Object.keys(env)) expect(name).not.toMatch(/KEY|TOKEN|SECRET|PASSWORD/i);
+    expect(out.spec.script.configMap.file).toBe('chat-stream-sse.js');
+    expect(env).toMatchObject({ K6_NO_USAGE_REPORT: 'true', SUMMARY_DIR: 'none', SUMMARY_STDOUT: '1', SLICE: '5s' });
+    expect(env.K6_TAGS).toBe(`testid:${out.metadata.name},runner:$(POD_NAME)`);
+    // K6_OUT (k6's --out) names the pod, in the mount; $(POD_NAME) expands only from a variable defined before it.
+    expect(env.K6_OUT).toBe(`json=${mount.mountPath}/$(POD_NAME).ndjson`);
+    expect(entries.findIndex((e) => e.name === 'POD_NAME')).toBeLessThan(entries.findIndex((e) => e.name === 'K6_OUT'));
+    expect(out.spec.arguments ?? '').not.toMatch(/--out\b|--tag\b/);
+    expect(volume?.persistentVolumeClaim?.claimName).toBe(pvc.metadata.name);
+    // k6's user in grafana/k6 (the runner image's base) can write to the claim.
+    expect(out.spec.runner.securityContext).toEqual({ fsGroup: 12345 });
+    expect(out.spec.cleanup).toBeUndefined();
+  });
+
+  it('the claim is ReadWriteMany (runners on separate nodes) and its reader pod mounts it where the commands read it', () => {
+    expect(out.spec.separate).toBe(true);
+    expect(pvc).toMatchObject({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', spec: { accessModes: ['ReadWriteMany'] } });
+    expect(reader).toMatchObject({ apiVersion: 'v1', kind: 'Pod' });
+    const c = reader.spec.containers[0];
+    expect(c.image).toMatch(/^busybox:\d+\.\d+\.\d+$/);
+    const rv = (reader.spec.volumes as Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>).find((v) => v.name === c.volumeMounts[0].name);
+    expect(rv?.persistentVolumeClaim?.claimName).toBe(pvc.metadata.name);
+    const dir = c.volumeMounts[0].mountPath;
+    for (const t of [text, pvcText]) {
+      expect(t).toContain(`kubectl cp ${reader.metadata.name}:${dir} ./results`);
+      expect(t).toMatch(/npm run load -- merge runners\.log results --out /);
+    }
+    expect(text).toContain(`kubectl logs -l k6_cr=${out.metadata.name},runner=true --tail=-1 --max-log-requests=${out.spec.parallelism} > runners.log`);
+    expect(text).toContain('kubectl apply -f load/k6/operator/results-pvc.yaml');
+  });
+
+  // The runner pods as the operator starts them, without a cluster: real k6-sse processes with the
+  // manifest's environment ($(VAR) expanded as Kubernetes does), its segment arguments, the mount a
+  // folder; then the documented collection (the logs, the claim's files) and merge.
+  it.skipIf(!k6sse)(k6sse ? 'two runner pods\' logs and outputs merge into one summary with per-slice figures' : 'skipped, no k6 with xk6-sse (K6_SSE_BIN or k6-sse on PATH)', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'chatgate-k6-operator-'));
+    const ref = await startReferenceServer({ latency: { ttftMs: 5, itlMs: 2 }, replyWords: 4 });
+    try {
+      await buildK6({ outdir: join(work, 'dist'), scripts: ['chat-stream-sse'] });
+      const claim = join(work, 'claim');
+      mkdirSync(claim);
+      let log = '';
+      for (let i = 1; i <= 2; i++) {
+        const pod: Record<string, string> = {};
+        for (const e of entries) {
+          // Kubernetes expands $(NAME) from the variables defined before it; the downward API gives POD_NAME.
+          const value = e.valueFrom ? `${out.metadata.name}-${i - 1}-x${i}` : (e.value ?? '').replace(/\$\(([A-Z_]+)\)/g, (m, n: string) => pod[n] ?? m);
+          pod[e.name] = value;
+        }
+        // Loopback, bounded: the reference instead of staging, 2 s at 8 streams/s, the mount a folder.
+        Object.assign(pod, { TARGET_URL: ref.url, RATE: '8', DURATION: '2s', VUS: '4', MAX_VUS: '8', MODELS: 'svc', SLICE: '1s', K6_OUT: pod.K6_OUT!.replace(`json=${mount.mountPath}/`, `json=${claim}/`) });
+        // Not spawnSync: the reference answers from this process's event loop.
+        const run = await runPod(k6sse!, ['run', '--quiet', ...operatorSegmentArgs(i, 2), join(work, 'dist', 'chat-stream-sse.js')], { PATH: process.env.PATH ?? '', HOME: work, ...pod, API_KEY: ref.keys.main }, work);
+        expect(run.status, run.stderr).toBe(0);
+        log += run.stdout;
+      }
+      writeFileSync(join(work, 'runners.log'), log);
+      expect(readdirSync(claim).sort()).toEqual([`${out.metadata.name}-0-x1.ndjson`, `${out.metadata.name}-1-x2.ndjson`]);
+      const lines: string[] = [];
+      const code = mergeMain([join(work, 'runners.log'), claim, '--out', join(work, 'merged')], {}, (l) => lines.push(l));
+      expect(code, lines.join('\n')).toBe(0);
+      expect(lines.join('\n')).toMatch(/slices: \d+ of 1 s from 2 runners' k6 outputs/);
+      const s = JSON.parse(readFileSync(join(work, 'merged', 'summary.json'), 'utf8'));
+      const rows = s.details.k6.slices.rows as Array<{ sent: number }>;
+      expect(rows.reduce((n, r) => n + r.sent, 0)).toBe(s.counts.sent);
+      expect(readFileSync(join(work, 'merged', 'report.html'), 'utf8')).toContain('id="k6-slice-charts"');
+      for (const f of readdirSync(join(work, 'merged'))) expect(readFileSync(join(work, 'merged', f), 'utf8')).not.toContain(ref.keys.main);
+    } finally {
+      await ref.close();
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -237,5 +237,9 @@ describe('chat-stream bundle (k6/http): EV-12 through the same rule', () => {
     // SUMMARY_STDOUT=1: the same JSON summary as one log line, for pods whose files vanish.
     const line = (out.stdout as string).split('\n').find((l) => l.startsWith('chatgate-k6-summary '))!;
     expect(JSON.parse(line.slice('chatgate-k6-summary '.length))).toEqual(json);
+    // A k6-operator that adds --tag instance_id/testrun_name replaces K6_TAGS: the TestRun's name is the test id.
+    shim.testOptions = { executionSegment: '1/3:2/3', executionSegmentSequence: '0,1/3,2/3,1', tags: { instance_id: '1', testrun_name: 'chatgate-chat-stream-sse' } };
+    const op = exports.handleSummary({ metrics: {}, state: { testRunDurationMs: 10_000 } });
+    expect(Object.keys(op)).toContain('d/k6-chat-stream-sse-chatgate-chat-stream-sse-runner2of3-summary.json');
   });
 });

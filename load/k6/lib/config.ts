@@ -9,6 +9,7 @@
 // (K6_DURATION, K6_VUS) and they would override the scenarios built here.
 import { headerRecord, parseHeaderLines, type ExtraHeader } from '../../../lib/http/header-lines.ts';
 import { checkTargetUrl, type UrlParts } from '../../../lib/spec/target-url.ts';
+import { durationMs } from './duration.ts';
 
 /**
  * Deliberately not an Error: k6 prints an uncaught Error with its JS stack trace, a
@@ -64,14 +65,7 @@ export function flag(name: string, fallback: boolean): boolean {
 }
 
 /** Milliseconds of a k6 duration string ("1m30s" -> 90000). */
-export function durationMs(d: string): number {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60000, h: 3600000 };
-  let ms = 0;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(d)) !== null) ms += Number(m[1]) * units[m[2]!]!;
-  return ms;
-}
+export { durationMs };
 
 /** TARGET_URL by the rules of lib/spec/target-url.ts, parsed with a pattern (no URL class in k6). */
 export function parseTargetUrl(raw: string): string {

@@ -246,7 +246,8 @@ export function runnerIdentity(script: string, options: ScriptOptions | undefine
   const thresholds: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(options?.thresholds ?? {})) if (!k.startsWith(DIST_PREFIX)) thresholds[k] = v;
   return {
-    test_id: env('TEST_ID') ?? (o.tags && o.tags.testid ? String(o.tags.testid) : null),
+    // Newer k6-operators add `--tag testrun_name=<TestRun>`, which replaces K6_TAGS' testid: the TestRun's name then.
+    test_id: env('TEST_ID') ?? (o.tags && o.tags.testid ? String(o.tags.testid) : o.tags && o.tags.testrun_name ? String(o.tags.testrun_name) : null),
     script,
     segment,
     segment_sequence: sequence,

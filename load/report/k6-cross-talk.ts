@@ -1,0 +1,67 @@
+// SVC-9 in a merged k6 run: the runners count replies that were another request's
+// (chatgate_cross_talk); the first findings of each VU carry their bodies as metadata
+// on that point (load/k6/lib/witness.ts), which the runners' `--out json` outputs hold.
+// Here they become the finding's curl lines, built by lib/http/curl.ts as the Node
+// harness builds its own, the key masked (the runners never wrote it).
+import { toCurl } from '../../lib/http/curl.ts';
+import { CLAUSES } from '../../lib/spec/clauses.ts';
+import { parseWitness, WITNESS_KEY, type Witness } from '../k6/lib/witness.ts';
+import type { Finding } from './findings.ts';
+
+export type { Witness };
+
+/** The witness a `--out json` line carries, if any. */
+export function witnessOfLine(line: string): Witness | undefined {
+  if (!line.includes(WITNESS_KEY) || !line.includes('"chatgate_cross_talk"')) return undefined;
+  try {
+    const p = JSON.parse(line) as { type?: string; metric?: string; data?: { value?: number; metadata?: Record<string, unknown> } };
+    return p.type === 'Point' && p.metric === 'chatgate_cross_talk' && p.data?.value === 1 ? parseWitness(p.data.metadata?.[WITNESS_KEY]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request's own canary and number, from its body ("(request 7340032, code CG...)"). */
+function ownOf(body: string): { canary: string; seq: string } | undefined {
+  const m = /\(request (\d+), code (CG[0-9A-Z]{10})\)/.exec(body);
+  return m ? { seq: m[1]!, canary: m[2]! } : undefined;
+}
+
+/** A stream request to the target as the k6 scripts send it, the key masked. */
+function curlOf(target: string, body: string): string {
+  return toCurl({ method: 'POST', url: `${target}/chat/completions`, headers: { Authorization: 'Bearer ***', 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body, stream: true });
+}
+
+/** The other request's line: its own body where a VU held it, else rebuilt from this one's with the other's number and canary. */
+function otherLine(target: string, w: Witness, all: Witness[]): string | undefined {
+  if (w.other_body !== undefined) return `the other (an earlier request of the same VU, whose reply carried the same id): ${curlOf(target, w.other_body)}`;
+  const c = w.other_canary;
+  if (!c) return undefined;
+  const theirs = all.find((x) => ownOf(x.body)?.canary === c);
+  if (theirs) return `the other (whose canary the reply carried): ${curlOf(target, theirs.body)}`;
+  const own = ownOf(w.body);
+  if (!own) return undefined;
+  // canaryFor(n, salt): the last 7 characters are n in base 36.
+  const seq = String(parseInt(c.slice(-7), 36));
+  const rebuilt = w.body.replace(`(request ${own.seq}, code ${own.canary})`, `(request ${seq}, code ${c})`);
+  return `the other (request ${seq}, whose canary the reply carried; its body rebuilt from this one's with its own number and code, model and max_tokens as this one's): ${curlOf(target, rebuilt)}`;
+}
+
+/**
+ * The SVC-9 finding of a merged k6 run (undefined when no runner counted one). `witnesses`:
+ * from the runners' `--out json` outputs; without them the finding says how to get curl lines.
+ */
+export function k6CrossTalkFinding(count: number, witnesses: Witness[], target: string): Finding | undefined {
+  if (!(count > 0)) return undefined;
+  const first = witnesses.find((w) => otherLine(target, w, witnesses) !== undefined) ?? witnesses[0];
+  const why = first?.why ?? 'a VU logged which reply (its log line "a reply was another request\'s (SVC-9)")';
+  const reproduce = first ? [`this request: ${curlOf(target, first.body)}`, ...[otherLine(target, first, witnesses)].filter((l): l is string => l !== undefined)] : undefined;
+  return {
+    clause: 'SVC-9',
+    level: CLAUSES['SVC-9'].level,
+    count,
+    message: 'a reply was another request\'s (k6 VUs: another request\'s canary, or the completion id of an earlier reply of the same VU)',
+    example: first ? why : `${why}; no curl lines: give the merge each runner's --out json output (k6 run --out json=runner1.ndjson ...)`,
+    ...(reproduce ? { reproduce } : {}),
+  };
+}

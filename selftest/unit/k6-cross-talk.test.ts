@@ -1,0 +1,161 @@
+// SVC-9 found by k6 VUs reaches the merged summary with curl lines, keys masked: the
+// chat-stream-sse bundle, run in Node through the k6 stand-in (selftest/support/k6-shim.ts),
+// judges swapped replies and carries the bodies as metadata on its chatgate_cross_talk
+// point; those points, written as k6's `--out json` writes them (checked against k6
+// v2.2.0 and k6-sse v1.3.0), and the runners' summaries go through `npm run load -- merge`.
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildK6 } from '../../load/k6/build.ts';
+import { canaryFor } from '../../lib/spec/rules/cross-talk.ts';
+import { mergeMain, type K6Summary } from '../../load/report/merge.ts';
+import type { LoadSummary } from '../../load/report/summary.ts';
+import { loadBundle, type ShimSseCall, type Sample } from '../support/k6-shim.ts';
+import { MAX_WITNESSED, WITNESS_KEY } from '../../load/k6/lib/witness.ts';
+
+const KEY = 'sk-crosstalk-secret-0123456789';
+const ENV = { TARGET_URL: 'http://127.0.0.1:9/v1', API_KEY: KEY, MODELS: 'svc' };
+const PER_VU = 1048576;
+
+let work: string;
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'chatgate-k6-cross-talk-'));
+  await buildK6({ outdir: join(work, 'dist'), scripts: ['chat-stream-sse'] });
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+const chunk = (id: string, delta: Record<string, unknown>, finish: string | null = null) => JSON.stringify({
+  id, object: 'chat.completion.chunk', created: 1, model: 'svc', choices: [{ index: 0, delta, finish_reason: finish }],
+});
+/** A stream whose reply says `text`, under completion id `id`. */
+const reply = (text: string, id: string): ShimSseCall[] => [
+  { event: { data: chunk(id, { role: 'assistant', content: '' }) }, at: 10 },
+  { event: { data: chunk(id, { content: text }) }, at: 20 },
+  { event: { data: chunk(id, {}, 'stop') }, at: 30 },
+  { event: { data: '[DONE]' }, at: 30 },
+];
+
+/** One VU of chat-stream-sse running `replies` (one per iteration); its samples. */
+function vu(idInTest: number, replies: Array<(seq: number) => ShimSseCall[]>): Sample[] {
+  let clock = 0;
+  vi.spyOn(Date, 'now').mockImplementation(() => clock);
+  const { exports, shim } = loadBundle(join(work, 'dist', 'chat-stream-sse.js'), ENV);
+  shim.vu.idInTest = idInTest;
+  shim.onSseAt = (at) => { clock = at; };
+  replies.forEach((r, i) => {
+    shim.vu.iterationInScenario = i;
+    shim.sse = () => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, calls: r(idInTest * PER_VU + i) });
+    exports.default();
+  });
+  vi.restoreAllMocks();
+  return shim.samples;
+}
+
+/** The samples as k6's `--out json` writes them (metadata beside the tags). */
+const asPoints = (samples: Sample[]) => samples.map((s) => JSON.stringify({ metric: s.metric, type: 'Point', data: { time: '2026-11-28T12:00:00Z', value: s.value, tags: s.tags, ...(s.metadata ? { metadata: s.metadata } : {}) } })).join('\n');
+
+/** A runner's summary as far as the merge reads it: the SVC-9 count and its crossed threshold. */
+function summary(i: number, n: number, crossTalk: number): K6Summary {
+  const seq = ['0', ...Array.from({ length: n - 1 }, (_, k) => `${k + 1}/${n}`), '1'];
+  return {
+    tool: 'chatgate-k6', format_version: 2, script: 'chat-stream-sse',
+    identity: { test_id: 'x', script: 'chat-stream-sse', segment: `${seq[i - 1]}:${seq[i]}`, segment_sequence: seq.join(','), runner: i, runners: n, settings: { env: { TARGET_URL: ENV.TARGET_URL } } },
+    target: ENV.TARGET_URL, durationMs: 1000, result: crossTalk ? 'fail' : 'pass',
+    thresholds: [{ metric: 'chatgate_cross_talk', expression: 'count<1', ok: crossTalk < 1, judged: true }],
+    warnings: [], checks: [],
+    metrics: { chatgate_cross_talk: { type: 'counter', contains: 'default', values: { count: crossTalk, rate: crossTalk } } },
+    distributions: {},
+  };
+}
+
+function merge(dir: string): { code: number; out: string; files: Record<string, string> } {
+  const lines: string[] = [];
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  const code = mergeMain([dir, '--out', join(dir, 'out')], {}, (l) => lines.push(l));
+  err.mockRestore();
+  const files = Object.fromEntries(readdirSync(join(dir, 'out')).map((f) => [f, readFileSync(join(dir, 'out', f), 'utf8')]));
+  return { code, out: lines.join('\n'), files };
+}
+
+const svc9 = (files: Record<string, string>) => (JSON.parse(files['summary.json']!) as LoadSummary).findings.find((f) => f.clause === 'SVC-9');
+
+describe('k6 SVC-9 findings carry curl lines into the merge', () => {
+  it('a swap between two runners\' VUs: both requests\' curl lines, each its own exact body, the key masked', () => {
+    const a = 7 * PER_VU;
+    const b = 8 * PER_VU;
+    // VU 7 (runner 1) gets VU 8's reply and VU 8 (runner 2) gets VU 7's: a swap.
+    const r1 = vu(7, [() => reply(`Begin: ${canaryFor(b, 1)} hello`, 'chatcmpl-b')]);
+    const r2 = vu(8, [() => reply(`Begin: ${canaryFor(a, 1)} hello`, 'chatcmpl-a')]);
+    const found = r1.filter((s) => s.metric === 'chatgate_cross_talk');
+    expect(found.map((s) => s.value)).toEqual([1]);
+    const w = JSON.parse(String(found[0]!.metadata![WITNESS_KEY])) as { why: string; body: string; other_canary: string };
+    expect(w.other_canary).toBe(canaryFor(b, 1));
+    expect(w.body).toContain(`(request ${a}, code ${canaryFor(a, 1)})`);
+    expect(JSON.stringify(r1)).not.toContain(KEY);
+
+    const dir = join(work, 'swap');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'r1-summary.json'), JSON.stringify(summary(1, 2, 1)));
+    writeFileSync(join(dir, 'r2-summary.json'), JSON.stringify(summary(2, 2, 1)));
+    writeFileSync(join(dir, 'r1.ndjson'), asPoints(r1));
+    writeFileSync(join(dir, 'r2.ndjson'), asPoints(r2));
+    const m = merge(dir);
+    expect(m.code).toBe(99);
+    const f = svc9(m.files)!;
+    expect(f).toMatchObject({ level: 'MUST', count: 2 });
+    expect(f.example).toMatch(/another request's canary CG\w{10}, not its own/);
+    expect(f.reproduce).toHaveLength(2);
+    const [mine, other] = f.reproduce!;
+    expect(mine).toMatch(/^this request: curl .* -N -X POST 'http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions' .*-H 'Authorization: Bearer \*\*\*'/);
+    expect(other).toMatch(/^the other \(whose canary the reply carried\): curl /);
+    // Each line holds its own request's body: the pair is the two requests of the swap.
+    const pair = [mine, other].map((l) => /\(request (\d+), code/.exec(l!)?.[1]);
+    expect(new Set(pair)).toEqual(new Set([String(a), String(b)]));
+    for (const [name, text] of Object.entries(m.files)) expect(text, name).not.toContain(KEY);
+    expect(m.files['report.html']).toContain('Authorization: Bearer ***');
+    expect(m.out).toMatch(/SVC-9 \(MUST\): 2 replies were another request's; curl lines in summary\.json and report\.html/);
+  });
+
+  it('a repeated id in one VU: the earlier request\'s body; a canary from a VU without its own output: the other body rebuilt and said so', () => {
+    const learn = (id: string) => (seq: number) => reply(`Begin: ${canaryFor(seq, 1)} hi`, id);
+    // Three distinct ids teach that the target gives each reply its own; the fourth repeats the second.
+    const samples = vu(3, [learn('c1'), learn('c2'), learn('c3'), learn('c2'), (seq) => reply(`Begin: ${canaryFor(seq + 5, 1)}`, 'c9')]);
+    expect(samples.filter((s) => s.metric === 'chatgate_cross_talk').map((s) => s.value)).toEqual([0, 0, 0, 1, 1]);
+    const dir = join(work, 'repeat');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'r1-summary.json'), JSON.stringify(summary(1, 1, 2)));
+    writeFileSync(join(dir, 'r1.ndjson'), asPoints(samples));
+    const f = svc9(merge(dir).files)!;
+    expect(f.example).toMatch(/completion id c2, as an earlier reply of this VU did/);
+    expect(f.reproduce![0]).toContain(`(request ${3 * PER_VU + 3}, code`);
+    expect(f.reproduce![1]).toMatch(new RegExp(`^the other \\(an earlier request of the same VU.*\\(request ${3 * PER_VU + 1}, code`));
+
+    const only = join(work, 'rebuilt');
+    mkdirSync(only, { recursive: true });
+    writeFileSync(join(only, 'r1-summary.json'), JSON.stringify(summary(1, 1, 1)));
+    writeFileSync(join(only, 'r1.ndjson'), asPoints(samples.filter((s) => s.metadata && String(s.metadata[WITNESS_KEY]).includes('other_canary'))));
+    const g = svc9(merge(only).files)!;
+    const seq = 3 * PER_VU + 4 + 5;
+    expect(g.reproduce![1]).toMatch(new RegExp(`^the other \\(request ${seq}, whose canary the reply carried; its body rebuilt .*\\(request ${seq}, code ${canaryFor(seq, 1)}\\)`));
+  });
+
+  it(`a VU carries the bodies of its first ${MAX_WITNESSED} findings only; without the runners' outputs the finding says how to get curl lines`, () => {
+    const swapped = (seq: number) => reply(`Begin: ${canaryFor(seq + 1, 1)}`, `id-${seq}`);
+    const samples = vu(5, Array.from({ length: MAX_WITNESSED + 2 }, () => swapped));
+    const found = samples.filter((s) => s.metric === 'chatgate_cross_talk');
+    expect(found.map((s) => s.value)).toEqual(Array(MAX_WITNESSED + 2).fill(1));
+    expect(found.filter((s) => s.metadata).length).toBe(MAX_WITNESSED);
+    // The metadata is unset again after each finding: no other metric carries it.
+    expect(samples.filter((s) => s.metadata && s.metric !== 'chatgate_cross_talk')).toEqual([]);
+
+    const dir = join(work, 'no-outputs');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'r1-summary.json'), JSON.stringify(summary(1, 1, 4)));
+    const f = svc9(merge(dir).files)!;
+    expect(f.count).toBe(4);
+    expect(f.reproduce).toBeUndefined();
+    expect(f.example).toMatch(/no curl lines: give the merge each runner's --out json output/);
+  });
+});
