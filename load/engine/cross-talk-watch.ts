@@ -71,7 +71,7 @@ export class CrossTalkWatch {
   /** Settled, not lone, waiting for the evidence or their judgement; start order. */
   private readonly ready = new Queue<Rec>();
   /** Judged, kept while a later reply may overlap them; start order. */
-  private live: Rec[] = [];
+  private readonly live: Rec[] = [];
   /** Replies not yet dropped by canary, and judged ones a while after. */
   private readonly byCanary = new Map<string, Rec>();
   private readonly judgedByCanary = new Map<string, Rec>();
@@ -159,12 +159,14 @@ export class CrossTalkWatch {
     if (!this.ledger) return;
     while (this.ready.length && (end || this.ownersSettled(this.ready.first!))) {
       const r = this.ready.shift()!;
-      this.ledger.judge(r, (c) => this.ownerOf(c), this.partners());
+      this.ledger.judge(r, this.ownerOfFn, this.partnerView);
       this.live.push(r);
     }
     // A judged reply stays while one not yet judged may overlap it.
     const from = Math.min(this.ready.first?.s.start ?? Infinity, this.pending.first?.s.start ?? Infinity, end ? Infinity : until);
-    if (this.live.length && this.live[0]!.s.start < from) this.live = this.live.filter((r) => r.s.end > from || this.keepJudged(r));
+    let k = 0;
+    for (const r of this.live) if (r.s.end > from) this.live[k++] = r; else this.leave(r);
+    this.live.length = k;
   }
 
   private freeze(): void {
@@ -190,22 +192,25 @@ export class CrossTalkWatch {
     return this.byCanary.get(canary) ?? this.judgedByCanary.get(canary);
   }
 
+  private readonly ownerOfFn = (c: string) => this.ownerOf(c);
+  /** Made into a walk only where the rule looks (a reply far from its own prompt's count). */
+  private readonly partnerView: Iterable<Rec> = { [Symbol.iterator]: () => this.partners() };
+
   /** In start order: the judged replies still kept, those waiting, those unsettled. */
-  private *partners(): Iterable<Rec> {
+  private *partners(): Generator<Rec> {
     yield* this.live;
     yield* this.ready;
     yield* this.pending;
   }
 
-  /** A judged reply leaves the window: its canary stays findable a while (returns false: not kept live). */
-  private keepJudged(r: Rec): boolean {
+  /** A judged reply leaves the window: its canary stays findable a while. */
+  private leave(r: Rec): void {
     this.drop(r);
     const c = r.s.request.canary;
     if (c) {
       this.judgedByCanary.set(c, r);
       if (this.judgedByCanary.size > RECENT_JUDGED) this.judgedByCanary.delete(this.judgedByCanary.keys().next().value!);
     }
-    return false;
   }
 
   private drop(r: Rec): void {
