@@ -95,8 +95,14 @@ export class CrossTalkWatch {
   private bursts = 0;
   private burstExample: string | undefined;
 
-  /** `curlOf`: a request's curl line (keys masked); without it, findings carry none. `onFinding`: each SVC-9 finding as it is made. */
-  constructor(private readonly curlOf?: (req: LeanRequest) => string, private readonly onFinding?: (f: { kind: KeptFinding['kind']; seq: number; otherSeq: number; detail: string }) => void) {}
+  private readonly learnMax: number;
+  private readonly heldMax: number;
+
+  /** `curlOf`: a request's curl line (keys masked); without it, findings carry none. `onFinding`: each SVC-9 finding as it is made. `limits`: LONE_LEARN_MAX and MAX_HELD (self-tests). */
+  constructor(private readonly curlOf?: (req: LeanRequest) => string, private readonly onFinding?: (f: { kind: KeptFinding['kind']; seq: number; otherSeq: number; detail: string }) => void, limits: { learn?: number; held?: number } = {}) {
+    this.learnMax = limits.learn ?? LONE_LEARN_MAX;
+    this.heldMax = limits.held ?? MAX_HELD;
+  }
 
   /** Requests sent alone before the phase (not measured): they teach the evidence first. */
   alone(before: readonly Outcome[]): void {
@@ -153,9 +159,9 @@ export class CrossTalkWatch {
       if (!isLone) { this.ready.push(r); continue; }
       this.loneCount++;
       this.drop(r);
-      if (!this.ledger && this.learned < LONE_LEARN_MAX) { this.learned++; this.lone.push(r.s); }
+      if (!this.ledger && this.learned < this.learnMax) { this.learned++; this.lone.push(r.s); }
     }
-    if (!this.ledger && (end || this.learned >= LONE_LEARN_MAX || this.ready.length >= MAX_HELD)) this.freeze();
+    if (!this.ledger && (end || this.learned >= this.learnMax || this.ready.length >= this.heldMax)) this.freeze();
     if (!this.ledger) return;
     while (this.ready.length && (end || this.ownersSettled(this.ready.first!))) {
       const r = this.ready.shift()!;
