@@ -111,9 +111,11 @@ export class CrossTalkWatch {
 
   /** A request handed to the pool: in flight until its outcome; kept a while after, for the curl lines of a finding. */
   sent(req: LeanRequest): void {
-    if (req.intendedAt < this.lastFrom) this.inOrder = false;
-    this.lastFrom = req.intendedAt;
-    this.inFlight.set(req.seq, { from: req.intendedAt, ...(this.curlOf ? { req } : {}), ...(req.work?.canary ? { canary: req.work.canary } : {}) });
+    // Its reply's start (sentAt, wireAt) is never before its due time: the driver sends what is due.
+    const from = req.intendedAt;
+    if (from < this.lastFrom) this.inOrder = false;
+    this.lastFrom = from;
+    this.inFlight.set(req.seq, { from, ...(this.curlOf ? { req } : {}), ...(req.work?.canary ? { canary: req.work.canary } : {}) });
   }
 
   add(o: Outcome): void {
