@@ -23,8 +23,8 @@ export const MAX_REPRODUCED = 10;
 const KEPT_FINDINGS = 64;
 
 type Sample = CrossTalkSample & { start: number; end: number; seq: number };
-/** A reply while the watch holds it: `at` orders replies of one start time as they arrived. */
-interface Rec { s: Sample; at: number }
+/** A reply while the watch holds it. */
+interface Rec { s: Sample }
 interface KeptFinding { kind: LedgerFinding<Rec>['kind']; order: number; seq: number; otherSeq: number; example: string }
 
 export interface CrossTalkSummary {
@@ -49,8 +49,9 @@ export interface DeliverySummary {
 }
 
 /**
- * SVC-9 judged as the run goes, with the same rule and the same result as judging every
- * reply at the end (lib/spec/rules/cross-talk.ts, CrossTalkLedger). A reply is settled when
+ * SVC-9 judged as the run goes, with the same rule and the same findings as judging every
+ * reply at the end on the same evidence (lib/spec/rules/cross-talk.ts, CrossTalkLedger); a
+ * reply carries only canaries of requests sent before it ended. A reply is settled when
  * no request in flight can have started before it ended (every request is told by `sent`
  * first): then it is known to be lone or not, and every reply overlapping it is known.
  * Settled replies are taken in their start order; lone ones teach the evidence, the others
@@ -79,7 +80,6 @@ export class CrossTalkWatch {
   private learned = 0;
   private loneCount = 0;
   private replies = 0;
-  private arrivals = 0;
   private maxEndTaken = -Infinity;
   private inOrder = true;
   private lastFrom = -Infinity;
@@ -131,7 +131,7 @@ export class CrossTalkWatch {
       if (flight?.req && this.reproduced < MAX_REPRODUCED) this.keepCurls(o, flight.req);
       this.judgeDelivery(o);
       this.replies++;
-      this.hold({ s: sampleOf(o), at: this.arrivals++ });
+      this.hold({ s: sampleOf(o) });
     }
     if (!this.untracked) this.settle(this.earliestInFlight());
   }
