@@ -19,6 +19,7 @@ import { runGovernor } from '../lib/run/governor.ts';
 import { runContext } from '../lib/run/run-context.ts';
 import { rateLimitCell, rateLimitTitle } from '../harness/clients/suite.ts';
 import { describeRamp, ramp, type RampOptions } from '../harness/rate-ramp.ts';
+import { restartAfter } from '../harness/ramp-restart.ts';
 import { readStream } from '../lib/spec/rules/stream-reading.ts';
 import * as ev from '../lib/spec/rules/stream-rules.ts';
 import { validate } from '../lib/spec/schema-validator.ts';
@@ -107,11 +108,8 @@ function probeOnce(): Promise<Probe> {
     let release: (() => void) | undefined;
     let spent: typeof r.answers = [];
     let restart: string | undefined;
-    const servedStream = (a: (typeof r.answers)[number]) => a.value.stream && a.value.ex.status !== undefined && a.value.ex.status < 300;
-    const first429 = r.answers.findIndex((a) => a.value.ex.status === 429);
-    const firstStream = r.answers.findIndex(servedStream);
-    const opening = first429 >= 0 && (firstStream < 0 || firstStream > first429) ? r.answers[first429]!.value.ex : undefined;
-    if (opening && r.sent < config.rateLimitProbeMax) {
+    const opening = restartAfter(r.answers.map((a) => ({ stream: a.value.stream, status: a.value.ex.status, ex: a.value.ex })), r.sent, config.rateLimitProbeMax)?.ex;
+    if (opening) {
       release = await runGovernor().hold(PROBE_MS + MAX_HONOURED_WAIT_MS + 4 * config.timeoutMs);
       const waitMs = Math.min(readRetryHints(opening.headers).waitMs ?? 1000, MAX_HONOURED_WAIT_MS) + 100;
       await new Promise((res) => setTimeout(res, waitMs));

@@ -192,7 +192,7 @@ export class Recorder {
     }
     if (o.failure) {
       b.failures++;
-      this.countFailure(o.failure, o.failureDetail ?? '', o.status);
+      this.countFailure(o.failure, o.failureDetail ?? '', o.status, outcomeFailureClause(o));
     }
     const e2e = o.endAt - o.intendedAt;
     this.addPoint(o, e2e);
@@ -333,12 +333,11 @@ export class Recorder {
     this.countFailure(kind, detail, undefined);
   }
 
-  countFailure(kind: FailureKind, detail: string, status: number | undefined): void {
+  countFailure(kind: FailureKind, detail: string, status: number | undefined, clause = failureClause(kind, detail)): void {
     inc(this.failures, kind);
     if (this.failureExamples.filter((e) => e.kind === kind).length < MAX_EXAMPLES_PER_KIND) {
       this.failureExamples.push({ kind, status, detail: redact(detail).slice(0, 300) });
     }
-    const clause = failureClause(kind, detail);
     if (clause && this.requestFindings) this.findings.add(clause.id, clause.message, detail, clause.level);
   }
 
@@ -565,6 +564,17 @@ export class Recorder {
 }
 
 /** Which clause a failure breaks (the recorder's findings, a rehearsal's lost requests). Timeouts are capacity, not misbehaviour: INFO. */
+/** A 2xx stream that began and was cut (a lost connection or no data: [DONE]): EV-6, not LIM-1, whose no-answer case it is not. */
+export function isCutStream(o: Pick<Outcome, 'stream' | 'status' | 'failure'>): boolean {
+  return o.stream && o.status !== undefined && o.status < 300 && (o.failure === 'reset' || o.failure === 'incomplete_stream');
+}
+
+/** The clause a failed outcome breaks: one rule for the recorder's findings and the rehearsal's damage report. */
+export function outcomeFailureClause(o: Pick<Outcome, 'stream' | 'status' | 'failure' | 'failureDetail' | 'events'>): ReturnType<typeof failureClause> {
+  if (isCutStream(o)) return { id: 'EV-6', message: o.failure === 'reset' ? 'stream cut by a lost connection before data: [DONE]' : 'stream ended without data: [DONE]' };
+  return o.failure ? failureClause(o.failure, o.failureDetail ?? '') : undefined;
+}
+
 export function failureClause(kind: FailureKind, detail: string): { id: string; message: string; level?: 'INFO' } | undefined {
   switch (kind) {
     case 'dropped': return { id: 'LIM-1', message: 'connection dropped without a response under load' };

@@ -8,7 +8,7 @@ import { errorBodyClause, isDroppedOrServerError, isServerError } from '../../li
 import { errorBodyProblems } from '../../lib/spec/error-body.ts';
 import { errorSchemaProblems } from '../../lib/spec/schema-validator.ts';
 import type { Outcome } from '../engine/lean-client.ts';
-import { failureClause, type Recorder } from '../engine/recorder.ts';
+import { isCutStream, outcomeFailureClause, type Recorder } from '../engine/recorder.ts';
 import type { Findings } from './findings.ts';
 
 export interface Loss {
@@ -34,15 +34,14 @@ export function classifyLoss(o: Outcome): Loss | undefined {
     }
     return { cls: `status_${s}`, graceful: false, clause: problems.length ? errorBodyClause(s) : undefined, detail: `answered ${s}${problems.length ? ` without a proper error body: ${problems[0]}` : ''}` };
   }
-  const cut = o.stream && s !== undefined && s < 300 && (o.failure === 'reset' || o.failure === 'incomplete_stream');
-  if (cut) return { cls: 'stream_cut', graceful: false, clause: 'EV-6', detail: `stream cut after ${o.events} events, without data: [DONE]` };
+  if (isCutStream(o)) return { cls: 'stream_cut', graceful: false, clause: outcomeFailureClause(o)!.id, detail: `stream cut after ${o.events} events, without data: [DONE]` };
   if (o.failure === 'refused' || o.failure === 'dropped' || o.failure === 'reset') {
     // No answer at all where a 429/503 was owed (LIM-1's rule, lib/spec/rules/status.ts).
     return { cls: o.failure, graceful: false, clause: isDroppedOrServerError(undefined) ? 'LIM-1' : undefined, detail: o.failureDetail ?? o.failure };
   }
   if (o.failure === 'timeout') return { cls: 'timeout', graceful: false, detail: 'no complete answer within the time limit' };
   // A wrong 2xx answer (bad_body): the clause the recorder's rule names (EV-3, CHAT-1, ...).
-  const broke = failureClause(o.failure ?? 'other', o.failureDetail ?? '');
+  const broke = outcomeFailureClause({ ...o, failure: o.failure ?? 'other' });
   return { cls: o.failure ?? 'other', graceful: false, clause: broke && broke.level !== 'INFO' ? broke.id : undefined, detail: o.failureDetail ?? 'failed' };
 }
 

@@ -50,7 +50,7 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
     : spec.mode;
   // A cross-talk finding shows both requests' curl lines (keys masked).
   const watch = new CrossTalkWatch((req) => toCurl({ method: 'POST', url: `${ctx.target.origin}${req.path}`, headers: req.headers, body: req.body, stream: req.stream }));
-  const lone = await loneRequests(ctx, (seq) => make(seq, performance.now()));
+  watch.alone(await loneRequests(ctx, (seq) => make(seq, performance.now())));
   const driver = new Driver(spec.pool ?? ctx.pool(), {
     mode,
     durationMs: spec.durationMs,
@@ -101,7 +101,7 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
   }
   try {
     const result = await driver.run(ctx.options.drain * 1000);
-    return { ...result, concurrency: watch.finish(ctx.findings, phase, lone) };
+    return { ...result, concurrency: watch.finish(ctx.findings, phase) };
   } finally {
     if (!spec.quietProgress) ctx.progress.stop();
   }

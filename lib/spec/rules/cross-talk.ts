@@ -163,20 +163,52 @@ function overlaps(a: CrossTalkRequest, b: CrossTalkRequest): boolean {
 
 /** Judges concurrent samples with what the lone ones showed. */
 export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTalkSample[]): CrossTalkJudgement {
-  const findings: CrossTalkFinding[] = [];
-  const judged = { canary: 0, usage: 0, id: 0 };
   const byCanary = new Map<string, number>();
   samples.forEach((s, i) => { if (s.request.canary) byCanary.set(s.request.canary, i); });
-  const flagged = new Set<number>();
-  const add = (f: CrossTalkFinding) => { if (!flagged.has(f.request)) { flagged.add(f.request); findings.push(f); } };
-  samples.forEach((s, i) => {
+  const ledger = new CrossTalkLedger<number>(ev, (i) => samples[i]!, (i) => nameOf(samples, i));
+  const all = samples.map((_, i) => i);
+  for (const i of all) ledger.judge(i, (c) => byCanary.get(c), all);
+  const findings = ledger.findings().map((f) => ({ kind: f.kind, request: f.request, other: f.other, detail: f.detail }));
+  const any = ledger.judged.canary + ledger.judged.usage + ledger.judged.id;
+  return {
+    findings, judged: ledger.judged,
+    ...(any === 0 ? { inconclusive: `no evidence of whose reply is whose: ${ev.missing.join('; ') || 'no concurrent reply carried a canary, usage or id'}` } : {}),
+  };
+}
+
+export interface LedgerFinding<T> { kind: CrossTalkFinding['kind']; request: T; other: T; detail: string }
+
+/**
+ * SVC-9's judgement one reply at a time, in the order of their requests' start: a batch
+ * judges every sample at once, a long load run each reply once what it needs is known
+ * (the evidence, the replies in flight beside it, the request its canaries name), so it
+ * can drop the reply after. `T` is how the caller names a reply.
+ */
+export class CrossTalkLedger<T> {
+  readonly judged = { canary: 0, usage: 0, id: 0 };
+  private readonly replyFindings: Array<LedgerFinding<T>> = [];
+  private readonly idFindings: Array<LedgerFinding<T>> = [];
+  private readonly firstById = new Map<string, T>();
+
+  /** `onFinding`: each finding as it is made, not kept here (a long run keeps a bounded few). `maxIds`: ids remembered for (c), the oldest forgotten past it (a bounded run: a repeat that far apart was in flight with no first holder anyway). */
+  constructor(readonly evidence: CrossTalkEvidence, private readonly sampleOf: (t: T) => CrossTalkSample, private readonly nameOf: (t: T) => string, private readonly maxIds = Infinity, private readonly onFinding?: (f: LedgerFinding<T>) => void) {}
+
+  /**
+   * Judges reply `t`, after every reply whose request started before it. `ownerOf`: the
+   * judged reply whose request carried a canary (all of the batch's, wherever it is);
+   * `partners`: replies in start order, at least every one whose time overlaps `t`'s.
+   */
+  judge(t: T, ownerOf: (canary: string) => T | undefined, partners: Iterable<T>): void {
+    const ev = this.evidence;
+    const s = this.sampleOf(t);
+    let found: LedgerFinding<T> | undefined;
     // (a) another request's canary, and not its own.
     if (ev.echo && s.request.canary && s.reply.content !== undefined) {
       const seen = canariesIn(s.reply.content);
-      if (seen.length) judged.canary++;
+      if (seen.length) this.judged.canary++;
       const own = seen.includes(s.request.canary);
-      const other = seen.map((c) => byCanary.get(c)).find((j) => j !== undefined && j !== i);
-      if (!own && other !== undefined) add({ kind: 'canary', request: i, other, detail: `the reply carries ${nameOf(samples, other)}'s canary ${samples[other]!.request.canary}, not its own ${s.request.canary}` });
+      const other = seen.map((c) => ownerOf(c)).find((j) => j !== undefined && j !== t);
+      if (!own && other !== undefined) found = { kind: 'canary', request: t, other, detail: `the reply carries ${this.nameOf(other)}'s canary ${this.sampleOf(other).request.canary}, not its own ${s.request.canary}` };
     }
     // (b) prompt_tokens that fit another in-flight prompt and not its own.
     if (ev.usage && Number.isFinite(s.reply.promptTokens)) {
@@ -187,31 +219,46 @@ export function judgeCrossTalk(ev: CrossTalkEvidence, samples: readonly CrossTal
       // tokens apart from ours (a legal target counted 103 where the line said 98, on a 106-token prompt).
       const tolerance = (r: CrossTalkRequest) => Math.max(u.tolerance, USAGE_RELATIVE_TOLERANCE * expected(r));
       const fits = (r: CrossTalkRequest) => off(r) <= tolerance(r);
-      judged.usage++;
+      this.judged.usage++;
       // Far from its own prompt's count (twice the tolerance: a noisy count is no swap), close to another's.
-      if (off(s.request) > 2 * tolerance(s.request)) {
-        const other = samples.findIndex((o, j) => j !== i && overlaps(s.request, o.request) && fits(o.request));
-        if (other >= 0) add({ kind: 'usage', request: i, other, detail: `usage.prompt_tokens ${s.reply.promptTokens} fits ${nameOf(samples, other)}'s prompt (${samples[other]!.request.promptSize}, expected about ${Math.round(u.slope * samples[other]!.request.promptSize + u.offset)}), not its own (${s.request.promptSize}, expected about ${Math.round(u.slope * s.request.promptSize + u.offset)})` });
+      if (!found && off(s.request) > 2 * tolerance(s.request)) {
+        let other: T | undefined;
+        for (const o of partners) {
+          if (o === t) continue;
+          const r = this.sampleOf(o).request;
+          if (overlaps(s.request, r) && fits(r)) { other = o; break; }
+        }
+        if (other !== undefined) {
+          const r = this.sampleOf(other).request;
+          found = { kind: 'usage', request: t, other, detail: `usage.prompt_tokens ${s.reply.promptTokens} fits ${this.nameOf(other)}'s prompt (${r.promptSize}, expected about ${Math.round(u.slope * r.promptSize + u.offset)}), not its own (${s.request.promptSize}, expected about ${Math.round(u.slope * s.request.promptSize + u.offset)})` };
+        }
       }
     }
-  });
-  // (c) one completion id on two concurrent replies.
-  if (ev.distinctIds) {
-    const first = new Map<string, number>();
-    samples.forEach((s, i) => {
-      const id = s.reply.id;
-      if (typeof id !== 'string' || id === '') return;
-      judged.id++;
-      const j = first.get(id);
-      if (j === undefined) { first.set(id, i); return; }
-      if (overlaps(s.request, samples[j]!.request)) add({ kind: 'id', request: i, other: j, detail: `the reply carries completion id ${id}, as ${nameOf(samples, j)}'s does` });
-    });
+    if (found) this.keep(found, this.replyFindings);
+    // (c) one completion id on two concurrent replies: the first reply that carried it, if in flight beside this one.
+    const id = s.reply.id;
+    if (ev.distinctIds && typeof id === 'string' && id !== '') {
+      this.judged.id++;
+      const j = this.firstById.get(id);
+      if (j === undefined) {
+        this.firstById.set(id, t);
+        if (this.firstById.size > this.maxIds) this.firstById.delete(this.firstById.keys().next().value!);
+      } else if (!found && overlaps(s.request, this.sampleOf(j).request)) {
+        this.keep({ kind: 'id', request: t, other: j, detail: `the reply carries completion id ${id}, as ${this.nameOf(j)}'s does` }, this.idFindings);
+      }
+    }
   }
-  const any = judged.canary + judged.usage + judged.id;
-  return {
-    findings, judged,
-    ...(any === 0 ? { inconclusive: `no evidence of whose reply is whose: ${ev.missing.join('; ') || 'no concurrent reply carried a canary, usage or id'}` } : {}),
-  };
+
+  /** Kept here, or handed to `onFinding` (which then keeps what it needs). */
+  private keep(f: LedgerFinding<T>, list: Array<LedgerFinding<T>>): void {
+    if (this.onFinding) this.onFinding(f);
+    else list.push(f);
+  }
+
+  /** The findings in the batch's order: by canary or usage, then by id; one per reply. */
+  findings(): Array<LedgerFinding<T>> {
+    return [...this.replyFindings, ...this.idFindings];
+  }
 }
 
 /** Replies whose request overlapped no other request's time (lone), and the rest. */
