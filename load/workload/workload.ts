@@ -74,6 +74,8 @@ export class Workload {
   private readonly drawPrompt: (() => number) | undefined;
   private readonly drawOutput: (() => number) | undefined;
   private readonly prefix: { text: string; tokens: number } | undefined;
+  /** --prompt's token count, when a request's own words after it count apart (see next()). */
+  private readonly promptCount: number | undefined;
   /** Sessions whose next turn is due (their previous turn answered). Bounded by the requests in flight. */
   private readonly ready: Session[] = [];
   private sessions = 0;
@@ -86,6 +88,14 @@ export class Workload {
     const lengthSeed = spec.lengthSeed ?? spec.seed;
     if (spec.promptTokens) this.drawPrompt = lengthSampler(spec.promptTokens, seededRandom(lengthSeed + 1));
     if (spec.outputTokens) this.drawOutput = lengthSampler(spec.outputTokens, seededRandom(lengthSeed + 2));
+    // A request's text is --prompt and " (request N, code C)"; the encodings split text before
+    // " (", so its count is the prompt's (counted once) plus the tail's: the tail alone is half
+    // the tokenizer's work per request. Checked on a real tail first; else every text is counted whole.
+    if (tokenizer && spec.unique) {
+      const tail = ` (request 0, code ${canaryFor(0, spec.seed)})`;
+      const n = tokenizer.count(spec.prompt);
+      if (tokenizer.count(spec.prompt + tail) === n + tokenizer.count(tail)) this.promptCount = n;
+    }
     if (spec.sharedPrefixTokens > 0) {
       const text = this.synthetic!.text(spec.sharedPrefixTokens, seededRandom(spec.seed + 3));
       this.prefix = { text, tokens: spec.sharedPrefixTokens };
@@ -141,8 +151,9 @@ export class Workload {
       user = t ? t.user : spec.prompt;
       const canary = spec.unique && spec.canaries !== false ? canaryFor(seq, spec.seed) : undefined;
       if (canary) canaryOf = canary;
-      if (spec.unique) user += canary ? ` (request ${seq}, code ${canary})` : ` (request ${seq})`;
-      userTokens = spec.tokenizer?.count(user);
+      const tail = spec.unique ? (canary ? ` (request ${seq}, code ${canary})` : ` (request ${seq})`) : '';
+      userTokens = !t && tail && this.promptCount !== undefined ? this.promptCount + spec.tokenizer!.count(tail) : spec.tokenizer?.count(user + tail);
+      user += tail;
     }
 
     let maxTokens = trace?.outputTokens ?? this.drawOutput?.() ?? t?.outputTokens;

@@ -67,6 +67,17 @@ describe('synthetic prompts', () => {
     }
     await expect(loadTokenizer('o300k')).rejects.toThrow(/--tokenizer: "o300k" is not a known encoding; use one of o200k_base/);
   });
+
+  it('are windows of one pool: the same text for the same draw, other texts for other draws, any length', () => {
+    const s = new SyntheticText(o200k);
+    for (let i = 0; i < 40; i++) s.text(8, seededRandom(i)); // past the checked texts: the pool's own path
+    expect(s.text(300, seededRandom(5))).toBe(s.text(300, seededRandom(5)));
+    const firsts = new Set(Array.from({ length: 200 }, (_, i) => s.text(300, seededRandom(1000 + i)).slice(0, 40)));
+    expect(firsts.size).toBeGreaterThan(195); // no shared beginnings a prefix cache could serve
+    const long = s.text(70_000, seededRandom(9)); // longer than the pool: several windows
+    expect(long.split(' ').length - 1).toBe(70_000);
+    expect(long.startsWith(' ')).toBe(true);
+  });
 });
 
 describe('datasets and traces', () => {
@@ -122,6 +133,23 @@ describe('datasets and traces', () => {
 
 describe('workload', () => {
   const spec = (over: Partial<WorkloadSpec>): WorkloadSpec => ({ seed: 1, tokenizer: o200k, prompt: 'P', multiTurn: false, turns: 1, sharedPrefixTokens: 0, unique: true, ...over });
+
+  it('counts a fixed prompt with its request tail exactly, whether or not the two count apart', () => {
+    // Ends that split before " (" and ends that do not (trailing spaces join the tail's space).
+    for (const prompt of ['Write one short sentence about load testing.', 'Say hi', 'ends with spaces   ', 'ends in a newline\n', 'nested (paren', '数字123']) {
+      for (const canaries of [true, false]) {
+        const w = new Workload(spec({ prompt, canaries }));
+        for (const seq of [0, 7, 99, 1234, 987654]) {
+          const item = w.next(seq);
+          expect(item.promptTokens, `${JSON.stringify(prompt)} ${seq}`).toBe(o200k.count(item.messages[0]!.content));
+        }
+      }
+    }
+    // A tokenizer whose counts do not add up at that point: every text is counted whole.
+    const bytes4: typeof o200k = { ...o200k, count: (text) => Math.ceil(text.length / 4) };
+    const w = new Workload(spec({ tokenizer: bytes4, prompt: 'abcde' }));
+    for (const seq of [0, 1, 22, 333]) expect(w.next(seq).promptTokens).toBe(bytes4.count(w.next(seq).messages[0]!.content));
+  });
 
   it('synthetic prompts with a shared prefix: exact counts, the same prefix, unique or repeated text', () => {
     const w = new Workload(spec({ promptTokens: fixed(40), outputTokens: fixed(16), sharedPrefixTokens: 100 }));
