@@ -14,6 +14,7 @@ import { Findings } from '../load/report/findings.ts';
 import { LeanCall, type Outcome } from '../load/engine/lean-client.ts';
 import { Recorder } from '../load/engine/recorder.ts';
 import { SseScan } from '../load/engine/sse-scan.ts';
+import { ChunkParser } from '../load/engine/chunk-parser.ts';
 import { streamPieces } from './stream-bytes.ts';
 
 const controller = { abort() {}, pause() {}, resume() {}, aborted: false, paused: false, reason: null } as unknown as Dispatcher.DispatchController;
@@ -26,6 +27,8 @@ export interface DriverWork {
   strict_reader_us_per_event: number;
   /** The fast path alone plus JSON.parse of every payload. */
   fast_path_us_per_event: number;
+  /** The fast path plus the driver's chunk parser (load/engine/chunk-parser.ts): the driver's reading as it is. */
+  fast_path_chunk_parser_us_per_event: number;
   events: number;
 }
 
@@ -71,18 +74,31 @@ export function measureDriverWork(streams = 20_000, tokens = 40): DriverWork {
     }
     return events;
   };
+  const viaParser = (n: number) => {
+    let events = 0;
+    for (let s = 0; s < n; s++) {
+      const chunks = new ChunkParser();
+      const scan = new SseScan((d) => { if (d !== '[DONE]') chunks.parse(d); events++; });
+      for (const p of pieces) scan.push(p);
+      scan.end();
+    }
+    return events;
+  };
   // Warm the JIT on each path, then measure.
   viaDriver(500);
   viaStrict(500);
   viaFast(500);
+  viaParser(500);
   const driver = cpuUs(() => viaDriver(streams));
   const strict = cpuUs(() => viaStrict(streams));
   const fast = cpuUs(() => viaFast(streams));
+  const parser = cpuUs(() => viaParser(streams));
   if (driver.events !== streams * eventsPerStream) throw new Error(`driver work: ${driver.events} events, expected ${streams * eventsPerStream}`);
   return {
     driver_us_per_event: driver.us / driver.events,
     strict_reader_us_per_event: strict.us / strict.events,
     fast_path_us_per_event: fast.us / fast.events,
+    fast_path_chunk_parser_us_per_event: parser.us / parser.events,
     events: driver.events,
   };
 }

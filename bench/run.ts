@@ -268,7 +268,7 @@ async function benchFloor(): Promise<void> {
   console.log('   for reference, the socket floor below undici (the same loop on plain node:net sockets, no HTTP parsing): what the kernel and Node\'s socket reads cost per event here');
   const own = measureDriverWork();
   console.log(`   the driver's own work, in this process without sockets (${own.events} events of the same bytes through load/engine/lean-client.ts and the recorder): ${own.driver_us_per_event.toFixed(2)} µs per event;`);
-  console.log(`   of it reading SSE + JSON.parse of every payload: ${own.fast_path_us_per_event.toFixed(2)} µs on the fast path (load/engine/sse-scan.ts), ${own.strict_reader_us_per_event.toFixed(2)} µs through the strict reader alone (lib/http/sse-reader.ts)`);
+  console.log(`   of it reading SSE and parsing every payload: ${own.fast_path_chunk_parser_us_per_event.toFixed(2)} µs as the driver reads (load/engine/sse-scan.ts, load/engine/chunk-parser.ts); with JSON.parse of every payload ${own.fast_path_us_per_event.toFixed(2)} µs on the fast path, ${own.strict_reader_us_per_event.toFixed(2)} µs through the strict reader alone (lib/http/sse-reader.ts)`);
   const perRequest = await measureRequestWork();
   const pr = perRequest.us_per_request;
   console.log(`   the driver's per-request work, same way (least of 3 rounds), µs per request: building it ${pr.build.toFixed(1)} (workload, canary, prompt token count), token counts ${pr.tokens.toFixed(1)}, ` +
@@ -330,6 +330,7 @@ async function benchFloor(): Promise<void> {
     stream_driver_user_us_per_event: round3(median(rows.map((r) => r.driverUser))),
     stream_driver_own_work_us_per_event: round3(own.driver_us_per_event),
     stream_sse_fast_path_us_per_event: round3(own.fast_path_us_per_event),
+    stream_sse_chunk_parser_us_per_event: round3(own.fast_path_chunk_parser_us_per_event),
     stream_sse_strict_reader_us_per_event: round3(own.strict_reader_us_per_event),
     stream_floor_rounds: rows.map((r) => ({ floor_us_per_event: round3(r.floor), driver_us_per_event: round3(r.driver), ratio: round3(r.driver / r.floor), socket_floor_us_per_event: round3(r.socket) })),
     stream_floor_setup: { streams: n, seconds: secs, ttft_ms: FLOOR.ttftMs, itl_ms: FLOOR.itlMs, tokens: FLOOR.tokens },
@@ -479,6 +480,16 @@ async function benchStreams(): Promise<void> {
   } else {
     console.log(`   result: no step held in ${runs} of ${runs} runs on this machine right now (load average ${loadAverage().join(' ')})`);
     figures.streams_held_max = 0;
+  }
+  // What one core can read at all at this pace, from section 3's CPU per event (when it ran
+  // in this invocation): an undici client cannot hold more streams than its floor allows.
+  const perStreamEventsPerS = (HOLD.tokens + 3) / ((HOLD.ttftMs + (HOLD.tokens - 1) * HOLD.itlMs) / 1000);
+  const ceiling = (us: unknown) => (typeof us === 'number' && us > 0 ? Math.floor(1e6 / (us * perStreamEventsPerS)) : null);
+  const ceilings = { undici_floor: ceiling(figures.stream_floor_us_per_event), socket_floor: ceiling(figures.stream_socket_floor_us_per_event), driver: ceiling(figures.stream_driver_us_per_event) };
+  if (ceilings.undici_floor !== null) {
+    console.log(`   ceiling: at ${perStreamEventsPerS.toFixed(1)} events per second per stream, one core busy with nothing else reads at most ${ceilings.undici_floor.toLocaleString('en')} streams through undici (the floor's ${(figures.stream_floor_us_per_event as number).toFixed(1)} µs per event, section 3), ` +
+      `${ceilings.socket_floor?.toLocaleString('en') ?? '-'} on plain sockets, ${ceilings.driver?.toLocaleString('en') ?? '-'} through the driver; 10,000 streams need at most ${(1e6 / (10_000 * perStreamEventsPerS)).toFixed(1)} µs per event, with no room for bursts`);
+    figures.streams_one_core_ceiling = ceilings;
   }
   const stoppedAt = ladder.find((r) => !r.held);
   Object.assign(figures, {
