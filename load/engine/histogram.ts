@@ -27,6 +27,11 @@ const PLOT_PERCENTILES = [
   99.9, 99.95, 99.99, 99.999, 100,
 ];
 
+/** The percentiles a curve of `n` samples shows: p needs at least 1 / (1 - p/100) of them (p99 100, p99.9 1,000); 100 never (that is the max). */
+export function plotPercentiles(n: number): number[] {
+  return n > 0 ? PLOT_PERCENTILES.filter((p) => p < 100 && n * (1 - p / 100) >= 1 - 1e-9) : [];
+}
+
 type Internal = hdr.Histogram & {
   lowestEquivalentValue(value: number): number;
   recordedValuesIterator: { reset(): void; hasNext(): boolean; next(): { valueIteratedTo: number; countAtValueIteratedTo: number } };
@@ -111,9 +116,7 @@ export class LatencyHistogram {
    * 1 / (1 - p/100) samples (p99.9 needs 1,000), so 93 samples draw no 99.99 % point.
    */
   percentilePlot(): PercentilePlot {
-    const n = this.count;
-    if (n === 0) return { percentile: [], value_ms: [] };
-    const ps = PLOT_PERCENTILES.filter((p) => p < 100 && n * (1 - p / 100) >= 1 - 1e-9);
+    const ps = plotPercentiles(this.count);
     return { percentile: ps, value_ms: ps.map((p) => this.percentileMs(p)) };
   }
 

@@ -10,7 +10,7 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs as parseCommandLine } from 'node:util';
 import { isDeepStrictEqual } from 'node:util';
 import { redact, redactDeep } from '../../lib/run/redact.ts';
-import { LatencyHistogram, type LatencySummary } from '../engine/histogram.ts';
+import { LatencyHistogram, plotPercentiles, type LatencySummary } from '../engine/histogram.ts';
 import { addCounts, bucketPercentile, bucketValue, BUCKET_SCHEME, RELATIVE_ERROR } from '../k6/lib/log-buckets.ts';
 import { loadMetrics } from '../k6/lib/load-metrics.ts';
 import { mergeSlices, SLICE_CSV_COLUMNS, SliceError, sliceRows, slicesFromPoints, type RunnerSlices, type SliceRow as K6SliceRow } from '../k6/lib/slices.ts';
@@ -370,7 +370,6 @@ function k6LoadSummary(k: K6Summary, parts: K6Summary[], witnesses: Witness[] = 
   const latencies: Record<string, LatencySummary> = {};
   const percentiles: LoadSummary['plots']['percentiles'] = {};
   const buckets: LoadSummary['plots']['buckets'] = {};
-  const PLOT = [0, 10, 25, 50, 75, 90, 95, 97.5, 99, 99.5, 99.9, 100];
   for (const [fam, d] of Object.entries(k.distributions)) {
     const name = fam === 'req_ms' ? 'latency_ms' : fam;
     const p = (q: number) => round3(bucketPercentile(d.counts, q, d.min ?? undefined, d.max ?? undefined) ?? 0);
@@ -378,7 +377,9 @@ function k6LoadSummary(k: K6Summary, parts: K6Summary[], witnesses: Witness[] = 
       count: d.count, min_ms: round3(d.min ?? 0), mean_ms: d.sum !== null && d.count > 0 ? round3(d.sum / d.count) : 0,
       p50_ms: p(50), p90_ms: p(90), p95_ms: p(95), p99_ms: p(99), p999_ms: p(99.9), max_ms: round3(d.max ?? 0),
     };
-    percentiles[name] = { percentile: PLOT, value_ms: PLOT.map(p) };
+    // As far as the samples reach, as every curve (histogram.ts): 105 samples draw no p99.9.
+    const ps = plotPercentiles(d.count);
+    percentiles[name] = { percentile: ps, value_ms: ps.map(p) };
     buckets[name] = { bucket_ms: Object.keys(d.counts).map((b) => round3(bucketValue(Number(b)))), count: Object.values(d.counts) };
   }
   const metrics: Partial<Record<MetricName, number | null>> = {

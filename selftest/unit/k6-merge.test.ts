@@ -130,6 +130,10 @@ describe('merge of k6 runners (npm run load -- merge)', () => {
     const s = JSON.parse(readFileSync(join(dir, 'ok-out', 'summary.json'), 'utf8')) as LoadSummary;
     expect(s).toMatchObject({ format: 'chatgate-load-summary', scenario: 'stream' });
     expect(s.metrics.e2e_p95_ms).toBeCloseTo(m.metrics.e2e_ms!.values['p(95)']!, 2);
+    // The page's percentile curves stop where the samples stop (900: p99.9 needs 1,000), as a Node run's do.
+    const e2e = s.plots.percentiles['e2e_ms']!;
+    expect(e2e.percentile.at(-1)).toBe(99.75);
+    expect(e2e.percentile).not.toContain(100);
   });
 
   it('a percentile threshold crossed by one runner alone is judged on the whole test (passes: exit 0)', () => {
