@@ -58,7 +58,7 @@ ${offScale ? `<text class="off-scale" x="${W - PAD.r - 2}" y="14" font-size="10"
 ${frame.phases.map((p, i) => vline(p.start_s, '#888', '5,4', p.phase, i)).join('')}
 ${frame.marks.map((m, i) => vline(m.t_s, '#d62728', '', `change: ${m.label.slice(0, 40)}`, i + 2)).join('')}
 ${series.map(path).join('')}
-</svg><figcaption class="muted">${series.map((s) => `<span style="color:${s.color}">■</span> ${esc(s.label)}`).join(' · ')}</figcaption></figure>`;
+</svg><figcaption class="muted">${series.map((s, i) => `<span style="color:${s.color}">■</span> ${esc(s.label)}${hiddenUnder(series, i)}`).join(' · ')}</figcaption></figure>`;
 }
 
 function fmt(n: number): string {
@@ -67,4 +67,11 @@ function fmt(n: number): string {
 
 export function esc(s: string): string {
   return redact(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
+
+/** A series equal to a later one at every point is drawn under it: the legend says so (sent = ok when nothing failed). */
+function hiddenUnder(series: SliceSeries[], i: number): string {
+  const same = (a: SliceSeries, b: SliceSeries) => a.pts.length === b.pts.length && a.pts.every((p, k) => p.y === b.pts[k]!.y);
+  const over = series.slice(i + 1).find((b) => same(series[i]!, b));
+  return over ? ` (= ${esc(over.label)}, under it)` : '';
 }
