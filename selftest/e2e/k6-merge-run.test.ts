@@ -11,7 +11,6 @@
 // Needs a k6 with xk6-sse: K6_SSE_BIN, or `k6-sse` on PATH. Without one every test here
 // is skipped and says so in its title.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -22,6 +21,7 @@ import { RELATIVE_ERROR } from '../../load/k6/lib/log-buckets.ts';
 import { mergeMain, type K6Summary } from '../../load/report/merge.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { findBin, operatorSegmentArgs } from '../support/k6-merge-segments.ts';
+import { runProcess } from '../support/run-process.ts';
 
 const k6sse = findBin('k6-sse', 'K6_SSE_BIN');
 const SKIPPED = 'k6 merge run tests: skipped, no k6 with xk6-sse (set K6_SSE_BIN or put k6-sse on PATH)';
@@ -62,20 +62,8 @@ function startProxy(upstream: URL): Promise<string> {
 }
 
 function runK6(args: string[], env: Record<string, string>): Promise<RunnerRun> {
-  return new Promise((resolve, reject) => {
-    // Keys in the environment, never on the command line.
-    const child = spawn(k6sse!, ['run', '--quiet', '--no-color', ...args], { env: { PATH: process.env.PATH ?? '', HOME: work, K6_NO_USAGE_REPORT: 'true', ...env }, cwd: work });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  // Keys in the environment, never on the command line.
+  return runProcess(k6sse!, ['run', '--quiet', '--no-color', ...args], { PATH: process.env.PATH ?? '', HOME: work, K6_NO_USAGE_REPORT: 'true', ...env }, work, 90_000);
 }
 
 /** Raw samples of a metric from every runner's --out json file. */

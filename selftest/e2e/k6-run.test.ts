@@ -5,7 +5,6 @@
 // skipped and says so in its title. The bundles' logic is also covered without k6
 // by selftest/unit/k6-scripts.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +16,7 @@ import { buildK6, K6_DIR, ROOT_DIR, TARGET } from '../../load/k6/build.ts';
 import { SSE_CASES, nodeFraming } from '../support/sse-cases.ts';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.ts';
 import { HANG_GUARD_MS } from '../support/limit.ts';
+import { runProcess } from '../support/run-process.ts';
 
 function findOnPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
@@ -61,19 +61,7 @@ afterAll(() => {
 
 /** Runs k6 with these arguments and exactly this environment (plus PATH and HOME). */
 function k6Exec(args: string[], env: Record<string, string>, cwd: string): Promise<K6Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(k6!, args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env }, cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, dir: cwd });
-    });
-  });
+  return runProcess(k6!, args, { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env }, cwd, 50_000).then((r) => ({ ...r, dir: cwd }));
 }
 
 /** A loopback port nothing listens on (bound, then closed). */

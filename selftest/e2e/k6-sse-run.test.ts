@@ -11,7 +11,6 @@
 // says so in its title. The script's logic is also covered without k6 by
 // selftest/unit/k6-stream-sse.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +25,7 @@ import { StopToken } from '../../load/setup/stop.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import { HANG_GUARD_MS } from '../support/limit.ts';
 import { findBin } from '../support/k6-merge-segments.ts';
+import { runProcess } from '../support/run-process.ts';
 
 const k6sse = findBin('k6-sse', 'K6_SSE_BIN');
 const SKIPPED = 'k6-sse run tests: skipped, no k6 with xk6-sse (set K6_SSE_BIN or put k6-sse on PATH)';
@@ -53,23 +53,10 @@ afterAll(() => {
 
 function k6Run(target: { url: string; keys: { main: string } }, env: Record<string, string>): Promise<K6Run> {
   const dir = mkdtempSync(join(outdir, 'run-'));
-  return new Promise((resolve, reject) => {
-    const child = spawn(k6sse!, ['run', '--quiet', '--no-color', join(outdir, 'chat-stream-sse.js')], {
-      // Keys in the environment, never on the command line.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, TARGET_URL: target.url, API_KEY: target.keys.main, SUMMARY_DIR: dir, K6_NO_USAGE_REPORT: 'true', ...env },
-      cwd: dir,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, dir });
-    });
-  });
+  // Keys in the environment, never on the command line.
+  return runProcess(k6sse!, ['run', '--quiet', '--no-color', join(outdir, 'chat-stream-sse.js')],
+    { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, TARGET_URL: target.url, API_KEY: target.keys.main, SUMMARY_DIR: dir, K6_NO_USAGE_REPORT: 'true', ...env }, dir, 60_000)
+    .then((r) => ({ ...r, dir }));
 }
 
 function summary(run: K6Run) {

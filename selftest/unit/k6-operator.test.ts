@@ -7,7 +7,6 @@
 // testrun-sse-out.yaml keeps each runner's `--out json` output on a claim: its runner
 // pods are played by real k6-sse processes where one exists (skipped otherwise).
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,25 +16,14 @@ import { buildK6, K6_DIR } from '../../load/k6/build.ts';
 import { mergeMain } from '../../load/report/merge.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 import { findBin, operatorSegmentArgs } from '../support/k6-merge-segments.ts';
+import { runProcess } from '../support/run-process.ts';
 
 const k6sse = findBin('k6-sse', 'K6_SSE_BIN');
 
 /** One k6 process to its end (killed after 60 s): its exit status and output. */
-function runPod(bin: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { env, cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const runPod = (bin: string, args: string[], env: Record<string, string>, cwd: string) =>
+  runProcess(bin, args, env, cwd, 60_000).then((r) => ({ status: r.code, stdout: r.stdout, stderr: r.stderr }));
+
 
 const schema = JSON.parse(readFileSync(join(K6_DIR, 'operator', 'testrun.schema.json'), 'utf8'));
 const manifest = parse(readFileSync(join(K6_DIR, 'operator', 'testrun.yaml'), 'utf8'));
