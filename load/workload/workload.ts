@@ -88,9 +88,10 @@ export class Workload {
     const lengthSeed = spec.lengthSeed ?? spec.seed;
     if (spec.promptTokens) this.drawPrompt = lengthSampler(spec.promptTokens, seededRandom(lengthSeed + 1));
     if (spec.outputTokens) this.drawOutput = lengthSampler(spec.outputTokens, seededRandom(lengthSeed + 2));
-    // A request's text is --prompt and " (request N, code C)"; the encodings split text before
-    // " (", so its count is the prompt's (counted once) plus the tail's: the tail alone is half
-    // the tokenizer's work per request. Checked on a real tail first; else every text is counted whole.
+    // A request's text is --prompt and " (request N, code C)": where the tokenizer splits text
+    // before " (", its count is the prompt's (counted once) plus the tail's, and only the tail is
+    // counted per request. Every tail starts with " (request ", so one real tail shows whether
+    // the split holds for all; where it does not, every text is counted whole.
     if (tokenizer && spec.unique) {
       const tail = ` (request 0, code ${canaryFor(0, spec.seed)})`;
       const n = tokenizer.count(spec.prompt);
