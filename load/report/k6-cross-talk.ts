@@ -5,6 +5,8 @@
 // harness builds its own, the key masked (the runners never wrote it).
 import { toCurl } from '../../lib/http/curl.ts';
 import { CLAUSES } from '../../lib/spec/clauses.ts';
+import { requestOfCanary } from '../../lib/spec/rules/cross-talk.ts';
+import { parseRequestTail, requestTail } from '../workload/workload.ts';
 import { parseWitness, WITNESS_KEY, type Witness } from '../k6/lib/witness.ts';
 import type { Finding } from './findings.ts';
 
@@ -21,12 +23,6 @@ export function witnessOfLine(line: string): Witness | undefined {
   }
 }
 
-/** The request's own canary and number, from its body ("(request 7340032, code CG...)"). */
-function ownOf(body: string): { canary: string; seq: string } | undefined {
-  const m = /\(request (\d+), code (CG[0-9A-Z]{10})\)/.exec(body);
-  return m ? { seq: m[1]!, canary: m[2]! } : undefined;
-}
-
 /** A stream request to the target as the k6 scripts send it, the key masked. */
 function curlOf(target: string, body: string): string {
   return toCurl({ method: 'POST', url: `${target}/chat/completions`, headers: { Authorization: 'Bearer ***', 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body, stream: true });
@@ -37,13 +33,12 @@ function otherLine(target: string, w: Witness, all: Witness[]): string | undefin
   if (w.other_body !== undefined) return `the other (an earlier request of the same VU, whose reply carried the same id): ${curlOf(target, w.other_body)}`;
   const c = w.other_canary;
   if (!c) return undefined;
-  const theirs = all.find((x) => ownOf(x.body)?.canary === c);
+  const theirs = all.find((x) => parseRequestTail(x.body)?.canary === c);
   if (theirs) return `the other (whose canary the reply carried): ${curlOf(target, theirs.body)}`;
-  const own = ownOf(w.body);
+  const own = parseRequestTail(w.body);
   if (!own) return undefined;
-  // canaryFor(n, salt): the last 7 characters are n in base 36.
-  const seq = String(parseInt(c.slice(-7), 36));
-  const rebuilt = w.body.replace(`(request ${own.seq}, code ${own.canary})`, `(request ${seq}, code ${c})`);
+  const seq = requestOfCanary(c);
+  const rebuilt = w.body.replace(requestTail(own.seq, own.canary), requestTail(seq, c));
   return `the other (request ${seq}, whose canary the reply carried; its body rebuilt from this one's with its own number and code, model and max_tokens as this one's): ${curlOf(target, rebuilt)}`;
 }
 

@@ -4,7 +4,7 @@
 // shared prefix (one system prompt for every request, so prefix caching is measured)
 // and multi-turn sessions (each turn carries the conversation so far, the replies as
 // the target gave them). Plain module (no Node APIs): k6 may bundle it.
-import { canaryFor } from '../../lib/spec/rules/cross-talk.ts';
+import { CANARY_PATTERN, canaryFor } from '../../lib/spec/rules/cross-talk.ts';
 import { seededRandom } from '../../lib/run/seeded-random.ts';
 import { describeDistribution, lengthSampler, type LengthDistribution } from './distribution.ts';
 import { SyntheticText } from './synthetic.ts';
@@ -69,6 +69,19 @@ interface Session {
   conversation?: Conversation;
 }
 
+const TAIL_PATTERN = new RegExp(String.raw` \(request (\d+), code (${CANARY_PATTERN.source})\)`);
+
+/** What makes request `seq`'s text its own, after the prompt: its number, and its canary when it has one. */
+export function requestTail(seq: number, canary?: string): string {
+  return canary ? ` (request ${seq}, code ${canary})` : ` (request ${seq})`;
+}
+
+/** The number and canary a text's request tail names, if it has one with a canary. */
+export function parseRequestTail(text: string): { seq: number; canary: string } | undefined {
+  const m = TAIL_PATTERN.exec(text);
+  return m ? { seq: Number(m[1]), canary: m[2]! } : undefined;
+}
+
 export class Workload {
   private readonly synthetic: TextSource | undefined;
   private readonly drawPrompt: (() => number) | undefined;
@@ -93,7 +106,7 @@ export class Workload {
     // counted per request. Every tail starts with " (request ", so one real tail shows whether
     // the split holds for all; where it does not, every text is counted whole.
     if (tokenizer && spec.unique) {
-      const tail = ` (request 0, code ${canaryFor(0, spec.seed)})`;
+      const tail = requestTail(0, canaryFor(0, spec.seed));
       const n = tokenizer.count(spec.prompt);
       if (tokenizer.count(spec.prompt + tail) === n + tokenizer.count(tail)) this.promptCount = n;
     }
@@ -152,7 +165,7 @@ export class Workload {
       user = t ? t.user : spec.prompt;
       const canary = spec.unique && spec.canaries !== false ? canaryFor(seq, spec.seed) : undefined;
       if (canary) canaryOf = canary;
-      const tail = spec.unique ? (canary ? ` (request ${seq}, code ${canary})` : ` (request ${seq})`) : '';
+      const tail = spec.unique ? requestTail(seq, canary) : '';
       userTokens = !t && tail && this.promptCount !== undefined ? this.promptCount + spec.tokenizer!.count(tail) : spec.tokenizer?.count(user + tail);
       user += tail;
     }

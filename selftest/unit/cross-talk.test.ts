@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canaryInstruction, canariesIn, describeFinding, judgeCrossTalk, learnEvidence, makeCanary, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
+import { canaryFor, canaryInstruction, canariesIn, describeFinding, requestOfCanary, judgeCrossTalk, learnEvidence, makeCanary, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
 import { judgeDelivery } from '../../lib/spec/rules/stream-delivery.ts';
 
 // A target that echoes, counts words + 3 and gives each reply its own id.
@@ -14,6 +14,16 @@ const sample = (i: number, o: { echo?: boolean; usage?: (size: number) => number
 // Lone requests spread over the burst's prompt sizes, as the probes send them.
 const lone = (o?: Parameters<typeof sample>[1]) => [0, 1, 2, 3, 4, 5].map((i) => sample(100 + i, { ...o, size: 10 + 16 * i }));
 const swap = (a: CrossTalkSample, b: CrossTalkSample): [CrossTalkSample, CrossTalkSample] => [{ request: a.request, reply: b.reply }, { request: b.request, reply: a.reply }];
+
+describe('load canaries', () => {
+  it('name their request: requestOfCanary reads back canaryFor\'s number (up to 36^7), and canariesIn finds them', () => {
+    for (const n of [0, 35, 36 ** 6 + 5, 36 ** 7 - 1]) {
+      const c = canaryFor(n, 1234);
+      expect(requestOfCanary(c)).toBe(n);
+      expect(canariesIn(`code ${c}.`)).toEqual([c]);
+    }
+  });
+});
 
 describe('SVC-9 cross-talk rule', () => {
   it('makes canaries the pattern finds in an instruction', () => {

@@ -28,6 +28,11 @@ export function canaryFor(n: number, salt: number): string {
   return `CG${head}${tail}`;
 }
 
+/** The request number a canaryFor canary names (its last 7 characters: numbers past 36^7 wrap). */
+export function requestOfCanary(canary: string): number {
+  return parseInt(canary.slice(-7), 36);
+}
+
 /** The instruction a request carries its canary in. */
 export function canaryInstruction(canary: string): string {
   return `Begin your reply with the code ${canary}.`;
