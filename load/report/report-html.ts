@@ -69,7 +69,7 @@ th{background:#f4f6f8;font-weight:600}td:first-child,th:first-child{text-align:l
 .lvl-MUST,.lvl-COMPAT{color:#b3261e;font-weight:600}.lvl-SHOULD{color:#8a5a00}code{background:#f4f6f8;padding:0 3px;overflow-wrap:anywhere}
 .help{font-size:13px;color:#445;max-width:980px}
 .cards{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}.card{border:1px solid #dde2e8;border-radius:6px;padding:6px 12px;min-width:120px;background:#fafbfc}
-.card b{display:block;font-size:19px}.card span{font-size:12px;color:#556}
+.card b{display:block;font-size:19px}.card span{font-size:12px;color:#556}.card span.card-bad{display:block;color:#b3261e;max-width:220px}
 .chart{margin:6px 0 14px;min-height:40px}.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 24px}
 .slo-note{color:${SLO_COLOR};font-weight:600;font-size:12px;text-align:right;margin-bottom:-4px}
 .cols{display:flex;flex-wrap:wrap;gap:0 24px;align-items:flex-start}</style></head><body>
@@ -142,9 +142,11 @@ function sloLines(s: LoadSummary): Array<{ metric: string; value: number; label:
 function glance(s: LoadSummary): string {
   const m = s.metrics as Record<string, number | null | undefined>;
   const l = s.latencies;
-  const cards: Array<[string, string]> = [];
+  const cards: Array<[string, string, string?]> = [];
   const ms = (v: number | undefined | null) => (v === undefined || v === null ? '–' : `${fmt(v)} ms`);
-  cards.push([`${s.counts.ok} / ${s.counts.sent}`, 'ok / sent']);
+  // A reply that was another request's is ok by status and body (the recorder's count): its SVC-9 count stands beside it.
+  const crossed = s.findings.filter((f) => f.clause === 'SVC-9').reduce((n, f) => n + f.count, 0);
+  cards.push([`${s.counts.ok} / ${s.counts.sent}`, 'ok / sent', crossed > 0 ? `of the ok, ${crossed} ${crossed === 1 ? 'was' : 'were'} another request's reply (SVC-9)` : undefined]);
   if (m.ok_rps != null) cards.push([fmt(m.ok_rps), s.scenario === 'sweep' ? 'ok/s, pooled over the steps' : 'ok/s over the run']);
   if (m.error_share != null) cards.push([`${fmt(m.error_share * 100)} %`, 'errors']);
   if (l.ttft_ms?.count) cards.push([`${ms(l.ttft_ms.p50_ms)} · ${ms(l.ttft_ms.p95_ms)}`, 'TTFT p50 · p95']);
@@ -155,7 +157,7 @@ function glance(s: LoadSummary): string {
   if (m.output_tokens_per_s != null) cards.push([fmt(m.output_tokens_per_s), 'output tokens/s']);
   const cache = (s.tokens as { cache?: { cache_hit_share: number | null } } | null | undefined)?.cache;
   if (cache && cache.cache_hit_share !== null) cards.push([`${fmt(cache.cache_hit_share * 100)} %`, 'prompt tokens from cache']);
-  return `<div class="cards">${cards.map(([v, k]) => `<div class="card"><b>${esc(v)}</b><span>${esc(k)}</span></div>`).join('')}</div>`;
+  return `<div class="cards">${cards.map(([v, k, bad]) => `<div class="card"><b>${esc(v)}</b><span>${esc(k)}</span>${bad ? `<span class="lvl-MUST card-bad">${esc(bad)}</span>` : ''}</div>`).join('')}</div>`;
 }
 
 function sweepAnswer(s: LoadSummary): string {

@@ -196,4 +196,15 @@ describe('k6 SVC-9 findings carry curl lines into the merge', () => {
     }
     expect(m.files['report.html']).toContain('x-portkey-api-key: ***');
   });
+
+  it('the ok card says how many of the ok replies were another request\'s (SVC-9), as a Node run counts them ok too', () => {
+    const dir = join(work, 'card');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'r1-summary.json'), JSON.stringify(summary(1, 2, 40, { ok: 50 })));
+    writeFileSync(join(dir, 'r2-summary.json'), JSON.stringify(summary(2, 2, 1, { ok: 51 })));
+    const m = merge(dir);
+    const s = JSON.parse(m.files['summary.json']!) as LoadSummary;
+    expect(s.counts).toMatchObject({ sent: 101, ok: 101 });
+    expect(m.files['report.html']).toMatch(/<b>101 \/ 101<\/b><span>ok \/ sent<\/span><span class="lvl-MUST card-bad">of the ok, 41 were another request's reply \(SVC-9\)<\/span>/);
+  });
 });
