@@ -207,4 +207,21 @@ describe('k6 SVC-9 findings carry curl lines into the merge', () => {
     expect(s.counts).toMatchObject({ sent: 101, ok: 101 });
     expect(m.files['report.html']).toMatch(/<b>101 \/ 101<\/b><span>ok \/ sent<\/span><span class="lvl-MUST card-bad">of the ok, 41 were another request's reply \(SVC-9\)<\/span>/);
   });
+
+  it('the merged page names the failed clause in its banner, shows the k6 thresholds as a table, no driver figures it never measured, and each curl line as its own block', () => {
+    const dir = join(work, 'page');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'r1-summary.json'), JSON.stringify(summary(1, 2, 3, { ok: 10 })));
+    writeFileSync(join(dir, 'r2-summary.json'), JSON.stringify(summary(2, 2, 0, { ok: 10 })));
+    const html = merge(dir).files['report.html']!;
+    expect(html).toMatch(/<div class="banner fail"><b>1 MUST-level finding: SVC-9<\/b> \(<a href="#findings">Findings<\/a>\)/);
+    expect(html).toContain('<h2 id="findings">');
+    // The threshold crossed on the whole test, with each runner's own verdict beside it.
+    expect(html).toMatch(/<tr><td><code>chatgate_cross_talk<\/code><\/td><td><code>count&lt;1<\/code><\/td><td class="lvl-MUST">✗<\/td><td>[^<]*<\/td><td>✗✓<\/td><\/tr>/);
+    expect(html).not.toContain('<h2>Run details</h2>');
+    expect(html).toMatch(/<h2>The driver<\/h2>\s*<p class="help">Not measured/);
+    expect(html).not.toContain('<td>cpu_user_s</td>');
+    expect(html).toContain('<table class="findings">');
+    expect(html).toMatch(/\.findings code\{display:block;[^}]*white-space:pre-wrap/);
+  });
 });
