@@ -10,6 +10,8 @@ export interface CurlInput {
   headers: Record<string, string>;
   body?: string;
   stream?: boolean;
+  /** Whose HEADERS the request carried (a k6 run's, read from its summary); default this process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 function quote(s: string): string {
@@ -26,7 +28,7 @@ export function toCurl(req: CurlInput): string {
   if (proxy) parts.push('--proxy', quote(proxy.shown), ...(req.url.startsWith('http:') ? ['--proxytunnel'] : []));
   parts.push(quote(redactUrl(req.url)));
   // Every request of the run carries the HEADERS (secret values shown as ***), so does its reproduction.
-  for (const [name, value] of Object.entries(withExtraHeaders(req.headers))) {
+  for (const [name, value] of Object.entries(withExtraHeaders(req.headers, req.env))) {
     const lower = name.toLowerCase();
     if (lower === 'content-length' || lower === 'accept-encoding' || lower === 'user-agent') continue;
     const shown = lower === 'authorization' ? maskAuthorization(value) : isCredentialHeader(lower) ? '***' : value;

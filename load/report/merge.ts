@@ -10,6 +10,7 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs as parseCommandLine } from 'node:util';
 import { isDeepStrictEqual } from 'node:util';
 import { redact, redactDeep } from '../../lib/run/redact.ts';
+import { parseHeaderLines } from '../../lib/http/header-lines.ts';
 import { LatencyHistogram, plotPercentiles, type LatencySummary } from '../engine/histogram.ts';
 import { addCounts, bucketPercentile, bucketValue, BUCKET_SCHEME, RELATIVE_ERROR } from '../k6/lib/log-buckets.ts';
 import { loadMetrics } from '../k6/lib/load-metrics.ts';
@@ -359,6 +360,15 @@ function missing(have: number[], n: number): number[] {
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
+/** The HEADERS the runners sent (their summaries' settings, secret values redacted), for the curl lines; one line, exit 2, when unreadable. */
+function runHeaders(k: K6Summary): string | undefined {
+  const text = (k.identity.settings.env as Record<string, unknown> | undefined)?.HEADERS;
+  if (typeof text !== 'string') return undefined;
+  const parsed = parseHeaderLines(text);
+  if ('problem' in parsed) throw new MergeError(`the runners' summaries record a HEADERS setting that cannot be read (${parsed.problem}); give summaries written by the k6 scripts`);
+  return text;
+}
+
 /** The merged k6 figures as a load summary.json (driver-named metrics, latencies, plots from the buckets). */
 function k6LoadSummary(k: K6Summary, parts: K6Summary[], witnesses: Witness[] = []): LoadSummary {
   const m = k.metrics;
@@ -398,7 +408,7 @@ function k6LoadSummary(k: K6Summary, parts: K6Summary[], witnesses: Witness[] = 
     clause: 'threshold', level: 'INFO', count: 1, message: `k6 threshold crossed on the whole test: ${t.metric} ${t.expression} (${t.observed ?? ''}); merge exits 99`,
   }));
   // SVC-9 on its clause, with curl lines where the runners' --out json outputs carried the bodies.
-  const crossTalk = k6CrossTalkFinding(count('chatgate_cross_talk'), witnesses, k.target ?? '');
+  const crossTalk = k6CrossTalkFinding(count('chatgate_cross_talk'), witnesses, { target: k.target ?? '', headers: runHeaders(k) });
   if (crossTalk) findings.unshift(crossTalk);
   const finished = new Date();
   return {

@@ -13,6 +13,7 @@ import { baselineOverlayHtml, sweepChartHtml, verdictHtml } from './verdict-html
 import { isServerError } from '../../lib/spec/rules/status.ts';
 import { rehearsalSection } from './rehearsal-html.ts';
 import { k6SlicesSection } from './k6-slices-html.ts';
+import { k6DetailsSection } from './k6-details-html.ts';
 import { SLO_COLOR } from './colours.ts';
 
 const require = createRequire(import.meta.url);
@@ -69,7 +70,8 @@ th{background:#f4f6f8;font-weight:600}td:first-child,th:first-child{text-align:l
 .lvl-MUST,.lvl-COMPAT{color:#b3261e;font-weight:600}.lvl-SHOULD{color:#8a5a00}code{background:#f4f6f8;padding:0 3px;overflow-wrap:anywhere}
 .help{font-size:13px;color:#445;max-width:980px}
 .cards{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}.card{border:1px solid #dde2e8;border-radius:6px;padding:6px 12px;min-width:120px;background:#fafbfc}
-.card b{display:block;font-size:19px}.card span{font-size:12px;color:#556}
+.findings code{display:block;margin:6px 0 2px;padding:3px 6px;white-space:pre-wrap;font-size:12px}
+.card b{display:block;font-size:19px}.card span{font-size:12px;color:#556}.card span.card-bad{display:block;color:#b3261e;max-width:220px}
 .chart{margin:6px 0 14px;min-height:40px}.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 24px}
 .slo-note{color:${SLO_COLOR};font-weight:600;font-size:12px;text-align:right;margin-bottom:-4px}
 .cols{display:flex;flex-wrap:wrap;gap:0 24px;align-items:flex-start}</style></head><body>
@@ -99,14 +101,14 @@ ${latencyTable(s)}
 ${s.scenario === 'sweep' ? '<p class="help">Pooled over every step of the sweep, except <code>max_rate_meeting_slo_rps</code> and <code>goodput_rps</code>: the answer and the goodput at its step.</p>' : ''}
 ${metricsTable(s)}
 ${s.baseline ? `<h2>Baseline comparison</h2>${baselineTable(s)}${baselineOverlayHtml(s)}` : ''}
-<h2>Findings</h2>
+<h2 id="findings">Findings</h2>
 ${findingsTable(s)}
 <h2>Requests</h2>
 ${countsTable(s)}
 ${scenarioSection(s)}
 <h2>The driver</h2>
-${kvTable(s.driver as unknown as Record<string, unknown>)}
-<p class="help">CPU in cores (1 = one core busy throughout). High event-loop utilisation or delay means the load generator, not the target, may have set the figures.</p>
+${(s.details as { k6?: unknown }).k6 ? `<p class="help">Not measured: k6 runners' summaries carry no figures of their own load. A runner near 100 % CPU may have set the figures: watch each runner machine (or pod) while it runs.</p>` : `${kvTable(s.driver as unknown as Record<string, unknown>)}
+<p class="help">CPU in cores (1 = one core busy throughout). High event-loop utilisation or delay means the load generator, not the target, may have set the figures.</p>`}
 <h2>Options</h2>
 <p class="help">What this run used (defaults included)${s.target.kind === 'embedded-reference' ? '; the embedded reference server\'s settings of the timing model that ran' : ''}.</p>
 ${kvTable(optionsThatRan(s))}
@@ -142,9 +144,11 @@ function sloLines(s: LoadSummary): Array<{ metric: string; value: number; label:
 function glance(s: LoadSummary): string {
   const m = s.metrics as Record<string, number | null | undefined>;
   const l = s.latencies;
-  const cards: Array<[string, string]> = [];
+  const cards: Array<[string, string, string?]> = [];
   const ms = (v: number | undefined | null) => (v === undefined || v === null ? '–' : `${fmt(v)} ms`);
-  cards.push([`${s.counts.ok} / ${s.counts.sent}`, 'ok / sent']);
+  // A reply that was another request's is ok by status and body (the recorder's count): its SVC-9 count stands beside it.
+  const crossed = s.findings.filter((f) => f.clause === 'SVC-9').reduce((n, f) => n + f.count, 0);
+  cards.push([`${s.counts.ok} / ${s.counts.sent}`, 'ok / sent', crossed > 0 ? `of the ok, ${crossed} ${crossed === 1 ? 'was' : 'were'} another request's reply (SVC-9)` : undefined]);
   if (m.ok_rps != null) cards.push([fmt(m.ok_rps), s.scenario === 'sweep' ? 'ok/s, pooled over the steps' : 'ok/s over the run']);
   if (m.error_share != null) cards.push([`${fmt(m.error_share * 100)} %`, 'errors']);
   if (l.ttft_ms?.count) cards.push([`${ms(l.ttft_ms.p50_ms)} · ${ms(l.ttft_ms.p95_ms)}`, 'TTFT p50 · p95']);
@@ -155,7 +159,7 @@ function glance(s: LoadSummary): string {
   if (m.output_tokens_per_s != null) cards.push([fmt(m.output_tokens_per_s), 'output tokens/s']);
   const cache = (s.tokens as { cache?: { cache_hit_share: number | null } } | null | undefined)?.cache;
   if (cache && cache.cache_hit_share !== null) cards.push([`${fmt(cache.cache_hit_share * 100)} %`, 'prompt tokens from cache']);
-  return `<div class="cards">${cards.map(([v, k]) => `<div class="card"><b>${esc(v)}</b><span>${esc(k)}</span></div>`).join('')}</div>`;
+  return `<div class="cards">${cards.map(([v, k, bad]) => `<div class="card"><b>${esc(v)}</b><span>${esc(k)}</span>${bad ? `<span class="lvl-MUST card-bad">${esc(bad)}</span>` : ''}</div>`).join('')}</div>`;
 }
 
 function sweepAnswer(s: LoadSummary): string {
@@ -187,9 +191,10 @@ function verdictBanner(s: LoadSummary): string {
   if ((s.gates?.failed ?? 0) > 0 || (s.baseline && !s.baseline.like_for_like)) return '';
   if (failing.length === 0 && regress === 0) return '<div class="banner ok">No MUST-level finding' + (s.baseline ? ', no regression against the baseline' : '') + '.</div>';
   const parts = [];
-  if (failing.length) parts.push(`${failing.length} MUST-level finding${failing.length === 1 ? '' : 's'}`);
+  // The clauses by name, so the reader knows what failed before scrolling to the table.
+  if (failing.length) parts.push(`${failing.length} MUST-level finding${failing.length === 1 ? '' : 's'}: ${[...new Set(failing.map((f) => f.clause))].join(', ')}`);
   if (regress) parts.push(`${regress} regression${regress === 1 ? '' : 's'} against the baseline`);
-  return `<div class="banner fail"><b>${esc(parts.join(', '))}</b></div>`;
+  return `<div class="banner fail"><b>${esc(parts.join(', '))}</b>${failing.length ? ' (<a href="#findings">Findings</a>)' : ''}</div>`;
 }
 
 function metricsTable(s: LoadSummary): string {
@@ -208,8 +213,8 @@ function baselineTable(s: LoadSummary): string {
 
 function findingsTable(s: LoadSummary): string {
   if (s.findings.length === 0) return '<p>None: every error answer had a proper body, no 5xx other than 503, no dropped connection, every checked body was valid.</p>';
-  const rows = s.findings.map((f) => `<tr><td class="lvl-${f.level}">${esc(f.level)}</td><td>${esc(f.clause)}</td><td>${f.count}</td><td style="text-align:left">${esc(f.message)}${f.example ? `<br><span class="muted">${esc(f.example)}</span>` : ''}${(f.reproduce ?? []).map((c) => `<br><code>${esc(c)}</code>`).join('')}</td></tr>`);
-  return `<table><tr><th>level</th><th>clause</th><th>count</th><th style="text-align:left">what</th></tr>${rows.join('')}</table>`;
+  const rows = s.findings.map((f) => `<tr><td class="lvl-${f.level}">${esc(f.level)}</td><td>${esc(f.clause)}</td><td>${f.count}</td><td style="text-align:left">${esc(f.message)}${f.example ? `<br><span class="muted">${esc(f.example)}</span>` : ''}${(f.reproduce ?? []).map((c) => `<code>${esc(c)}</code>`).join('')}</td></tr>`);
+  return `<table class="findings"><tr><th>level</th><th>clause</th><th>count</th><th style="text-align:left">what</th></tr>${rows.join('')}</table>`;
 }
 
 function countsTable(s: LoadSummary): string {
@@ -254,7 +259,7 @@ ${table(['advised_wait_ms', 'source', 'status', 'ok'], (d.honoured_retries ?? []
 <h3>Second key</h3>${kvTable(d.isolation as Record<string, unknown>)}
 <div id="bystander-charts"></div>`;
   }
-  return `<h2>Run details</h2>${kvTable(d)}`;
+  return k6DetailsSection(s) ?? `<h2>Run details</h2>${kvTable(d)}`;
 }
 
 function table(cols: string[], rows: Array<Record<string, unknown>>, wide = false): string {

@@ -38,10 +38,10 @@ const reply = (text: string, id: string): ShimSseCall[] => [
 ];
 
 /** One VU of chat-stream-sse running `replies` (one per iteration); its samples. */
-function vu(idInTest: number, replies: Array<(seq: number) => ShimSseCall[]>): Sample[] {
+function vu(idInTest: number, replies: Array<(seq: number) => ShimSseCall[]>, env: Record<string, string> = ENV): Sample[] {
   let clock = 0;
   vi.spyOn(Date, 'now').mockImplementation(() => clock);
-  const { exports, shim } = loadBundle(join(work, 'dist', 'chat-stream-sse.js'), ENV);
+  const { exports, shim } = loadBundle(join(work, 'dist', 'chat-stream-sse.js'), env);
   shim.vu.idInTest = idInTest;
   shim.onSseAt = (at) => { clock = at; };
   replies.forEach((r, i) => {
@@ -57,15 +57,18 @@ function vu(idInTest: number, replies: Array<(seq: number) => ShimSseCall[]>): S
 const asPoints = (samples: Sample[]) => samples.map((s) => JSON.stringify({ metric: s.metric, type: 'Point', data: { time: '2026-11-28T12:00:00Z', value: s.value, tags: s.tags, ...(s.metadata ? { metadata: s.metadata } : {}) } })).join('\n');
 
 /** A runner's summary as far as the merge reads it: the SVC-9 count and its crossed threshold. */
-function summary(i: number, n: number, crossTalk: number): K6Summary {
+function summary(i: number, n: number, crossTalk: number, more: { headers?: string; ok?: number } = {}): K6Summary {
   const seq = ['0', ...Array.from({ length: n - 1 }, (_, k) => `${k + 1}/${n}`), '1'];
   return {
     tool: 'chatgate-k6', format_version: 2, script: 'chat-stream-sse',
-    identity: { test_id: 'x', script: 'chat-stream-sse', segment: `${seq[i - 1]}:${seq[i]}`, segment_sequence: seq.join(','), runner: i, runners: n, settings: { env: { TARGET_URL: ENV.TARGET_URL } } },
+    identity: { test_id: 'x', script: 'chat-stream-sse', segment: `${seq[i - 1]}:${seq[i]}`, segment_sequence: seq.join(','), runner: i, runners: n, settings: { env: { TARGET_URL: ENV.TARGET_URL, ...(more.headers ? { HEADERS: more.headers } : {}) } } },
     target: ENV.TARGET_URL, durationMs: 1000, result: crossTalk ? 'fail' : 'pass',
     thresholds: [{ metric: 'chatgate_cross_talk', expression: 'count<1', ok: crossTalk < 1, judged: true }],
     warnings: [], checks: [],
-    metrics: { chatgate_cross_talk: { type: 'counter', contains: 'default', values: { count: crossTalk, rate: crossTalk } } },
+    metrics: {
+      chatgate_cross_talk: { type: 'counter', contains: 'default', values: { count: crossTalk, rate: crossTalk } },
+      ...(more.ok ? { streams_ok: { type: 'counter', contains: 'default', values: { count: more.ok, rate: more.ok } } } : {}),
+    },
     distributions: {},
   };
 }
@@ -157,5 +160,68 @@ describe('k6 SVC-9 findings carry curl lines into the merge', () => {
     expect(f.count).toBe(4);
     expect(f.reproduce).toBeUndefined();
     expect(f.example).toMatch(/no curl lines: give the merge each runner's --out json output/);
+  });
+
+  it('the run\'s HEADERS ride on both curl lines with every secret value masked, and the merging shell\'s own HEADERS do not', () => {
+    const GATEWAY = 'pk-gateway-secret-0123456789';
+    const CF = 'cf-access-secret-abcdefgh';
+    const HEADERS = `x-portkey-provider: openai\nx-portkey-api-key: ${GATEWAY}\nCF-Access-Client-Secret: ${CF}`;
+    const env = { ...ENV, HEADERS };
+    const a = 7 * PER_VU;
+    const b = 8 * PER_VU;
+    const r1 = vu(7, [() => reply(`Begin: ${canaryFor(b, 1)} hello`, 'chatcmpl-b')], env);
+    const r2 = vu(8, [() => reply(`Begin: ${canaryFor(a, 1)} hello`, 'chatcmpl-a')], env);
+    // Witnesses carry bodies only: no key, no header value.
+    for (const secret of [KEY, GATEWAY, CF]) expect(JSON.stringify([r1, r2])).not.toContain(secret);
+    // As the scripts record HEADERS in a summary's settings: secret values redacted (load/k6/lib/config.ts redact()).
+    const recorded = HEADERS.split(GATEWAY).join('[redacted]').split(CF).join('[redacted]');
+    const dir = join(work, 'headers');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'r1-summary.json'), JSON.stringify(summary(1, 2, 1, { headers: recorded })));
+    writeFileSync(join(dir, 'r2-summary.json'), JSON.stringify(summary(2, 2, 1, { headers: recorded })));
+    writeFileSync(join(dir, 'r1.ndjson'), asPoints(r1));
+    writeFileSync(join(dir, 'r2.ndjson'), asPoints(r2));
+    vi.stubEnv('HEADERS', 'x-merge-shell: 1');
+    const m = merge(dir);
+    vi.unstubAllEnvs();
+    const f = svc9(m.files)!;
+    expect(f.reproduce).toHaveLength(2);
+    for (const line of f.reproduce!) {
+      expect(line).toContain(`-H 'x-portkey-provider: openai' -H 'x-portkey-api-key: ***' -H 'cf-access-client-secret: ***' -H 'Authorization: Bearer ***'`);
+      expect(line).not.toContain('x-merge-shell');
+    }
+    for (const secret of [KEY, GATEWAY, CF]) {
+      for (const [name, text] of Object.entries(m.files)) expect(text, name).not.toContain(secret);
+      expect(m.out).not.toContain(secret);
+    }
+    expect(m.files['report.html']).toContain('x-portkey-api-key: ***');
+  });
+
+  it('the ok card says how many of the ok replies were another request\'s (SVC-9), as a Node run counts them ok too', () => {
+    const dir = join(work, 'card');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'r1-summary.json'), JSON.stringify(summary(1, 2, 40, { ok: 50 })));
+    writeFileSync(join(dir, 'r2-summary.json'), JSON.stringify(summary(2, 2, 1, { ok: 51 })));
+    const m = merge(dir);
+    const s = JSON.parse(m.files['summary.json']!) as LoadSummary;
+    expect(s.counts).toMatchObject({ sent: 101, ok: 101 });
+    expect(m.files['report.html']).toMatch(/<b>101 \/ 101<\/b><span>ok \/ sent<\/span><span class="lvl-MUST card-bad">of the ok, 41 were another request's reply \(SVC-9\)<\/span>/);
+  });
+
+  it('the merged page names the failed clause in its banner, shows the k6 thresholds as a table, no driver figures it never measured, and each curl line as its own block', () => {
+    const dir = join(work, 'page');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'r1-summary.json'), JSON.stringify(summary(1, 2, 3, { ok: 10 })));
+    writeFileSync(join(dir, 'r2-summary.json'), JSON.stringify(summary(2, 2, 0, { ok: 10 })));
+    const html = merge(dir).files['report.html']!;
+    expect(html).toMatch(/<div class="banner fail"><b>1 MUST-level finding: SVC-9<\/b> \(<a href="#findings">Findings<\/a>\)/);
+    expect(html).toContain('<h2 id="findings">');
+    // The threshold crossed on the whole test, with each runner's own verdict beside it.
+    expect(html).toMatch(/<tr><td><code>chatgate_cross_talk<\/code><\/td><td><code>count&lt;1<\/code><\/td><td class="lvl-MUST">✗<\/td><td>[^<]*<\/td><td>✗✓<\/td><\/tr>/);
+    expect(html).not.toContain('<h2>Run details</h2>');
+    expect(html).toMatch(/<h2>The driver<\/h2>\s*<p class="help">Not measured/);
+    expect(html).not.toContain('<td>cpu_user_s</td>');
+    expect(html).toContain('<table class="findings">');
+    expect(html).toMatch(/\.findings code\{display:block;[^}]*white-space:pre-wrap/);
   });
 });
