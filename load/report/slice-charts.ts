@@ -86,8 +86,15 @@ export function sliceChart(title: string, series: SliceSeries[], frame: SliceFra
   const top = TITLE_H + rowEnds.length * LABEL_ROW + 6;
   const H = top + PLOT_H + PAD.b;
   const Y = (y: number) => H - PAD.b - (y / yAxis.top) * PLOT_H;
-  // A line drawn over an earlier one is thinner, so near-equal lines (p95 under p99) both show.
-  const width = (i: number) => (series.length === 1 ? 2 : 3.5 - (2 * i) / (series.length - 1));
+  // A line lying on an earlier one (p99 on p95 when saturated, ok on sent) is dashed, so the one under it shows;
+  // up to three such lines take turns along one dash pattern, so their dashes do not cover each other.
+  const onEarlier = (i: number) => {
+    const drawnPts = series[i]!.pts.filter((p) => p.y !== null);
+    const near = drawnPts.filter((p) => series.slice(0, i).some((e) => e.pts.some((q) => q.x === p.x && q.y !== null && Math.abs(Y(q.y) - Y(p.y!)) < 3)));
+    return drawnPts.length > 0 && near.length * 2 >= drawnPts.length;
+  };
+  let dashed = 0;
+  const dash = (i: number) => (onEarlier(i) ? ` stroke-dasharray="5,10" stroke-dashoffset="${(15 - 5 * (dashed++ % 3)) % 15}"` : '');
   const path = (s: SliceSeries, i: number) => {
     // A slice without samples breaks the line (a gap, not a zero).
     let out = '';
@@ -97,8 +104,7 @@ export function sliceChart(title: string, series: SliceSeries[], frame: SliceFra
       out += `${pen ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`;
       pen = true;
     }
-    const w = width(i);
-    return `<path d="${out}" fill="none" stroke="${s.color}" stroke-width="${w.toFixed(2)}"/>${s.pts.filter((p) => p.y !== null).map((p) => `<circle class="pt" cx="${X(p.x).toFixed(1)}" cy="${Y(p.y!).toFixed(1)}" r="${(w / 2 + 1.25).toFixed(2)}" fill="${s.color}"/>`).join('')}`;
+    return `<path d="${out}" fill="none" stroke="${s.color}" stroke-width="2"${dash(i)}/>${s.pts.filter((p) => p.y !== null).map((p) => `<circle class="pt" cx="${X(p.x).toFixed(1)}" cy="${Y(p.y!).toFixed(1)}" r="2.5" fill="${s.color}"/>`).join('')}`;
   };
   const vline = (v: (typeof placed)[number]) => `<g>${v.full !== v.label ? `<title>${esc(v.full)}</title>` : ''}<line x1="${X(v.x)}" x2="${X(v.x)}" y1="${TITLE_H + v.row * LABEL_ROW}" y2="${H - PAD.b}" stroke="${v.color}" stroke-dasharray="${v.dash}"/><text x="${v.left.toFixed(1)}" y="${TITLE_H + 8 + v.row * LABEL_ROW}" font-size="10" fill="${v.color}">${esc(v.label)}</text></g>`;
   const ticks = yAxis.ticks.map((t, i) => `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${Y(t).toFixed(1)}" y2="${Y(t).toFixed(1)}" stroke="#eee"/><text x="${PAD.l - 4}" y="${(Y(t) + 3).toFixed(1)}" font-size="10" text-anchor="end">${yAxis.labels[i]}</text>`).join('');
@@ -111,7 +117,7 @@ ${drawn !== undefined ? `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${Y(drawn.val
 ${offScale ? `<text class="off-scale" x="${W - PAD.r - 2}" y="14" font-size="10" text-anchor="end" fill="${SLO_COLOR}">${esc(limit!.label)}: far above the data, not drawn</text>` : ''}
 ${placed.map(vline).join('')}
 ${series.map(path).join('')}
-</svg><figcaption class="muted">${series.map((s, i) => `<span style="color:${s.color}">■</span> ${esc(s.label)}${hiddenUnder(series, i)}`).join(' · ')}</figcaption></figure>`;
+</svg><figcaption class="muted">${series.map((s, i) => `<span style="color:${s.color}">■</span> ${esc(s.label)}${hiddenUnder(series, i)}`).join(' · ')}${dashed > 0 ? ' (dashed: a line lying on another, which shows between its dashes)' : ''}</figcaption></figure>`;
 }
 
 function clip(s: string, n: number): string {

@@ -38,6 +38,22 @@ describe('slice charts', () => {
     expect(differs).not.toContain('under it');
   });
 
+  it('a line lying on earlier ones is dashed, each such line on its own part of the pattern, and the legend says so; apart lines stay solid', () => {
+    const spans = [0, 1, 2, 3].map((i) => ({ t_start_s: 5 * i, t_end_s: 5 * i + 5, p50: [5, 880, 860, 4][i]!, p95: [18, 991, 995, 11][i]!, p99: [18, 991, 995, 15][i]! }));
+    const svg = sliceChart('TTFT per slice (ms)', [
+      { label: 'p50', pts: slicePoints(spans, (r) => r.p50), color: '#1f77b4' },
+      { label: 'p95', pts: slicePoints(spans, (r) => r.p95), color: '#d62728' },
+      { label: 'p99', pts: slicePoints(spans, (r) => r.p99), color: '#ff7f0e' },
+    ], frame, spans);
+    const paths = [...svg.matchAll(/<path [^>]*stroke="(#[0-9a-f]+)"[^>]*>/g)].map((m) => ({ color: m[1], dash: /stroke-dasharray/.test(m[0]), offset: /stroke-dashoffset="(\d+)"/.exec(m[0])?.[1] }));
+    expect(paths.map((p) => [p.color, p.dash])).toEqual([['#1f77b4', false], ['#d62728', true], ['#ff7f0e', true]]);
+    expect(paths[1]!.offset).not.toBe(paths[2]!.offset);
+    expect(svg).toContain('dashed: a line lying on another');
+    const apart = sliceChart('Streams', [{ label: 'sent', pts: slicePoints(rows, (r) => 10 * r.a), color: '#1f77b4' }, { label: 'failed', pts: slicePoints(rows, (r) => r.c), color: '#d62728' }], frame, rows);
+    expect(apart).not.toContain('stroke-dasharray="5,10"');
+    expect(apart).not.toContain('dashed:');
+  });
+
   it('y ticks are round: 0 to a round top at or above the highest point, in steps of 1, 2, 2.5 or 5 times a power of ten', () => {
     expect(axisOf([120.5, 374.7, 90])).toEqual([0, 100, 200, 300, 400]);
     expect(axisOf([0.12, 0.64, 0])).toEqual([0, 0.25, 0.5, 0.75]);
