@@ -81,7 +81,7 @@ export async function runRehearsal(ctx: ScenarioContext): Promise<ScenarioResult
         damage,
         lost_examples: lost.examples,
         slices_csv: ctx.requestLog ? 'slices.csv' : null,
-        note: 'Each request belongs to the slice of its intended send time (its TTFT, ITL, E2E, errors, cut streams); completed and output tokens/s count by the time a stream ended; in_flight is what was open at the slice\'s end. A slice with nothing sent is not judged. Every slice is in plots.extra.slices.',
+        note: 'Each request belongs to the slice of its intended send time (sent, ok: of those sent, how many succeeded; its TTFT, ITL, E2E, errors, cut streams); finished_ok and output tokens/s count by the time a stream ended (what was served then, so finished_ok may exceed sent); in_flight is what was open at the slice\'s end. A slice with nothing sent is not judged. Every slice is in plots.extra.slices.',
       },
     },
     metrics: streamMetrics(recorder, secs),

@@ -1,0 +1,68 @@
+// A rehearsal's per-slice counts (load/report/slices.ts, drawn by rehearsal-html.ts): every
+// count of a slice's requests is by their intended send time, so none exceeds `sent`; the
+// one count by finish time is named so (finished_ok); each adds up to the run's total.
+import { describe, expect, it } from 'vitest';
+import { SLICE_CSV_COLUMNS, SliceRecorder, slicesCsv, type SliceRow } from '../../load/report/slices.ts';
+import { classifyLoss } from '../../load/report/damage.ts';
+import { requestSeries } from '../../load/report/rehearsal-html.ts';
+import { GapTally } from '../../load/engine/histogram.ts';
+import type { Outcome } from '../../load/engine/lean-client.ts';
+
+function outcome(p: Partial<Outcome>): Outcome {
+  return { seq: 0, route: 'chat', key: 'main', stream: true, intendedAt: 0, sentAt: 0, endAt: 0, contentChunks: 0, tokenEvents: 0, outputChars: 0, gaps: new GapTally(), events: 0, ok: false, schemaChecked: false, ...p };
+}
+const ERROR_BODY = JSON.stringify({ error: { message: 'overloaded', type: 'server_error', code: 'overloaded' } });
+
+/** Slices of 1 s: four streams due in slice 0 end in slice 1, beside slice 1's own two (one shed); slice 2 has one ok and one cut by the run's end. */
+function run(): SliceRow[] {
+  const r = new SliceRecorder(0, 1000, { ttftP95Ms: 500, errorShare: 0.01 }, 500);
+  const ok = (at: number, end: number) => {
+    r.sent(at);
+    r.outcome(outcome({ ok: true, status: 200, intendedAt: at, sentAt: at, firstContentAt: at + 50, endAt: end, usageTokens: 10 }), undefined);
+  };
+  for (const at of [100, 200, 300, 400]) ok(at, 1500);
+  ok(1100, 1300);
+  r.sent(1200);
+  const shed = outcome({ status: 503, headers: { 'content-type': 'application/json' }, errorBody: ERROR_BODY, intendedAt: 1200, sentAt: 1200, endAt: 1210, failure: 'other' });
+  r.outcome(shed, classifyLoss(shed));
+  ok(2100, 2400);
+  r.sent(2200);
+  r.outcome(outcome({ intendedAt: 2200, sentAt: 2200, endAt: 2600, failure: 'aborted' }), undefined);
+  return r.rows(() => 4, () => 'hold', []);
+}
+
+/** Columns that are not counts of the slice's own requests: its span, rates, latencies, state at its end, and finish-time counts (named finished_). */
+const NOT_OF_SENT = /^(slice|t_start_s|t_end_s|offered_rps|not_sent|in_flight|error_share|output_tokens_per_s)$|_ms$|^finished_/;
+
+describe('per-slice counts', () => {
+  it('every count of a slice\'s requests is at most what was sent in it; the finish-time count says so in its name', () => {
+    const rows = run();
+    for (const row of rows) {
+      for (const c of SLICE_CSV_COLUMNS) {
+        const v = (row as unknown as Record<string, unknown>)[c];
+        if (typeof v === 'number' && !NOT_OF_SENT.test(c)) expect(v, `slice ${row.slice}: ${c} (${v}) of ${row.sent} sent`).toBeLessThanOrEqual(row.sent);
+      }
+    }
+    // Slice 1 served more than it was sent: only under the finish-time name.
+    expect(rows.map((r) => [r.sent, r.ok, r.finished_ok])).toEqual([[4, 4, 0], [2, 1, 5], [2, 1, 1]]);
+  });
+
+  it('the slices add up to the run: sent, ok (by due time) and finished ok (by end time) each to its total', () => {
+    const rows = run();
+    const sum = (k: 'sent' | 'ok' | 'finished_ok') => rows.reduce((a, r) => a + r[k], 0);
+    expect([sum('sent'), sum('ok'), sum('finished_ok')]).toEqual([8, 6, 6]);
+  });
+
+  it('the CSV header and the chart legend name what each count is', () => {
+    const rows = run();
+    const header = slicesCsv(rows).split('\n')[0]!.split(',');
+    expect(header).toEqual(expect.arrayContaining(['sent', 'ok', 'finished_ok']));
+    expect(header).not.toContain('completed');
+    const series = requestSeries(rows);
+    expect(series.map((s) => s.label)).toEqual(['sent (due in the slice)', 'ok (of those sent)', 'streams cut (of those sent)', "in flight at the slice's end"]);
+    // A line named by the slice's own requests never rises above sent.
+    for (const s of series.filter((x) => /due in the slice|of those sent/.test(x.label))) {
+      s.pts.forEach((p, i) => expect(p.y!, `${s.label} at slice ${i}`).toBeLessThanOrEqual(rows[i]!.sent));
+    }
+  });
+});
