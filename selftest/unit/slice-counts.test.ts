@@ -1,7 +1,12 @@
 // A rehearsal's per-slice counts (load/report/slices.ts, drawn by rehearsal-html.ts): every
 // count of a slice's requests is by their intended send time, so none exceeds `sent`; the
-// one count by finish time is named so (finished_ok); each adds up to the run's total.
-import { describe, expect, it } from 'vitest';
+// one count by finish time is named so (finished_ok); each adds up to the run's total;
+// slices start with the plan's first arrival, not before the unmeasured requests ahead of it.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../load/run.ts';
 import { SLICE_CSV_COLUMNS, SliceRecorder, slicesCsv, type SliceRow } from '../../load/report/slices.ts';
 import { classifyLoss } from '../../load/report/damage.ts';
 import { requestSeries } from '../../load/report/rehearsal-html.ts';
@@ -65,4 +70,21 @@ describe('per-slice counts', () => {
       s.pts.forEach((p, i) => expect(p.y!, `${s.label} at slice ${i}`).toBeLessThanOrEqual(rows[i]!.sent));
     }
   });
+});
+
+describe('the slices\' clock', () => {
+  it('starts with the plan: a slow target\'s lone requests before it (about 1 s here) do not push arrivals into later slices', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'chatgate-slice-clock-'));
+    const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const quietOut = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      // 10 req/s at fixed spacing for 2 s: 10 arrivals due in each 1 s slice; each lone request takes 300 ms or more.
+      expect(await main(['stream', '--phases', 'hold 2s at 10', '--arrival', 'constant', '--slice', '1s', '--ref-ttft-ms', '300', '--ref-itl-ms', '5', '--max-tokens', '4', '--out', out], {})).toBe(0);
+    } finally {
+      quiet.mockRestore();
+      quietOut.mockRestore();
+    }
+    const rows = (JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).plots.extra.slices as SliceRow[]);
+    expect(rows.map((r) => r.sent)).toEqual([10, 10, ...rows.slice(2).map(() => 0)]);
+  }, 30_000);
 });
