@@ -71,7 +71,7 @@ export function sliceChart(title: string, series: SliceSeries[], frame: SliceFra
   // Phase and change labels: each on the first row where it overlaps no label already placed.
   const vlines = [
     ...frame.phases.map((p) => ({ x: p.start_s, color: '#888', dash: '5,4', label: p.phase, full: p.phase })),
-    ...frame.marks.map((m) => ({ x: m.t_s, color: '#d62728', dash: '', label: `change: ${clip(m.label, 40)}`, full: `change at ${m.t_s} s: ${m.label}` })),
+    ...frame.marks.map((m) => ({ x: m.t_s, color: '#d62728', dash: '', label: `change: ${clip(m.label, 56)}`, full: `change at ${m.t_s} s: ${m.label}` })),
   ];
   const rowEnds: number[] = [];
   const placed = vlines.map((v) => {
@@ -93,8 +93,9 @@ export function sliceChart(title: string, series: SliceSeries[], frame: SliceFra
     const near = drawnPts.filter((p) => series.slice(0, i).some((e) => e.pts.some((q) => q.x === p.x && q.y !== null && Math.abs(Y(q.y) - Y(p.y!)) < 3)));
     return drawnPts.length > 0 && near.length * 2 >= drawnPts.length;
   };
+  const isDashed = series.map((_, i) => onEarlier(i));
   let dashed = 0;
-  const dash = (i: number) => (onEarlier(i) ? ` stroke-dasharray="5,10" stroke-dashoffset="${(15 - 5 * (dashed++ % 3)) % 15}"` : '');
+  const dash = (i: number) => (isDashed[i] ? ` stroke-dasharray="5,10" stroke-dashoffset="${(15 - 5 * (dashed++ % 3)) % 15}"` : '');
   const path = (s: SliceSeries, i: number) => {
     // A slice without samples breaks the line (a gap, not a zero).
     let out = '';
@@ -117,11 +118,14 @@ ${drawn !== undefined ? `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${Y(drawn.val
 ${offScale ? `<text class="off-scale" x="${W - PAD.r - 2}" y="14" font-size="10" text-anchor="end" fill="${SLO_COLOR}">${esc(limit!.label)}: far above the data, not drawn</text>` : ''}
 ${placed.map(vline).join('')}
 ${series.map(path).join('')}
-</svg><figcaption class="muted">${series.map((s, i) => `<span style="color:${s.color}">■</span> ${esc(s.label)}${hiddenUnder(series, i)}`).join(' · ')}${dashed > 0 ? ' (dashed: a line lying on another, which shows between its dashes)' : ''}</figcaption></figure>`;
+</svg><figcaption class="muted">${series.map((s, i) => `<span style="color:${s.color}">■</span> ${esc(s.label)}${isDashed[i] ? ', dashed' : ''}${hiddenUnder(series, i)}`).join(' · ')}${dashed > 0 ? '. A dashed line lies on another, which shows between its dashes.' : ''}</figcaption></figure>`;
 }
 
+/** Long labels lose their middle: a command's tail (the URL's path and query) tells changes apart. */
 function clip(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+  if (s.length <= n) return s;
+  const head = Math.floor((n - 1) / 3);
+  return `${s.slice(0, head)}…${s.slice(s.length - (n - 1 - head))}`;
 }
 
 export function esc(s: string): string {

@@ -4,7 +4,7 @@
 // top at or above the data in round steps, counts in whole numbers, every label within the margin.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { sliceChart, slicePoints } from '../../load/report/slice-charts.ts';
+import { esc, sliceChart, slicePoints } from '../../load/report/slice-charts.ts';
 
 const rows = [{ t_start_s: 0, t_end_s: 5, a: 3, b: 3, c: 0 }, { t_start_s: 5, t_end_s: 10, a: 4, b: 4, c: 1 }];
 const frame = { phases: [], marks: [] };
@@ -48,10 +48,27 @@ describe('slice charts', () => {
     const paths = [...svg.matchAll(/<path [^>]*stroke="(#[0-9a-f]+)"[^>]*>/g)].map((m) => ({ color: m[1], dash: /stroke-dasharray/.test(m[0]), offset: /stroke-dashoffset="(\d+)"/.exec(m[0])?.[1] }));
     expect(paths.map((p) => [p.color, p.dash])).toEqual([['#1f77b4', false], ['#d62728', true], ['#ff7f0e', true]]);
     expect(paths[1]!.offset).not.toBe(paths[2]!.offset);
-    expect(svg).toContain('dashed: a line lying on another');
+    expect(svg).toContain('p95, dashed');
+    expect(svg).toContain('p99, dashed');
     const apart = sliceChart('Streams', [{ label: 'sent', pts: slicePoints(rows, (r) => 10 * r.a), color: '#1f77b4' }, { label: 'failed', pts: slicePoints(rows, (r) => r.c), color: '#d62728' }], frame, rows);
     expect(apart).not.toContain('stroke-dasharray="5,10"');
-    expect(apart).not.toContain('dashed:');
+    expect(apart).not.toContain('dashed');
+  });
+
+  it('a long change label keeps its head and its tail (what tells changes apart), the whole in a tooltip; labels sit above the plot', () => {
+    const cmd = 'curl -sS -X POST "$CHATGATE_REF_CONTROL/engine/slots?n=2&seconds=15"';
+    const svg = sliceChart('Requests', series((r) => r.b), { phases: [{ phase: 'hold 10s', start_s: 0 }], marks: [{ t_s: 4, label: cmd }] }, rows);
+    const label = />(change: [^<]*)</.exec(svg)![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    expect(label.startsWith('change: curl -sS')).toBe(true);
+    expect(label.endsWith('seconds=15"')).toBe(true);
+    expect(label.length).toBeLessThanOrEqual('change: '.length + 56);
+    expect(svg).toContain(`<title>${esc(`change at 4 s: ${cmd}`)}</title>`);
+    // Every label's baseline is above the plot's top (the highest y tick).
+    const plotTop = Math.min(...[...svg.matchAll(/<line x1="56" x2="888" y1="([\d.]+)"/g)].map((m) => Number(m[1])));
+    const baselines = [...svg.matchAll(/<text x="[\d.]+" y="([\d.]+)" font-size="10" fill="#(?:888|d62728)">/g)].map((m) => Number(m[1]));
+    expect(baselines).toHaveLength(2);
+    expect(Number.isFinite(plotTop)).toBe(true);
+    for (const y of baselines) expect(y).toBeLessThan(plotTop);
   });
 
   it('y ticks are round: 0 to a round top at or above the highest point, in steps of 1, 2, 2.5 or 5 times a power of ten', () => {

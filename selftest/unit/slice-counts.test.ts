@@ -9,7 +9,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../load/run.ts';
 import { SLICE_CSV_COLUMNS, SliceRecorder, slicesCsv, type SliceRow } from '../../load/report/slices.ts';
 import { classifyLoss } from '../../load/report/damage.ts';
-import { requestSeries } from '../../load/report/rehearsal-html.ts';
+import { rehearsalSection, requestSeries } from '../../load/report/rehearsal-html.ts';
+import type { LoadSummary } from '../../load/report/summary.ts';
 import { GapTally } from '../../load/engine/histogram.ts';
 import type { Outcome } from '../../load/engine/lean-client.ts';
 
@@ -69,6 +70,19 @@ describe('per-slice counts', () => {
     for (const s of series.filter((x) => /due in the slice|of those sent/.test(x.label))) {
       s.pts.forEach((p, i) => expect(p.y!, `${s.label} at slice ${i}`).toBeLessThanOrEqual(rows[i]!.sent));
     }
+  });
+});
+
+describe('the rehearsal page', () => {
+  it('marks the plan\'s end (past it every count drops) and lists the lost answers by send time', () => {
+    const lost = (at: number) => ({ sent_at_s: at, class: 'stream_cut', clause: 'EV-6', detail: `cut at ${at}`, curl: null });
+    const summary = {
+      details: { rehearsal: { phases: [{ phase: 'hold 2s', start_s: 0, duration_s: 2 }], slice_s: 1, slo: { ttft_p95_ms: 500, error_share: 0.01 }, marks: [], command: null, damage: { graceful: false, verdict: 'v' }, lost_examples: [lost(1.5), lost(0.25), lost(1.25)] } },
+      plots: { extra: { slices: run() } },
+    } as unknown as LoadSummary;
+    const html = rehearsalSection(summary);
+    expect(html.match(/>phases end \(drain\)</g)).toHaveLength(4);
+    expect([...html.matchAll(/cut at ([\d.]+)/g)].map((m) => Number(m[1]))).toEqual([0.25, 1.25, 1.5]);
   });
 });
 
