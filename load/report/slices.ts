@@ -1,7 +1,8 @@
 // Every figure of a stream run per time slice (--slice), each slice judged against the
 // SLOs. A request belongs to the slice of its intended send time (what a user arriving
-// then met: its TTFT, ITL, E2E, error, cut stream); `completed` and tokens/s count by
-// the time a stream ended; `in_flight` is what was open at the slice's end. A slice's
+// then met: sent, ok, its TTFT, ITL, E2E, error, cut stream); only `finished_ok` and
+// tokens/s count by the time a stream ended (what was served then), and `in_flight` is
+// what was open at the slice's end. A slice's
 // histograms are folded into numbers once no request of it can still be open, so
 // memory stays flat however long the run.
 import { LatencyHistogram } from '../engine/histogram.ts';
@@ -21,8 +22,10 @@ export interface SliceRow extends SliceVerdict {
   offered_rps: number;
   sent: number;
   not_sent: number;
+  /** Of the requests sent (due) in the slice, how many succeeded. */
   ok: number;
-  completed: number;
+  /** Streams that ended ok within the slice, whenever they were due: served throughput, may exceed `sent`. */
+  finished_ok: number;
   in_flight: number;
   ttft_p50_ms: number | null;
   ttft_p95_ms: number | null;
@@ -51,7 +54,7 @@ interface Open {
   notSent: number;
   ok: number;
   failed: number;
-  completed: number;
+  finishedOk: number;
   ended: number;
   dispatched: number;
   outputTokens: number;
@@ -67,7 +70,7 @@ interface Open {
 }
 
 export const SLICE_CSV_COLUMNS = [
-  'slice', 't_start_s', 't_end_s', 'phase', 'offered_rps', 'sent', 'not_sent', 'ok', 'completed', 'in_flight',
+  'slice', 't_start_s', 't_end_s', 'phase', 'offered_rps', 'sent', 'not_sent', 'ok', 'finished_ok', 'in_flight',
   'ttft_p50_ms', 'ttft_p95_ms', 'ttft_p99_ms', 'itl_p50_ms', 'itl_p95_ms', 'itl_p99_ms', 'e2e_p50_ms', 'e2e_p95_ms', 'e2e_p99_ms',
   'output_tokens_per_s', 'error_share', 'errors_by_status', 'errors_by_class', 'streams_cut', 'findings', 'within_slo', 'broken', 'marks',
 ] as const;
@@ -99,7 +102,7 @@ export class SliceRecorder {
     const s = this.at(o.intendedAt);
     if (o.ok) {
       s.ok++;
-      end.completed++;
+      end.finishedOk++;
       end.outputTokens += o.tokens?.completion ?? o.usageTokens ?? 0;
       if (o.firstContentAt !== undefined) (s.ttft ??= new LatencyHistogram(2)).record(o.firstContentAt - o.intendedAt);
       if (o.gaps.count > 0) o.gaps.recordInto((s.itl ??= new LatencyHistogram(2)));
@@ -143,7 +146,7 @@ export class SliceRecorder {
         sent: s.sent,
         not_sent: s.notSent,
         ok: s.ok,
-        completed: s.completed,
+        finished_ok: s.finishedOk,
         in_flight: Math.max(0, open),
         ...f,
         output_tokens_per_s: round3(s.outputTokens / sliceS),
@@ -196,7 +199,7 @@ function quote(s: string): string {
 }
 
 function blank(): Open {
-  return { sent: 0, notSent: 0, ok: 0, failed: 0, completed: 0, ended: 0, dispatched: 0, outputTokens: 0, status: new Map(), cls: new Map(), cut: 0, findings: 0 };
+  return { sent: 0, notSent: 0, ok: 0, failed: 0, finishedOk: 0, ended: 0, dispatched: 0, outputTokens: 0, status: new Map(), cls: new Map(), cut: 0, findings: 0 };
 }
 
 function inc(m: Map<string, number>, k: string): void {

@@ -24,6 +24,8 @@ export interface PhaseSpec {
   /** Each request as it is handed to the pool (the rehearsal keeps those in flight for curl lines). */
   onSent?: (req: LeanRequest) => void;
   onNotSent?: (intendedAt: number) => void;
+  /** Called in the tick the driver's clock starts (after the lone requests), so a caller's clock can match it. */
+  onStart?: () => void;
   /** Progress shows this recorder's figures (default the first). */
   progressFrom?: Recorder;
   /** Stops this phase only (default: the run's token). */
@@ -100,6 +102,7 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
     }));
   }
   try {
+    spec.onStart?.();
     const result = await driver.run(ctx.options.drain * 1000);
     return { ...result, concurrency: watch.finish(ctx.findings, phase) };
   } finally {

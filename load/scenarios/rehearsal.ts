@@ -20,15 +20,16 @@ export async function runRehearsal(ctx: ScenarioContext): Promise<ScenarioResult
   const { plan, atS, sliceS, arrival } = resolveRehearsal(o);
   const recorder = new Recorder(true, ctx.findings);
   recorder.slo = { ttftMs: o.sloTtftP95Ms, itlP95Ms: o.sloItlP95Ms, e2eMs: o.sloE2eP95Ms };
-  // The driver starts its clock in the same tick (drivePhase runs synchronously up to the first send).
-  const t0 = performance.now();
-  const slices = new SliceRecorder(t0, sliceS * 1000, { ttftP95Ms: o.sloTtftP95Ms, errorShare: o.sloErrorShare, itlP95Ms: o.sloItlP95Ms, e2eP95Ms: o.sloE2eP95Ms }, ctx.timeoutMs + 1000);
+  // Slices and the change run on the driver's clock, started in onStart (after the lone requests, which take seconds).
+  let t0 = performance.now();
+  const sliceRecorder = () => new SliceRecorder(t0, sliceS * 1000, { ttftP95Ms: o.sloTtftP95Ms, errorShare: o.sloErrorShare, itlP95Ms: o.sloItlP95Ms, e2eP95Ms: o.sloE2eP95Ms }, ctx.timeoutMs + 1000);
+  let slices = sliceRecorder();
   const env: Record<string, string> = { CHATGATE_TARGET_URL: ctx.target.baseUrl };
   if (ctx.target.reference?.controlUrl) env.CHATGATE_REF_CONTROL = ctx.target.reference.controlUrl;
-  const change = new ChangeRunner(t0, { atS, run: o.run, markStdin: o.markStdin, env });
+  const changeRunner = () => new ChangeRunner(t0, { atS, run: o.run, markStdin: o.markStdin, env });
+  let change: ChangeRunner | undefined;
   const inFlight = new Map<number, LeanRequest>();
   const lost = new LostRequests(ctx.findings, recorder);
-  change.start();
   let result;
   try {
     result = await drivePhase(ctx, {
@@ -42,6 +43,12 @@ export async function runRehearsal(ctx: ScenarioContext): Promise<ScenarioResult
         inFlight.set(req.seq, req);
         slices.sent(req.intendedAt);
       },
+      onStart: () => {
+        t0 = performance.now();
+        slices = sliceRecorder();
+        change = changeRunner();
+        change.start();
+      },
       onNotSent: (at) => slices.notSent(at),
       onOutcome: (out) => {
         const req = inFlight.get(out.seq);
@@ -51,6 +58,8 @@ export async function runRehearsal(ctx: ScenarioContext): Promise<ScenarioResult
       },
     });
   } finally {
+    // Stopped before the driver started (no target answer): the change never ran.
+    change ??= changeRunner();
     await change.stop(10_000);
   }
   const losses = lost.tally;
@@ -81,7 +90,7 @@ export async function runRehearsal(ctx: ScenarioContext): Promise<ScenarioResult
         damage,
         lost_examples: lost.examples,
         slices_csv: ctx.requestLog ? 'slices.csv' : null,
-        note: 'Each request belongs to the slice of its intended send time (its TTFT, ITL, E2E, errors, cut streams); completed and output tokens/s count by the time a stream ended; in_flight is what was open at the slice\'s end. A slice with nothing sent is not judged. Every slice is in plots.extra.slices.',
+        note: 'Each request belongs to the slice of its intended send time (sent, ok: of those sent, how many succeeded; its TTFT, ITL, E2E, errors, cut streams); finished_ok and output tokens/s count by the time a stream ended (what was served then, so finished_ok may exceed sent); in_flight is what was open at the slice\'s end. A slice with nothing sent is not judged. Every slice is in plots.extra.slices.',
       },
     },
     metrics: streamMetrics(recorder, secs),

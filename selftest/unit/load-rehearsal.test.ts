@@ -220,8 +220,8 @@ describe('slices', () => {
     const rows = r.rows(() => 10, () => 'hold', [{ t_s: 2.05, label: 'change' }]);
     expect(rows).toHaveLength(3);
     expect(rows[0]).toMatchObject({ sent: 10, ok: 10, within_slo: true, ttft_p50_ms: 20, error_share: 0 });
-    expect(rows[0]!.completed).toBe(7); // ended by 1 s
-    expect(rows[1]).toMatchObject({ sent: 0, within_slo: null, ttft_p95_ms: null, error_share: null, completed: 3 });
+    expect(rows[0]!.finished_ok).toBe(7); // ended by 1 s
+    expect(rows[1]).toMatchObject({ sent: 0, within_slo: null, ttft_p95_ms: null, error_share: null, finished_ok: 3 });
     expect(rows[2]).toMatchObject({ sent: 2, within_slo: false, errors_by_status: { 503: 1 }, errors_by_class: { shed_503: 1 }, findings: 0, marks: ['change'] });
     expect(rows[2]!.broken).toEqual(['ttft_p95_ms', 'error_share']);
     const csv = slicesCsv(rows).trim().split('\n');
