@@ -138,6 +138,25 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   /** performance.now() of the network piece being read: every event in it shares it. */
   private pieceAt = 0;
   private lastContentRead = -1;
+  // A stream's per-event figures live here, next to the handler's other fields, and go into the
+  // outcome once, at its end: an event then touches this object's few cache lines, not the
+  // outcome's forty fields (with a thousand streams every event meets a cold cache; measured).
+  // Times are -1 until set (performance.now() is never negative).
+  private firstEventAt = -1;
+  private firstContentAt = -1;
+  private secondContentAt = -1;
+  private lastContentAt = -1;
+  private firstAnswerAt = -1;
+  private tokenEvents = 0;
+  private contentChunks = 0;
+  private contentReads = 0;
+  private outputChars = 0;
+  private reasoningChunks = 0;
+  private reply: string | undefined;
+  private replyHead: string | undefined;
+  private completionId: string | undefined;
+  private readonly gaps: GapTally;
+  private readonly allGaps: number[] | undefined;
   private readonly cancelAfter: LeanRequest['cancelAfter'];
   private jsonParts: Buffer[] | undefined;
   private jsonBytes = 0;
@@ -149,16 +168,24 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     this.sample = req.sample;
     this.capped = req.capped === true;
     this.cancelAfter = req.cancelAfter;
+    // Every field from birth, in one order: an outcome keeps one hidden class whatever it
+    // meets, so the code that reads outcomes sees one shape, not a dozen.
     this.outcome = {
       seq: req.seq, route: req.route, key: req.key, stream: req.stream,
-      intendedAt: req.intendedAt, sentAt: 0, endAt: 0,
-      contentChunks: 0, tokenEvents: 0, outputChars: 0, gaps: new GapTally(), events: 0, ok: false, schemaChecked: req.sample,
+      intendedAt: req.intendedAt, sentAt: 0, wireAt: undefined, headersAt: undefined,
+      firstEventAt: undefined, firstContentAt: undefined, secondContentAt: undefined, firstAnswerAt: undefined,
+      queueMs: undefined, reasoningChunks: undefined, lastContentAt: undefined, endAt: 0, status: undefined,
+      headers: req.keepHeaders ? {} : undefined, errorBody: undefined,
+      contentChunks: 0, tokenEvents: 0, outputChars: 0,
+      usageTokens: undefined, usagePromptTokens: undefined, usageCachedTokens: undefined,
+      reply: req.keepReply ? '' : undefined, replyHead: req.work?.canary ? '' : undefined,
+      completionId: undefined, contentReads: undefined, gaps: new GapTally(), allGaps: req.keepGaps ? [] : undefined,
+      work: req.work, tokens: undefined, events: 0, ok: false, failure: undefined, failureDetail: undefined, schemaChecked: req.sample,
     };
-    if (req.keepHeaders) this.outcome.headers = {};
-    if (req.keepReply) this.outcome.reply = '';
-    if (req.work?.canary) this.outcome.replyHead = '';
-    if (req.keepGaps) this.outcome.allGaps = [];
-    if (req.work) this.outcome.work = req.work;
+    this.gaps = this.outcome.gaps;
+    this.allGaps = this.outcome.allGaps;
+    this.reply = this.outcome.reply;
+    this.replyHead = this.outcome.replyHead;
   }
 
   // --- undici handler -----------------------------------------------------------------
@@ -232,7 +259,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       if (this.reader.problems.length > 0) return this.fail('bad_body', `SSE: ${this.reader.problems[0]!.detail}`);
       if (!this.done) return this.fail('incomplete_stream', `stream closed without data: [DONE] after ${this.reader.events} events`);
       // EV-4's scope, as the fuzz oracle states it: a capped request may spend its tokens on hidden reasoning and send no content.
-      if (o.contentChunks === 0 && !this.capped) return this.fail('bad_body', 'stream carried no content');
+      if (this.contentChunks === 0 && !this.capped) return this.fail('bad_body', 'stream carried no content');
       const snapshots = this.snapshots?.finding();
       if (snapshots) return this.fail('bad_body', `stream breaks EV-12: ${describeSnapshots(snapshots)}`);
       o.ok = true;
@@ -277,19 +304,26 @@ export class LeanCall implements Dispatcher.DispatchHandler {
    */
   private onEvent(data: string): void {
     if (this.finished) return;
-    const o = this.outcome;
     const now = this.pieceAt;
-    if (o.firstEventAt === undefined) o.firstEventAt = now;
+    if (this.firstEventAt < 0) this.firstEventAt = now;
     if (this.done) return this.fail('bad_body', 'data after [DONE]');
     if (data === '[DONE]') {
       this.done = true;
       return;
     }
     let chunk: ChunkLike;
+    const parser = this.chunks!;
     try {
-      chunk = this.chunks!.parse(data) as ChunkLike;
+      chunk = parser.parse(data) as ChunkLike;
     } catch {
       return this.fail('bad_body', `chunk is not JSON: ${describe(data, 80)}`);
+    }
+    const text = parser.text;
+    if (text !== undefined && !this.sample) {
+      // The previous payload with only its text changed: its id, error, usage and other fields were judged with it.
+      const field = parser.textField;
+      this.snapshots?.push(parser.textChoice, field === 'content' ? text : undefined);
+      return field === 'content' ? this.output(text, undefined, false, now) : this.output(undefined, text, false, now);
     }
     if (chunk === null || typeof chunk !== 'object') return this.fail('bad_body', `chunk is not an object: ${describe(data, 80)}`);
     if (chunk.error !== undefined) return this.fail('bad_body', `error event in the stream: ${describe(chunk.error, 120)}`);
@@ -298,42 +332,44 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       if (!v.valid) return this.fail('bad_body', `chunk breaks ${v.errors[0]!.clause}: ${v.errors[0]!.message}`);
     }
     this.snapshots?.pushChunk(chunk);
-    if (o.completionId === undefined && typeof (chunk as { id?: unknown }).id === 'string') o.completionId = (chunk as { id: string }).id;
+    if (this.completionId === undefined && typeof (chunk as { id?: unknown }).id === 'string') this.completionId = (chunk as { id: string }).id;
     const delta = chunk.choices?.[0]?.delta;
-    if (delta) {
-      const content = delta.content;
-      // vLLM sends delta.reasoning (its current field), DeepSeek and older vLLM reasoning_content.
-      const reasoning = typeof delta.reasoning === 'string' && delta.reasoning.length > 0 ? delta.reasoning : delta.reasoning_content;
-      const hasContent = typeof content === 'string' && content.length > 0;
-      const hasReasoning = typeof reasoning === 'string' && reasoning.length > 0;
-      // Reasoning (vLLM, DeepSeek) and tool-call deltas are output the model generated: they time tokens too.
-      if (hasContent || hasReasoning || (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0)) {
-        if (o.firstContentAt === undefined) {
-          o.firstContentAt = now;
-          if (this.cancelAfter === 'first-token') return this.cancel('cancelled');
-        } else {
-          o.secondContentAt ??= now;
-          o.gaps.add(now - o.lastContentAt!);
-          o.allGaps?.push(now - o.lastContentAt!);
-        }
-        o.lastContentAt = now;
-        o.tokenEvents++;
-      }
-      if (hasContent) {
-        o.firstAnswerAt ??= now;
-        o.contentChunks++;
-        if (now !== this.lastContentRead) { o.contentReads = (o.contentReads ?? 0) + 1; this.lastContentRead = now; }
-        if (o.replyHead !== undefined && o.replyHead.length < HEAD_CHARS) o.replyHead += content.slice(0, HEAD_CHARS);
-        o.outputChars += content.length;
-        if (o.reply !== undefined) o.reply += content;
-      }
-      if (hasReasoning) {
-        o.reasoningChunks = (o.reasoningChunks ?? 0) + 1;
-        o.outputChars += reasoning.length;
-        if (o.reply !== undefined) o.reply += reasoning;
-      }
-    }
+    // vLLM sends delta.reasoning (its current field), DeepSeek and older vLLM reasoning_content.
+    if (delta) this.output(delta.content, typeof delta.reasoning === 'string' && delta.reasoning.length > 0 ? delta.reasoning : delta.reasoning_content, Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0, now);
+    if (this.finished) return;
     this.usage(chunk.usage);
+  }
+
+  /** One chunk's output: its content, its reasoning, whether it carried tool-call deltas. */
+  private output(content: unknown, reasoning: unknown, toolCalls: boolean, now: number): void {
+    const hasContent = typeof content === 'string' && content.length > 0;
+    const hasReasoning = typeof reasoning === 'string' && reasoning.length > 0;
+    // Reasoning (vLLM, DeepSeek) and tool-call deltas are output the model generated: they time tokens too.
+    if (hasContent || hasReasoning || toolCalls) {
+      if (this.firstContentAt < 0) {
+        this.firstContentAt = now;
+        if (this.cancelAfter === 'first-token') return this.cancel('cancelled');
+      } else {
+        if (this.secondContentAt < 0) this.secondContentAt = now;
+        this.gaps.add(now - this.lastContentAt);
+        this.allGaps?.push(now - this.lastContentAt);
+      }
+      this.lastContentAt = now;
+      this.tokenEvents++;
+    }
+    if (hasContent) {
+      if (this.firstAnswerAt < 0) this.firstAnswerAt = now;
+      this.contentChunks++;
+      if (now !== this.lastContentRead) { this.contentReads++; this.lastContentRead = now; }
+      if (this.replyHead !== undefined && this.replyHead.length < HEAD_CHARS) this.replyHead += content.slice(0, HEAD_CHARS);
+      this.outputChars += content.length;
+      if (this.reply !== undefined) this.reply += content;
+    }
+    if (hasReasoning) {
+      this.reasoningChunks++;
+      this.outputChars += reasoning.length;
+      if (this.reply !== undefined) this.reply += reasoning;
+    }
   }
 
   private checkJson(): void {
@@ -389,10 +425,29 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     this.finish();
   }
 
+  /** The stream's per-event figures into its outcome (once, at its end). */
+  private streamFigures(o: Outcome): void {
+    const at = (t: number) => (t < 0 ? undefined : t);
+    o.firstEventAt = at(this.firstEventAt);
+    o.firstContentAt = at(this.firstContentAt);
+    o.secondContentAt = at(this.secondContentAt);
+    o.lastContentAt = at(this.lastContentAt);
+    o.firstAnswerAt = at(this.firstAnswerAt);
+    o.tokenEvents = this.tokenEvents;
+    o.contentChunks = this.contentChunks;
+    o.contentReads = this.contentReads > 0 ? this.contentReads : undefined;
+    o.outputChars = this.outputChars;
+    o.reasoningChunks = this.reasoningChunks > 0 ? this.reasoningChunks : undefined;
+    o.reply = this.reply;
+    o.replyHead = this.replyHead;
+    o.completionId = this.completionId;
+  }
+
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
     this.outcome.endAt = performance.now();
+    if (this.outcome.stream) this.streamFigures(this.outcome);
     if (this.reader) this.outcome.events = this.reader.events;
     this.reader = undefined;
     this.chunks = undefined;
