@@ -62,7 +62,7 @@ export interface DeliverySummary {
  */
 export class CrossTalkWatch {
   /** Requests in flight: the earliest their reply can say it started (intendedAt), the request for curl lines, its canary. */
-  private readonly inFlight = new Map<number, { from: number; req?: LeanRequest; canary?: string }>();
+  private readonly inFlight = new Map<number, { from: number; req: LeanRequest | undefined; canary: string | undefined }>();
   private readonly recent = new Map<number, LeanRequest>();
   private readonly recentIds = new Map<string, number>();
   private readonly curls = new Map<number, string>();
@@ -73,6 +73,8 @@ export class CrossTalkWatch {
   private readonly ready = new Queue<Rec>();
   /** Judged, kept while a later reply may overlap them; start order. */
   private readonly live: Rec[] = [];
+  /** live.length after its last walk. */
+  private liveKept = 0;
   /** Replies not yet dropped by canary, and judged ones a while after. */
   private readonly byCanary = new Map<string, Rec>();
   private readonly judgedByCanary = new Map<string, Rec>();
@@ -115,7 +117,8 @@ export class CrossTalkWatch {
     const from = req.intendedAt;
     if (from < this.lastFrom) this.inOrder = false;
     this.lastFrom = from;
-    this.inFlight.set(req.seq, { from, ...(this.curlOf ? { req } : {}), ...(req.work?.canary ? { canary: req.work.canary } : {}) });
+    // One shape for every entry (no spread objects: this runs once per request).
+    this.inFlight.set(req.seq, { from, req: this.curlOf ? req : undefined, canary: req.work?.canary || undefined });
   }
 
   add(o: Outcome): void {
@@ -170,11 +173,14 @@ export class CrossTalkWatch {
       this.ledger.judge(r, this.ownerOfFn, this.partnerView);
       this.live.push(r);
     }
-    // A judged reply stays while one not yet judged may overlap it.
+    // A judged reply stays while one not yet judged may overlap it. The walk runs once the
+    // list doubled (a thousand streams keep about a thousand here: a walk per reply was O(n)).
+    if (!end && this.live.length < 2 * this.liveKept + 64) return;
     const from = Math.min(this.ready.first?.s.start ?? Infinity, this.pending.first?.s.start ?? Infinity, end ? Infinity : until);
     let k = 0;
     for (const r of this.live) if (r.s.end > from) this.live[k++] = r; else this.leave(r);
     this.live.length = k;
+    this.liveKept = k;
   }
 
   private freeze(): void {

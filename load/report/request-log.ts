@@ -33,23 +33,25 @@ export class RequestLog {
   }
 
   outcome(o: Outcome, phase?: string): void {
-    const rec: Record<string, unknown> = {
-      seq: o.seq,
-      ...(phase ? { phase } : {}),
-      key: o.key,
-      route: o.route,
-      ...(o.work?.session !== undefined ? { session: o.work.session, turn: o.work.turn } : {}),
-      intended_ms: this.ms(o.intendedAt),
-      sent_ms: this.ms(o.sentAt),
-      sent_at: new Date(performance.timeOrigin + o.sentAt).toISOString(),
-      status: o.status ?? null,
-      ok: o.ok,
-      error: o.failure ?? null,
-      ...(o.failureDetail && !o.ok ? { error_detail: redact(o.failureDetail).slice(0, 200) } : {}),
-      ttft_ms: o.stream && o.firstContentAt !== undefined ? round3(o.firstContentAt - o.intendedAt) : null,
-      e2e_ms: o.endAt > 0 ? round3(o.endAt - o.intendedAt) : null,
-      ...(o.queueMs !== undefined ? { client_queue_ms: round3(o.queueMs) } : {}),
-    };
+    // Filled field by field in the line's order (no spread objects: it runs once per request).
+    const rec: Record<string, unknown> = { seq: o.seq };
+    if (phase) rec.phase = phase;
+    rec.key = o.key;
+    rec.route = o.route;
+    if (o.work?.session !== undefined) {
+      rec.session = o.work.session;
+      rec.turn = o.work.turn;
+    }
+    rec.intended_ms = this.ms(o.intendedAt);
+    rec.sent_ms = this.ms(o.sentAt);
+    rec.sent_at = new Date(performance.timeOrigin + o.sentAt).toISOString();
+    rec.status = o.status ?? null;
+    rec.ok = o.ok;
+    rec.error = o.failure ?? null;
+    if (o.failureDetail && !o.ok) rec.error_detail = redact(o.failureDetail).slice(0, 200);
+    rec.ttft_ms = o.stream && o.firstContentAt !== undefined ? round3(o.firstContentAt - o.intendedAt) : null;
+    rec.e2e_ms = o.endAt > 0 ? round3(o.endAt - o.intendedAt) : null;
+    if (o.queueMs !== undefined) rec.client_queue_ms = round3(o.queueMs);
     if (o.stream) {
       const g = o.gaps;
       if (g.count === 0) rec.itl = null;

@@ -92,9 +92,10 @@ describe('SVC-9 in a long load run: each reply judged as it settles, then droppe
     expect(end.findings).toEqual([]);
     expect(w.rows).toEqual([]);
     expect(w.summary.cross_talk).toMatchObject({ verdict: 'judged', judged_by: end.judged, lone: end.lone, findings: 0, not_kept: 0 });
-    // Until the evidence is learned it waits (at most MAX_HELD replies); after, about the ~25 in flight and the window beside them.
+    // Until the evidence is learned it waits (at most MAX_HELD replies); after, about the ~25 in flight and the window beside them
+    // (the judged part of it walked once it doubled, plus 64: at most about twice the window, whatever the run's length).
     expect(w.most).toBeLessThanOrEqual(MAX_HELD + 100);
-    expect(w.mostLate).toBeLessThan(150);
+    expect(w.mostLate).toBeLessThan(250);
   });
 
   it('swapped replies among 50,000: the same findings, in the same order, as judging every reply at the end', () => {
@@ -107,7 +108,7 @@ describe('SVC-9 in a long load run: each reply judged as it settles, then droppe
     const svc9 = w.findings.filter((f) => f.clause === 'SVC-9');
     expect(svc9.map((f) => f.count)).toEqual([end.findings.length]);
     expect(svc9[0]!.example).toMatch(/got the reply of request #\d+/);
-    expect(w.mostLate).toBeLessThan(150);
+    expect(w.mostLate).toBeLessThan(250);
   });
 
   it('usage or id alone: a reply whose count or id is another\'s is found as at the end', () => {
