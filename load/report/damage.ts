@@ -143,7 +143,7 @@ export function assessDamage(slices: SliceVerdict[], sliceS: number, recoverSlic
   const where = change ? `change at ${change.t_s} s` : 'no change';
   const figures = [
     `SLO violated ${violationS} s${violated.length ? ` (${fmtRel(rel(violated[0]!.t_start_s))} to ${fmtRel(rel(violated[violated.length - 1]!.t_end_s))}${change ? ' from the change' : ''})` : ''}`,
-    firstBad < 0 ? 'nothing to recover from' : recovery === null ? `not recovered within the run (${recoverSlices} slices in SLO)` : `recovered ${recovery} s after the ${change ? 'change' : 'start'} (${recoverSlices} slices in SLO)`,
+    firstBad < 0 ? 'nothing to recover from' : recovery === null ? `not recovered within the run (recovery is ${recoverSlices} slices in a row within the SLO)` : `recovered ${recovery} s after the ${change ? 'change' : 'start'} (then ${recoverSlices} slices in a row within the SLO)`,
     `lost ${losses.lost} of ${losses.attempted}${losses.lost ? `: ${[...shed, ...bad].join(', ')}` : ''}`,
     ...(commandProblem ? [commandProblem] : []),
   ];

@@ -102,8 +102,8 @@ export async function runSweep(ctx: ScenarioContext): Promise<ScenarioResult> {
         : { kind: 'concurrency', concurrency: value, rampUpMs: Math.min(o.rampUp * 1000, (o.stepDuration * 1000) / 4) };
       const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
       loop.enable();
-      // The driver starts its schedule within a tick of this (drivePhase builds nothing slow first).
-      const stepStart = performance.now();
+      // The settle window runs on the driver's clock: set again when it starts, after the lone requests (seconds on a slow target).
+      let stepStart = performance.now();
       const res = await drivePhase(ctx, {
         label: `${label}: ${value} ${unit}${attempt > 0 ? ' (re-run)' : ''}`,
         mode,
@@ -113,6 +113,7 @@ export async function runSweep(ctx: ScenarioContext): Promise<ScenarioResult> {
         recorders: [step, all],
         seqOffset,
         progressFrom: step,
+        onStart: () => { stepStart = performance.now(); },
         onOutcome: (out) => {
           ends.push({ endAt: out.endAt, ok: out.ok, good: meetsSlo(out, o), tokens: out.usageTokens });
           if (out.intendedAt - stepStart >= timing.settleS * 1000) measured.recordOutcome(out);
