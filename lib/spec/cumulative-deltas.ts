@@ -44,6 +44,9 @@ export interface SnapshotFinding {
 
 const quote = (s: string) => (s.length > QUOTE ? `${s.slice(0, QUOTE)}…` : s);
 
+/** One reading (combined, or previous delta): whether it holds, and how often the text grew under it. */
+interface Reading { holds: boolean; grew: number }
+
 // Two moduli near 2^30 and small bases: every product stays an exact double.
 const B1 = 131;
 const M1 = 1000000007;
@@ -94,67 +97,53 @@ function mod(x: number, m: number): number {
   return x - Math.floor(x / m) * m;
 }
 
-/**
- * One choice's deltas, fed in order. It extends CombinedText (the text of its deltas so far)
- * so that its whole state is one object: the load driver feeds every chunk of thousands of
- * streams, and every object an event touches is a cache miss there.
- */
-class ChoiceWatch extends CombinedText {
+/** One choice's deltas, fed in order. */
+class ChoiceWatch {
   count = 0;
   first: string[] = [];
   restated?: SnapshotFinding['restated'];
   private prev = '';
   private combined = '';
-  /** The two readings: whether each holds, and how often the text grew under it. */
-  private combinedHolds = true;
-  private combinedGrew = 0;
-  private prevHolds = true;
-  private prevGrew = 0;
+  private readonly all = new CombinedText();
+  private readonly byCombined: Reading = { holds: true, grew: 0 };
+  private readonly byPrev: Reading = { holds: true, grew: 0 };
 
   push(text: string): void {
     if (text === '') return; // empty deltas carry no text: neither for nor against
     if (this.count > 0) {
-      if (this.combinedHolds) {
-        const r = judge(this.combined, text);
-        if (r < 0) this.combinedHolds = false;
-        else this.combinedGrew += r;
-      }
-      if (this.prevHolds) {
-        const r = judge(this.prev, text);
-        if (r < 0) this.prevHolds = false;
-        else this.prevGrew += r;
-      }
+      judge(this.byCombined, this.combined, text);
+      judge(this.byPrev, this.prev, text);
     }
-    if (!this.restated && this.count >= MIN_EARLIER && this.length >= MIN_RESTATED && this.startsOf(text)) {
-      this.restated = { delta: this.count + 1, earlier: this.count, chars: this.length, text: quote(text) };
+    if (!this.restated && this.count >= MIN_EARLIER && this.all.length >= MIN_RESTATED && this.all.startsOf(text)) {
+      this.restated = { delta: this.count + 1, earlier: this.count, chars: this.all.length, text: quote(text) };
     }
-    if (!this.restated) this.add(text);
+    if (!this.restated) this.all.add(text);
     this.count++;
     if (this.first.length < 3) this.first.push(quote(text));
     // Keep the text only while a reading can still hold: a legal stream drops it early.
-    this.combined = this.combinedHolds ? this.combined + text : '';
-    this.prev = this.prevHolds ? text : '';
+    this.combined = this.byCombined.holds ? this.combined + text : '';
+    this.prev = this.byPrev.holds ? text : '';
   }
 
   finding(choice: number): SnapshotFinding | undefined {
     if (this.count < MIN_DELTAS) return undefined;
-    const byCombined = this.combinedHolds && this.combinedGrew >= MIN_DELTAS - 1;
-    const byPrev = this.prevHolds && this.prevGrew >= MIN_DELTAS - 1;
-    if (!byCombined && !byPrev) {
+    const snapshot = (r: Reading) => r.holds && r.grew >= MIN_DELTAS - 1;
+    if (!snapshot(this.byCombined) && !snapshot(this.byPrev)) {
       if (!this.restated) return undefined;
       return { choice, deltas: this.count, first: this.first.slice(), style: 'restatement of all earlier deltas combined', restated: { ...this.restated } };
     }
     return {
       choice, deltas: this.count, first: this.first.slice(),
-      style: byCombined ? 'prefix of all earlier deltas combined' : 'prefix of the previous delta',
+      style: snapshot(this.byCombined) ? 'prefix of all earlier deltas combined' : 'prefix of the previous delta',
     };
   }
 }
 
-/** A delta under one reading: 1 when it grows past `before`, 0 when it repeats it exactly, -1 (the reading is disproved) otherwise. */
-function judge(before: string, text: string): number {
-  if (text.length > before.length && text.startsWith(before)) return 1;
-  return text === before ? 0 : -1;
+/** A delta under one reading: it grows past `before` or repeats it exactly; anything else disproves the reading. */
+function judge(r: Reading, before: string, text: string): void {
+  if (!r.holds) return;
+  if (text.length > before.length && text.startsWith(before)) r.grew++;
+  else if (text !== before) r.holds = false;
 }
 
 /** Watches one stream, choice by choice; `finding()` says whether it broke EV-12. */

@@ -31,21 +31,9 @@ export class ChunkParser {
   private chunk: unknown;
   private delta: Record<string, unknown> | undefined;
   private field: Field = 'content';
-  /** The template's one choice index, and whether its delta holds the text field alone. */
-  private choiceIndex = 0;
-  private textOnly = false;
   private locates = 0;
   /** Payloads read from the template (for the bench and the self-tests). */
   reused = 0;
-  /**
-   * After parse(): the new text, when the payload is the template's with only that text
-   * changed, its delta holds nothing else, and it carries no usage and no error. Every
-   * other field then reads as the template's did when the caller judged it.
-   */
-  text: string | undefined;
-  /** With `text`: its field and its choice's index. */
-  get textField(): Field { return this.field; }
-  get textChoice(): number { return this.choiceIndex; }
 
   /** The payload as JSON.parse reads it; throws where JSON.parse throws. */
   parse(data: string): unknown {
@@ -65,11 +53,9 @@ export class ChunkParser {
       if (typeof text === 'string') {
         this.delta![this.field] = text;
         this.reused++;
-        this.text = this.textOnly ? text : undefined;
         return this.chunk;
       }
     }
-    this.text = undefined;
     const chunk = JSON.parse(data) as unknown;
     if (this.locates < MAX_LOCATES) this.locate(data, chunk);
     return chunk;
@@ -109,10 +95,6 @@ export class ChunkParser {
     this.chunk = chunk;
     this.delta = delta;
     this.field = field;
-    const index = ((chunk as { choices: Array<{ index?: unknown }> }).choices[0]!).index;
-    this.choiceIndex = typeof index === 'number' ? index : 0;
-    const { usage, error } = chunk as { usage?: unknown; error?: unknown };
-    this.textOnly = Object.keys(delta).length === 1 && (usage === undefined || usage === null) && error === undefined;
   }
 }
 

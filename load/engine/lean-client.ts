@@ -312,18 +312,10 @@ export class LeanCall implements Dispatcher.DispatchHandler {
       return;
     }
     let chunk: ChunkLike;
-    const parser = this.chunks!;
     try {
-      chunk = parser.parse(data) as ChunkLike;
+      chunk = this.chunks!.parse(data) as ChunkLike;
     } catch {
       return this.fail('bad_body', `chunk is not JSON: ${describe(data, 80)}`);
-    }
-    const text = parser.text;
-    if (text !== undefined && !this.sample) {
-      // The previous payload with only its text changed: its id, error, usage and other fields were judged with it.
-      const field = parser.textField;
-      this.snapshots?.push(parser.textChoice, field === 'content' ? text : undefined);
-      return field === 'content' ? this.output(text, undefined, false, now) : this.output(undefined, text, false, now);
     }
     if (chunk === null || typeof chunk !== 'object') return this.fail('bad_body', `chunk is not an object: ${describe(data, 80)}`);
     if (chunk.error !== undefined) return this.fail('bad_body', `error event in the stream: ${describe(chunk.error, 120)}`);
