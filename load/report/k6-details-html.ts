@@ -4,8 +4,8 @@
 import type { LoadSummary } from './summary.ts';
 import { esc } from './slice-charts.ts';
 
-/** As merge.ts writes it (not imported: merge.ts renders through this module). */
-interface ThresholdVerdict { metric: string; expression: string; ok: boolean; judged: boolean; observed?: string; runners_ok?: boolean[] }
+/** A k6 threshold judged on the whole test (merge.ts makes them; defined here, where they are drawn, since merge.ts renders through this module). */
+export interface ThresholdVerdict { metric: string; expression: string; ok: boolean; judged: boolean; observed?: string; runners_ok: boolean[] }
 
 interface K6Details {
   script: string;

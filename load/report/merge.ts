@@ -19,6 +19,7 @@ import { SUMMARY_FORMAT, SUMMARY_VERSION, writeSummary, type LoadSummary } from 
 import { writeHtmlReport } from './report-html.ts';
 import { slicesCsv } from './slices.ts';
 import { k6CrossTalkFinding, witnessOfLine, type Witness } from './k6-cross-talk.ts';
+import type { ThresholdVerdict } from './k6-details-html.ts';
 import { findingsFail, type Finding } from './findings.ts';
 import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from './baseline.ts';
 import { evaluateLimits, gateLine, parseLimits, type Limit } from './gates.ts';
@@ -190,8 +191,6 @@ function firstDifference(a: unknown, b: unknown, path = ''): string | undefined 
 }
 
 // ---------------------------------------------------------------- k6 summaries
-
-export interface ThresholdVerdict { metric: string; expression: string; ok: boolean; judged: boolean; observed?: string; runners_ok: boolean[] }
 
 export interface K6Merge {
   merged: K6Summary;
