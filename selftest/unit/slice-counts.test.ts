@@ -102,3 +102,24 @@ describe('the slices\' clock', () => {
     expect(rows.map((r) => r.sent)).toEqual([10, 10, ...rows.slice(2).map(() => 0)]);
   }, 30_000);
 });
+
+describe('the sweep step\'s settle window', () => {
+  it('starts on the driver\'s clock: the lone requests before it (about 1 s here) do not eat the settle, so its first requests stay out of the latency samples', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'chatgate-sweep-clock-'));
+    const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const quietOut = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      // One step of 3 s at 10 req/s, fixed spacing: its settle is the first 0.3 s (3 arrivals); each lone request takes 300 ms or more.
+      await main(['sweep', '--sweep-start', '10', '--sweep-steps', '1', '--step-duration', '3', '--step-min-requests', '1', '--arrival', 'constant', '--slo-ttft-p95-ms', '5000',
+        '--ref-ttft-ms', '300', '--ref-itl-ms', '5', '--max-tokens', '4', '--sweep-max-driver-lag-ms', '1000', '--out', out], {});
+    } finally {
+      quiet.mockRestore();
+      quietOut.mockRestore();
+    }
+    const step = (JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).details.steps as Array<{ sent: number; samples: number }>)[0]!;
+    // Timed from before the lone requests, the settle had passed before the first arrival: every answer was a sample.
+    expect(step.sent).toBe(30);
+    expect(step.samples).toBeGreaterThanOrEqual(26);
+    expect(step.samples).toBeLessThanOrEqual(28);
+  }, 30_000);
+});
