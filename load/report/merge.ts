@@ -379,12 +379,28 @@ function runProxy(parts: K6Summary[], shell: NodeJS.ProcessEnv): { proxyEnv: Rec
   const recorded = parts.map((p) => p.proxy_env);
   if (recorded.every((r): r is Record<string, string> => r !== null && typeof r === 'object')) {
     const first = recorded[0]!;
-    if (recorded.every((r) => isDeepStrictEqual(r, first))) return { proxyEnv: first };
-    return { proxyEnv: first, proxyNote: `the runners ran with different proxy settings: the --proxy of these lines is runner ${parts[0]!.identity.runner}'s (${JSON.stringify(first)})` };
+    const target = parts[0]!.target ?? '';
+    if (recorded.every((r) => isDeepStrictEqual(r, first))) return { proxyEnv: asK6ReadsThem(first, target) };
+    return { proxyEnv: asK6ReadsThem(first, target), proxyNote: `the runners ran with different proxy settings: the --proxy of these lines is runner ${parts[0]!.identity.runner}'s (${JSON.stringify(first)})` };
   }
   const own: Record<string, string> = {};
   for (const name of PROXY_VARIABLES) if (shell[name]?.trim()) own[name] = shell[name]!.trim();
   return { proxyEnv: own, proxyNote: "the runners' summaries do not record their proxy (an older build): the --proxy of these lines, if any, is the merging shell's, not necessarily the runners'" };
+}
+
+/**
+ * The proxy variables as k6 (Go's net/http) applied them, for curl (lib/http/proxy.ts,
+ * curl's reading): the upper-case name wins, and localhost and loopback targets go direct.
+ */
+function asK6ReadsThem(vars: Record<string, string>, target: string): Record<string, string> {
+  const host = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/]*)/i.exec(target)?.[1]?.replace(/^\[|\]$/g, '').toLowerCase() ?? '';
+  if (host === 'localhost' || /^127\./.test(host) || host === '::1') return {};
+  const out: Record<string, string> = {};
+  for (const name of ['https_proxy', 'http_proxy', 'no_proxy']) {
+    const v = vars[name.toUpperCase()] ?? vars[name];
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
 }
 
 /** Why a k6 merge has no driver figures. */
