@@ -10,7 +10,7 @@ export interface CurlInput {
   headers: Record<string, string>;
   body?: string;
   stream?: boolean;
-  /** Whose HEADERS the request carried (a k6 run's, read from its summary); default this process's. */
+  /** Whose HEADERS and proxy variables the request went with (a k6 run's, read from its summaries); default this process's. */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -24,7 +24,7 @@ export function toCurl(req: CurlInput): string {
   if (req.method !== 'GET' || req.body !== undefined) parts.push('-X', req.method);
   // The run went through a proxy (lib/http/proxy.ts): so does the reproduction, through a CONNECT
   // tunnel as undici does (curl forwards plain http:// unless told --proxytunnel). Credentials masked.
-  const proxy = safeProxyFor(req.url);
+  const proxy = safeProxyFor(req.url, req.env);
   if (proxy) parts.push('--proxy', quote(proxy.shown), ...(req.url.startsWith('http:') ? ['--proxytunnel'] : []));
   parts.push(quote(redactUrl(req.url)));
   // Every request of the run carries the HEADERS (secret values shown as ***), so does its reproduction.
@@ -41,9 +41,9 @@ export function toCurl(req: CurlInput): string {
   return redact(parts.join(' '));
 }
 
-function safeProxyFor(url: string): ReturnType<typeof proxyFor> {
+function safeProxyFor(url: string, env: NodeJS.ProcessEnv = process.env): ReturnType<typeof proxyFor> {
   try {
-    return proxyFor(url);
+    return proxyFor(url, env);
   } catch {
     return undefined; // a malformed proxy variable stops the run before any request (lib/http/preflight.ts)
   }

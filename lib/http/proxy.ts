@@ -19,6 +19,9 @@
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { ConfigError } from '../run/config.ts';
 import { addSecret } from '../run/redact.ts';
+import { maskProxyUrl } from './proxy-mask.ts';
+
+export { maskProxyUrl };
 
 export interface ProxyChoice {
   /** The proxy URL as configured, credentials included: never print it, print `shown`. */
@@ -54,14 +57,6 @@ export function parseProxyUrl(variable: string, raw: string): URL {
     throw new ConfigError(variable, `proxy scheme ${url.protocol} is not supported; use an http:// (or https://) proxy`);
   }
   return url;
-}
-
-/** A proxy URL for display: the password (and a lone user token) masked. */
-export function maskProxyUrl(raw: string): string {
-  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?([^/@\s]*)@/i, (_m, scheme = '', cred: string) => {
-    const user = cred.includes(':') ? cred.slice(0, cred.indexOf(':')) : '';
-    return `${scheme}${user ? `${user}:***` : '***'}@`;
-  });
 }
 
 /** True when NO_PROXY (no_proxy first) says the host goes direct. */

@@ -55,8 +55,9 @@ export function renderConsoleSummary(s: LoadSummary): string {
     if (d.honoured_retries?.length) lines.push(`  retry after the advised wait: ${d.honoured_retries[0]!.ok ? 'succeeded' : 'FAILED'}`);
   }
   const dr = s.driver;
-  lines.push(`  driver: ${dr.cpu_cores} cores, event loop utilisation ${(dr.event_loop_utilization * 100).toFixed(0)} %, delay p99 ${dr.event_loop_delay_p99_ms} ms, schedule lag p99 ${dr.schedule_lag_p99_ms} ms${s.target.reference_cpu_s != null ? `; reference server ${s.target.reference_cpu_s} CPU s` : ''}`);
-  if (dr.warning) lines.push(`  WARNING: ${dr.warning}`);
+  if (!dr) lines.push(`  driver: not measured${s.driver_not_measured ? ` (${s.driver_not_measured})` : ''}`);
+  else lines.push(`  driver: ${dr.cpu_cores} cores, event loop utilisation ${(dr.event_loop_utilization * 100).toFixed(0)} %, delay p99 ${dr.event_loop_delay_p99_ms} ms, schedule lag p99 ${dr.schedule_lag_p99_ms} ms${s.target.reference_cpu_s != null ? `; reference server ${s.target.reference_cpu_s} CPU s` : ''}`);
+  if (dr?.warning) lines.push(`  WARNING: ${dr.warning}`);
   for (const g of s.gates?.checks ?? []) lines.push(`  ${gateLine(g)}`);
   if (s.findings.length === 0) lines.push('  findings: none');
   for (const fd of s.findings) {

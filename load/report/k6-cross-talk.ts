@@ -2,7 +2,7 @@
 // (chatgate_cross_talk); the first findings of each VU carry their bodies as metadata
 // on that point (load/k6/lib/witness.ts), which the runners' `--out json` outputs hold.
 // Here they become the finding's curl lines, built by lib/http/curl.ts as the Node
-// harness builds its own, with the runners' HEADERS (from their summaries), every
+// harness builds its own, with the runners' HEADERS and proxy (from their summaries), every
 // secret masked by curl.ts's rule (the runners never wrote the key).
 import { toCurl } from '../../lib/http/curl.ts';
 import { CLAUSES } from '../../lib/spec/clauses.ts';
@@ -24,13 +24,17 @@ export function witnessOfLine(line: string): Witness | undefined {
   }
 }
 
-/** What the runners sent besides the bodies: the target and their HEADERS text (as their summaries recorded it, secret values already redacted). */
-export interface K6RunHeaders { target: string; headers?: string }
+/**
+ * What the runners sent besides the bodies: the target, their HEADERS text (as their
+ * summaries recorded it, secret values masked) and their proxy variables; `proxyNote`
+ * says when the proxy is not known to be theirs.
+ */
+export interface K6RunHeaders { target: string; headers?: string; proxyEnv?: Record<string, string>; proxyNote?: string }
 
 /** A stream request to the target as chat-stream-sse sends it: the run's HEADERS, then its own; secrets masked by toCurl. */
 function curlOf(run: K6RunHeaders, body: string): string {
-  // The run's HEADERS, never the merging process's own (toCurl reads HEADERS from `env`).
-  const env = run.headers === undefined ? {} : { HEADERS: run.headers };
+  // The run's HEADERS and proxy, never the merging process's own (toCurl reads both from `env`).
+  const env = { ...run.proxyEnv, ...(run.headers === undefined ? {} : { HEADERS: run.headers }) };
   return toCurl({ method: 'POST', url: `${run.target}/chat/completions`, headers: { Authorization: 'Bearer ***', 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body, stream: true, env });
 }
 
@@ -62,7 +66,7 @@ export function k6CrossTalkFinding(count: number, witnesses: Witness[], run: K6R
     level: CLAUSES['SVC-9'].level,
     count,
     message: 'a reply was another request\'s (k6 VUs: another request\'s canary, or the completion id of an earlier reply of the same VU)',
-    example: first ? why : `${why}; no curl lines: give the merge each runner's --out json output (k6 run --out json=runner1.ndjson ...)`,
+    example: first ? `${why}${run.proxyNote ? `; ${run.proxyNote}` : ''}` : `${why}; no curl lines: give the merge each runner's --out json output (k6 run --out json=runner1.ndjson ...)`,
     ...(reproduce ? { reproduce } : {}),
   };
 }

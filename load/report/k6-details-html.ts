@@ -24,6 +24,16 @@ function rows(head: string[], body: string[][]): string {
   return `<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.map((r) => `<tr>${r.join('')}</tr>`).join('')}</table>`;
 }
 
+/** The page's title for a merge of k6 runners: what was merged (script, runners, test id), not the scenario its figures are filed under. */
+export function k6Title(s: LoadSummary): string | undefined {
+  const d = (s.details as { k6?: K6Details }).k6;
+  if (!d) return undefined;
+  const n = d.merged_from?.length ?? 0;
+  const test = (s.options as { test_id?: unknown }).test_id;
+  // The runners' summaries hold no start time: the time given is the merge's.
+  return `chatgate k6: ${d.script}, ${n} runner${n === 1 ? '' : 's'} merged${typeof test === 'string' ? ` (test ${test})` : ''} — merged ${s.finished_at}`;
+}
+
 /** The section, or undefined when the summary is not a k6 merge. */
 export function k6DetailsSection(s: LoadSummary): string | undefined {
   const d = (s.details as { k6?: K6Details }).k6;

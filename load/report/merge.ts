@@ -11,6 +11,7 @@ import { parseArgs as parseCommandLine } from 'node:util';
 import { isDeepStrictEqual } from 'node:util';
 import { redact, redactDeep } from '../../lib/run/redact.ts';
 import { parseHeaderLines } from '../../lib/http/header-lines.ts';
+import { PROXY_VARIABLES } from '../../lib/http/proxy-mask.ts';
 import { LatencyHistogram, plotPercentiles, type LatencySummary } from '../engine/histogram.ts';
 import { addCounts, bucketPercentile, bucketValue, BUCKET_SCHEME, RELATIVE_ERROR } from '../k6/lib/log-buckets.ts';
 import { loadMetrics } from '../k6/lib/load-metrics.ts';
@@ -50,6 +51,8 @@ export interface K6Summary {
   metrics: Record<string, K6Metric>;
   distributions: Record<string, { trend: string; relative_error: number; counts: Record<string, number>; count: number; min: number | null; max: number | null; sum: number | null }>;
   loadMetrics?: Record<string, number | null>;
+  /** The runner's proxy variables, credentials masked ({}: direct); absent in summaries of older builds. */
+  proxy_env?: Record<string, string>;
   [k: string]: unknown;
 }
 
@@ -368,6 +371,48 @@ function runHeaders(k: K6Summary): string | undefined {
   return text;
 }
 
+/**
+ * The proxy the runners sent through, for the curl lines: the variables every runner's
+ * summary recorded (credentials masked), else said whose the lines use instead.
+ */
+function runProxy(parts: K6Summary[], shell: NodeJS.ProcessEnv): { proxyEnv: Record<string, string>; proxyNote?: string } {
+  const recorded = parts.map((p) => p.proxy_env);
+  if (recorded.every((r): r is Record<string, string> => r !== null && typeof r === 'object')) {
+    const first = recorded[0]!;
+    const target = parts[0]!.target ?? '';
+    if (recorded.every((r) => isDeepStrictEqual(r, first))) return { proxyEnv: asK6ReadsThem(first, target) };
+    return { proxyEnv: asK6ReadsThem(first, target), proxyNote: `the runners ran with different proxy settings: the --proxy of these lines is runner ${parts[0]!.identity.runner}'s (${JSON.stringify(first)})` };
+  }
+  const own: Record<string, string> = {};
+  for (const name of PROXY_VARIABLES) if (shell[name]?.trim()) own[name] = shell[name]!.trim();
+  return { proxyEnv: own, proxyNote: "the runners' summaries do not record their proxy (an older build): the --proxy of these lines, if any, is the merging shell's, not necessarily the runners'" };
+}
+
+/**
+ * The proxy variables as k6 (Go's net/http) applied them, for curl (lib/http/proxy.ts,
+ * curl's reading): the upper-case name wins, and localhost and loopback targets go direct.
+ */
+function asK6ReadsThem(vars: Record<string, string>, target: string): Record<string, string> {
+  const host = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/]*)/i.exec(target)?.[1]?.replace(/^\[|\]$/g, '').toLowerCase() ?? '';
+  if (host === 'localhost' || /^127\./.test(host) || host === '::1') return {};
+  const out: Record<string, string> = {};
+  for (const name of ['https_proxy', 'http_proxy', 'no_proxy']) {
+    const v = vars[name.toUpperCase()] ?? vars[name];
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
+
+/** Why a k6 merge has no driver figures. */
+export const K6_DRIVER_NOT_MEASURED = "k6 runners' summaries carry no figures of their own load (CPU, memory); a runner near 100 % CPU may have set the figures: watch each runner machine (or pod) while it runs";
+
+/** The runners' settings as the merged run's options; scenarios left out when the summaries recorded none (k6 builds that emptied them). */
+function k6Options(k: K6Summary): Record<string, unknown> {
+  const { scenarios, ...rest } = k.identity.settings as Record<string, unknown>;
+  const ran = scenarios && typeof scenarios === 'object' && Object.keys(scenarios).length > 0;
+  return { k6_script: k.script, test_id: k.identity.test_id, ...(ran ? { scenarios } : {}), ...rest };
+}
+
 /** The merged k6 figures as a load summary.json (driver-named metrics, latencies, plots from the buckets). */
 function k6LoadSummary(k: K6Summary, parts: K6Summary[], witnesses: Witness[] = []): LoadSummary {
   const m = k.metrics;
@@ -407,7 +452,7 @@ function k6LoadSummary(k: K6Summary, parts: K6Summary[], witnesses: Witness[] = 
     clause: 'threshold', level: 'INFO', count: 1, message: `k6 threshold crossed on the whole test: ${t.metric} ${t.expression} (${t.observed ?? ''}); merge exits 99`,
   }));
   // SVC-9 on its clause, with curl lines where the runners' --out json outputs carried the bodies.
-  const crossTalk = k6CrossTalkFinding(count('chatgate_cross_talk'), witnesses, { target: k.target ?? '', headers: runHeaders(k) });
+  const crossTalk = k6CrossTalkFinding(count('chatgate_cross_talk'), witnesses, { target: k.target ?? '', headers: runHeaders(k), ...runProxy(parts, process.env) });
   if (crossTalk) findings.unshift(crossTalk);
   const finished = new Date();
   return {
@@ -420,8 +465,10 @@ function k6LoadSummary(k: K6Summary, parts: K6Summary[], witnesses: Witness[] = 
     finished_at: finished.toISOString(),
     duration_s: round3(secs),
     target: { url: k.target ?? '', kind: 'remote' },
-    options: { k6_script: k.script, test_id: k.identity.test_id, ...(k.identity.settings as Record<string, unknown>) },
-    driver: { cpu_user_s: 0, cpu_system_s: 0, cpu_cores: 0, event_loop_utilization: 0, event_loop_delay_p99_ms: 0, max_rss_mib: 0, node_version: 'k6', schedule_lag_p99_ms: 0 } as LoadSummary['driver'],
+    options: k6Options(k),
+    // No figure of the runners' own load exists: none is given, rather than zeros that read as measured.
+    driver: null,
+    driver_not_measured: K6_DRIVER_NOT_MEASURED,
     counts: { sent: requests, not_sent: count('dropped_iterations'), responses: requests, ok: requests - failed, failed, aborted_at_stop: 0 },
     status_codes: { 429: count('chatgate_status_429'), 503: count('chatgate_status_503') },
     failures: { body_shape: count('chatgate_body_shape_failures') },
@@ -541,7 +588,7 @@ export function mergeLoad(inputs: Array<{ path: string; doc: LoadSummary }>): { 
       if (t) t.count += f.count; else findings.set(key, { ...f });
     }
   }
-  const known = new Set(['format', 'format_version', 'scenario', 'partial', 'stop_reason', 'started_at', 'finished_at', 'duration_s', 'target', 'options', 'driver', 'counts', 'status_codes', 'failures', 'failure_examples', 'latencies', 'output', 'routes', 'body_checks', 'error_answers', 'findings', 'details', 'metrics', 'timeline', 'plots', 'hdr_us', 'baseline']);
+  const known = new Set(['format', 'format_version', 'scenario', 'partial', 'stop_reason', 'started_at', 'finished_at', 'duration_s', 'target', 'options', 'driver', 'driver_not_measured', 'counts', 'status_codes', 'failures', 'failure_examples', 'latencies', 'output', 'routes', 'body_checks', 'error_answers', 'findings', 'details', 'metrics', 'timeline', 'plots', 'hdr_us', 'baseline']);
   // Fields other tools add later: numbers (and objects of numbers) add, other values keep the first run's.
   const extra: Record<string, unknown> = {};
   for (const d of docs) for (const [k, v] of Object.entries(d)) if (!known.has(k)) extra[k] = k in extra ? addDeep(extra[k], v, k) : v;
@@ -558,7 +605,7 @@ export function mergeLoad(inputs: Array<{ path: string; doc: LoadSummary }>): { 
     duration_s: round3((finished - started) / 1000),
     target: first.doc.target,
     options: first.doc.options,
-    driver: { ...sumOf((d) => d.driver), event_loop_utilization: Math.max(...docs.map((d) => d.driver.event_loop_utilization)), event_loop_delay_p99_ms: Math.max(...docs.map((d) => d.driver.event_loop_delay_p99_ms)), max_rss_mib: Math.max(...docs.map((d) => d.driver.max_rss_mib)), schedule_lag_p99_ms: Math.max(...docs.map((d) => d.driver.schedule_lag_p99_ms)), node_version: first.doc.driver.node_version },
+    ...mergedDrivers(docs),
     counts: sumOf((d) => d.counts),
     status_codes: sumOf((d) => d.status_codes),
     failures: sumOf((d) => d.failures),
@@ -578,6 +625,18 @@ export function mergeLoad(inputs: Array<{ path: string; doc: LoadSummary }>): { 
     baseline: null,
   };
   return { summary, warnings };
+}
+
+/** The runs' drivers together (CPU adds, the worst event loop and memory); not measured when one run's was not. */
+function mergedDrivers(docs: LoadSummary[]): Pick<LoadSummary, 'driver' | 'driver_not_measured'> {
+  const ds = docs.map((d) => d.driver);
+  if (!ds.every((d): d is NonNullable<typeof d> => d !== null && typeof d === 'object')) {
+    const why = docs.find((d) => !d.driver)?.driver_not_measured;
+    return { driver: null, driver_not_measured: `not measured in every merged run${why ? ` (${why})` : ''}` };
+  }
+  const max = (k: 'event_loop_utilization' | 'event_loop_delay_p99_ms' | 'max_rss_mib' | 'schedule_lag_p99_ms') => Math.max(...ds.map((d) => d[k]));
+  const sum = ds.slice(1).reduce<unknown>((a, b) => addDeep(a, b), ds[0]) as NonNullable<LoadSummary['driver']>;
+  return { driver: { ...sum, event_loop_utilization: max('event_loop_utilization'), event_loop_delay_p99_ms: max('event_loop_delay_p99_ms'), max_rss_mib: max('max_rss_mib'), schedule_lag_p99_ms: max('schedule_lag_p99_ms'), node_version: ds[0]!.node_version } };
 }
 
 /** The larger of two per-second figures; null (a second without answers) gives way to a figure. */

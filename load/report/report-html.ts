@@ -13,7 +13,7 @@ import { baselineOverlayHtml, sweepChartHtml, verdictHtml } from './verdict-html
 import { isServerError } from '../../lib/spec/rules/status.ts';
 import { rehearsalSection } from './rehearsal-html.ts';
 import { k6SlicesSection } from './k6-slices-html.ts';
-import { k6DetailsSection } from './k6-details-html.ts';
+import { k6DetailsSection, k6Title } from './k6-details-html.ts';
 import { SLO_COLOR } from './colours.ts';
 
 const require = createRequire(import.meta.url);
@@ -54,7 +54,9 @@ export function renderHtml(input: LoadSummary): string {
   const data = JSON.stringify({ scenario: s.scenario, plots: s.plots, timeline: s.timeline, details: s.details, slo })
     .replace(/</g, '\\u003c');
   const extra = EXTRA_SECTIONS.map((f) => f(s)).filter((x): x is ReportSection => x !== undefined);
-  const title = `chatgate load: ${s.scenario} — ${s.started_at}`;
+  // Titled by what ran: a merge of k6 runners by its script, a merge of runs by their count.
+  const merged = (s.details as { merged_from?: unknown[] }).merged_from?.length;
+  const title = k6Title(s) ?? `chatgate load: ${s.scenario}${merged ? `, ${merged} runs merged` : ''} — ${s.started_at}`;
   const pooled = s.scenario === 'sweep' ? '<p class="help">Pooled over every step of the sweep (the answer and each step\'s own figures are in the sweep table above).</p>' : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -81,7 +83,7 @@ ${s.partial ? '<div class="banner partial"><b>Partial run</b>: stopped before it
 ${verdictBanner(s)}
 ${verdictHtml(s)}
 ${extra.map((x) => x.banner ?? '').join('\n')}
-${s.driver.warning ? `<div class="banner partial"><b>Driver warning</b>: ${esc(s.driver.warning)}</div>` : ''}
+${s.driver?.warning ? `<div class="banner partial"><b>Driver warning</b>: ${esc(s.driver.warning)}</div>` : ''}
 ${glance(s)}
 ${s.scenario === 'sweep' ? sweepAnswer(s) : ''}
 <h2>Over the run</h2>
@@ -107,7 +109,7 @@ ${findingsTable(s)}
 ${countsTable(s)}
 ${scenarioSection(s)}
 <h2>The driver</h2>
-${(s.details as { k6?: unknown }).k6 ? `<p class="help">Not measured: k6 runners' summaries carry no figures of their own load. A runner near 100 % CPU may have set the figures: watch each runner machine (or pod) while it runs.</p>` : `${kvTable(s.driver as unknown as Record<string, unknown>)}
+${!s.driver ? `<p class="help" id="driver-not-measured">Not measured${s.driver_not_measured ? `: ${esc(s.driver_not_measured)}` : ''}.</p>` : `${kvTable(s.driver as unknown as Record<string, unknown>)}
 <p class="help">CPU in cores (1 = one core busy throughout). High event-loop utilisation or delay means the load generator, not the target, may have set the figures.</p>`}
 <h2>Options</h2>
 <p class="help">What this run used (defaults included)${s.target.kind === 'embedded-reference' ? '; the embedded reference server\'s settings of the timing model that ran' : ''}.</p>
@@ -140,15 +142,19 @@ function sloLines(s: LoadSummary): Array<{ metric: string; value: number; label:
   return out;
 }
 
+/** A reply that was another request's is ok by status and body (the recorder's count): its SVC-9 count, said wherever ok is shown. */
+function crossedNote(s: LoadSummary): string | undefined {
+  const crossed = s.findings.filter((f) => f.clause === 'SVC-9').reduce((n, f) => n + f.count, 0);
+  return crossed > 0 ? `of the ok, ${crossed} ${crossed === 1 ? 'was' : 'were'} another request's reply (SVC-9)` : undefined;
+}
+
 /** The headline figures, read before any table. */
 function glance(s: LoadSummary): string {
   const m = s.metrics as Record<string, number | null | undefined>;
   const l = s.latencies;
   const cards: Array<[string, string, string?]> = [];
   const ms = (v: number | undefined | null) => (v === undefined || v === null ? '–' : `${fmt(v)} ms`);
-  // A reply that was another request's is ok by status and body (the recorder's count): its SVC-9 count stands beside it.
-  const crossed = s.findings.filter((f) => f.clause === 'SVC-9').reduce((n, f) => n + f.count, 0);
-  cards.push([`${s.counts.ok} / ${s.counts.sent}`, 'ok / sent', crossed > 0 ? `of the ok, ${crossed} ${crossed === 1 ? 'was' : 'were'} another request's reply (SVC-9)` : undefined]);
+  cards.push([`${s.counts.ok} / ${s.counts.sent}`, 'ok / sent', crossedNote(s)]);
   if (m.ok_rps != null) cards.push([fmt(m.ok_rps), s.scenario === 'sweep' ? 'ok/s, pooled over the steps' : 'ok/s over the run']);
   if (m.error_share != null) cards.push([`${fmt(m.error_share * 100)} %`, 'errors']);
   if (l.ttft_ms?.count) cards.push([`${ms(l.ttft_ms.p50_ms)} · ${ms(l.ttft_ms.p95_ms)}`, 'TTFT p50 · p95']);
@@ -219,7 +225,7 @@ function findingsTable(s: LoadSummary): string {
 
 function countsTable(s: LoadSummary): string {
   const failures = Object.entries(s.failures).filter(([, v]) => v > 0);
-  return `${kvTable(s.counts as unknown as Record<string, unknown>)}
+  return `${kvTable(s.counts as unknown as Record<string, unknown>, { ok: crossedNote(s) })}
 <table><tr><th>status</th><th>count</th></tr>${Object.entries(s.status_codes).map(([k, v]) => `<tr><td>${esc(k)}</td><td>${v}</td></tr>`).join('')}</table>
 ${failures.length ? `<table><tr><th>failure</th><th>count</th></tr>${failures.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${v}</td></tr>`).join('')}</table>` : ''}
 ${s.failure_examples.length ? `<table><tr><th>failure</th><th>status</th><th style="text-align:left">example</th></tr>${s.failure_examples.map((e) => `<tr><td>${esc(e.kind)}</td><td>${e.status ?? '–'}</td><td style="text-align:left">${esc(e.detail)}</td></tr>`).join('')}</table>` : ''}
@@ -270,9 +276,10 @@ function table(cols: string[], rows: Array<Record<string, unknown>>, wide = fals
   return `<table${wide ? ' class="wide"' : ''}><tr>${cols.map((c) => `<th>${esc(c).replace(/_/g, '_<wbr>')}</th>`).join('')}</tr>${rows.map((r) => `<tr>${cols.map((c) => `<td>${cell(r[c])}</td>`).join('')}</tr>`).join('')}</table>`;
 }
 
-function kvTable(obj: Record<string, unknown> | null | undefined): string {
+/** `notes`: a warning beside a row's value (the crossed replies beside ok). */
+function kvTable(obj: Record<string, unknown> | null | undefined, notes: Record<string, string | undefined> = {}): string {
   if (!obj) return '';
-  return `<table>${Object.entries(obj).filter(([, v]) => v !== undefined).map(([k, v]) => `<tr><td>${esc(k)}</td><td class="txt">${cell(v)}</td></tr>`).join('')}</table>`;
+  return `<table>${Object.entries(obj).filter(([, v]) => v !== undefined).map(([k, v]) => `<tr><td>${esc(k)}</td><td class="txt">${cell(v)}${notes[k] ? ` <span class="lvl-MUST">${esc(notes[k]!)}</span>` : ''}</td></tr>`).join('')}</table>`;
 }
 
 function cell(v: unknown): string {

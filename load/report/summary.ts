@@ -31,7 +31,9 @@ export interface LoadSummary {
   duration_s: number;
   target: { url: string; kind: LoadTarget['kind']; reference?: Record<string, unknown>; reference_cpu_s?: number | null };
   options: Record<string, unknown>;
-  driver: DriverStats & { schedule_lag_p99_ms: number };
+  /** The load generator's own load; null where it was not measured (a merge of k6 runners), `driver_not_measured` says why. */
+  driver: (DriverStats & { schedule_lag_p99_ms: number }) | null;
+  driver_not_measured?: string;
   counts: { sent: number; not_sent: number; responses: number; ok: number; failed: number; aborted_at_stop: number; cancelled?: number };
   status_codes: Record<string, number>;
   failures: Record<string, number>;

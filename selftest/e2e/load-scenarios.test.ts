@@ -99,7 +99,7 @@ describe('scenarios against the embedded reference (child process)', () => {
     expect(s.output).toMatchObject({ tokens_source: 'usage', output_tokens_total: 40 * 12 });
     expect(s.metrics.output_tokens_per_s).toBeGreaterThan(0);
     expect(s.metrics.ttft_p50_ms).toBeGreaterThan(60);
-    expect(s.driver.cpu_cores).toBeGreaterThan(0);
+    expect(s.driver?.cpu_cores).toBeGreaterThan(0);
     expect(s.details).toMatchObject({ mode: { kind: 'rate', rate_rps: 20, arrival: 'constant' } });
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
     expect(html).toContain('percentile-charts');

@@ -57,12 +57,13 @@ function vu(idInTest: number, replies: Array<(seq: number) => ShimSseCall[]>, en
 const asPoints = (samples: Sample[]) => samples.map((s) => JSON.stringify({ metric: s.metric, type: 'Point', data: { time: '2026-11-28T12:00:00Z', value: s.value, tags: s.tags, ...(s.metadata ? { metadata: s.metadata } : {}) } })).join('\n');
 
 /** A runner's summary as far as the merge reads it: the SVC-9 count and its crossed threshold. */
-function summary(i: number, n: number, crossTalk: number, more: { headers?: string; ok?: number } = {}): K6Summary {
+function summary(i: number, n: number, crossTalk: number, more: { headers?: string; ok?: number; proxy?: Record<string, string>; target?: string } = {}): K6Summary {
+  const target = more.target ?? ENV.TARGET_URL;
   const seq = ['0', ...Array.from({ length: n - 1 }, (_, k) => `${k + 1}/${n}`), '1'];
   return {
     tool: 'chatgate-k6', format_version: 2, script: 'chat-stream-sse',
-    identity: { test_id: 'x', script: 'chat-stream-sse', segment: `${seq[i - 1]}:${seq[i]}`, segment_sequence: seq.join(','), runner: i, runners: n, settings: { env: { TARGET_URL: ENV.TARGET_URL, ...(more.headers ? { HEADERS: more.headers } : {}) } } },
-    target: ENV.TARGET_URL, durationMs: 1000, result: crossTalk ? 'fail' : 'pass',
+    identity: { test_id: 'x', script: 'chat-stream-sse', segment: `${seq[i - 1]}:${seq[i]}`, segment_sequence: seq.join(','), runner: i, runners: n, settings: { env: { TARGET_URL: target, ...(more.headers ? { HEADERS: more.headers } : {}) } } },
+    target, durationMs: 1000, result: crossTalk ? 'fail' : 'pass',
     thresholds: [{ metric: 'chatgate_cross_talk', expression: 'count<1', ok: crossTalk < 1, judged: true }],
     warnings: [], checks: [],
     metrics: {
@@ -70,6 +71,7 @@ function summary(i: number, n: number, crossTalk: number, more: { headers?: stri
       ...(more.ok ? { streams_ok: { type: 'counter', contains: 'default', values: { count: more.ok, rate: more.ok } } } : {}),
     },
     distributions: {},
+    ...(more.proxy ? { proxy_env: more.proxy } : {}),
   };
 }
 
@@ -206,6 +208,42 @@ describe('k6 SVC-9 findings carry curl lines into the merge', () => {
     const s = JSON.parse(m.files['summary.json']!) as LoadSummary;
     expect(s.counts).toMatchObject({ sent: 101, ok: 101 });
     expect(m.files['report.html']).toMatch(/<b>101 \/ 101<\/b><span>ok \/ sent<\/span><span class="lvl-MUST card-bad">of the ok, 41 were another request's reply \(SVC-9\)<\/span>/);
+    // The Requests table's ok says the same, from the same count.
+    expect(m.files['report.html']).toMatch(/<h2>Requests<\/h2>\s*<table>.*<tr><td>ok<\/td><td class="txt">101 <span class="lvl-MUST">of the ok, 41 were another request's reply \(SVC-9\)<\/span><\/td><\/tr>/);
+  });
+
+  it('the curl lines go through the runners\' proxy as their summaries recorded it, not the merging shell\'s; without a record, the finding says whose proxy it is', () => {
+    const a = 7 * PER_VU;
+    const b = 8 * PER_VU;
+    const r1 = vu(7, [() => reply(`Begin: ${canaryFor(b, 1)} hello`, 'chatcmpl-b')]);
+    const r2 = vu(8, [() => reply(`Begin: ${canaryFor(a, 1)} hello`, 'chatcmpl-a')]);
+    const run = (name: string, proxy?: Record<string, string>, target = 'http://api.staging.example:9/v1') => {
+      const dir = join(work, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'r1-summary.json'), JSON.stringify(summary(1, 2, 1, { proxy, target })));
+      writeFileSync(join(dir, 'r2-summary.json'), JSON.stringify(summary(2, 2, 1, { proxy, target })));
+      writeFileSync(join(dir, 'r1.ndjson'), asPoints(r1));
+      writeFileSync(join(dir, 'r2.ndjson'), asPoints(r2));
+      vi.stubEnv('HTTP_PROXY', 'http://shell-proxy.example:8888');
+      const m = merge(dir);
+      vi.unstubAllEnvs();
+      return svc9(m.files)!;
+    };
+    // As a runner records it (load/k6/lib/config.ts proxySetting): the password masked; k6 (Go) lets the upper-case name win.
+    const theirs = run('proxy-theirs', { HTTP_PROXY: 'http://alice:***@runner-proxy.example:3128', http_proxy: 'http://not-used.example:1' });
+    expect(theirs.reproduce).toHaveLength(2);
+    for (const line of theirs.reproduce!) {
+      expect(line).toContain(`--proxy 'http://alice:***@runner-proxy.example:3128/' --proxytunnel`);
+      expect(line).not.toContain('shell-proxy');
+    }
+    expect(theirs.example).not.toMatch(/proxy/);
+    // Runners that went direct recorded {}: no --proxy, whatever the merging shell has; k6 sends to loopback direct whatever the proxy.
+    for (const line of run('proxy-direct', {}).reproduce!) expect(line).not.toContain('--proxy');
+    for (const line of run('proxy-loopback', { HTTP_PROXY: 'http://runner-proxy.example:3128' }, ENV.TARGET_URL).reproduce!) expect(line).not.toContain('--proxy');
+    // Summaries without the record: the shell's proxy, said so.
+    const unknown = run('proxy-unknown');
+    for (const line of unknown.reproduce!) expect(line).toContain(`--proxy 'http://shell-proxy.example:8888/'`);
+    expect(unknown.example).toMatch(/the runners' summaries do not record their proxy .*: the --proxy of these lines, if any, is the merging shell's/);
   });
 
   it('the merged page names the failed clause in its banner, shows the k6 thresholds as a table, no driver figures it never measured, and each curl line as its own block', () => {
@@ -219,7 +257,7 @@ describe('k6 SVC-9 findings carry curl lines into the merge', () => {
     // The threshold crossed on the whole test, with each runner's own verdict beside it.
     expect(html).toMatch(/<tr><td><code>chatgate_cross_talk<\/code><\/td><td><code>count&lt;1<\/code><\/td><td class="lvl-MUST">✗<\/td><td>[^<]*<\/td><td>✗✓<\/td><\/tr>/);
     expect(html).not.toContain('<h2>Run details</h2>');
-    expect(html).toMatch(/<h2>The driver<\/h2>\s*<p class="help">Not measured/);
+    expect(html).toMatch(/<h2>The driver<\/h2>\s*<p class="help"[^>]*>Not measured/);
     expect(html).not.toContain('<td>cpu_user_s</td>');
     expect(html).toContain('<table class="findings">');
     expect(html).toMatch(/\.findings code\{display:block;[^}]*white-space:pre-wrap/);

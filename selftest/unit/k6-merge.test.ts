@@ -239,6 +239,9 @@ describe('merge of Node load summaries (summary.json, HDR histograms)', () => {
     expect(s.extra_counts).toEqual({ tokens: 12, max_in_flight: 4, mean_ms: null });
     expect(s.routes.chat).toEqual({ sent: 900, ok: 900, status_codes: { 200: 900 }, p50_ms: null, p95_ms: null });
     expect(r.out).toMatch(/warning: max_ok_rps: a figure of one run/);
+    // The drivers add (CPU) or keep the worst (memory), and the page is titled as a merge.
+    expect(s.driver).toMatchObject({ cpu_user_s: 2, cpu_cores: 0.2, max_rss_mib: 50, node_version: 'v20' });
+    expect(readFileSync(join(dir, 'node-out', 'report.html'), 'utf8')).toContain('<title>chatgate load: throughput, 2 runs merged — 2026-01-01T00:00:00.000Z</title>');
   });
 
   it('refuses runs with different options or targets (exit 2)', () => {

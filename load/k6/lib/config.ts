@@ -8,6 +8,7 @@
 // Deliberately no K6_ prefix: k6 itself reads K6_* variables as options
 // (K6_DURATION, K6_VUS) and they would override the scenarios built here.
 import { headerRecord, parseHeaderLines, type ExtraHeader } from '../../../lib/http/header-lines.ts';
+import { maskProxyUrl, PROXY_VARIABLES } from '../../../lib/http/proxy-mask.ts';
 import { checkTargetUrl, type UrlParts } from '../../../lib/spec/target-url.ts';
 import { durationMs } from './duration.ts';
 
@@ -142,6 +143,27 @@ export function extraHeaderList(): ExtraHeader[] {
 export function extraHeaders(): Record<string, string> {
   extraHeaderList();
   return extra!.record;
+}
+
+/**
+ * HEADERS as a summary records it: every secret value *** whatever its length, by the
+ * rule that masks it in curl lines (header-lines.ts's `secret`), harmless values as given.
+ */
+export function headersSetting(): string | undefined {
+  if (env('HEADERS') === undefined) return undefined;
+  let headers: ExtraHeader[] = [];
+  try { headers = extraHeaderList(); } catch { return undefined; /* reported by targetConfig() at init */ }
+  return headers.map((h) => `${h.name}: ${h.secret ? '***' : h.value}`).join('\n');
+}
+
+/** The proxy variables the runner ran with (k6 reads them as Go does), credentials masked; {} when it went direct. */
+export function proxySetting(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of PROXY_VARIABLES) {
+    const v = env(name);
+    if (v !== undefined) out[name] = maskProxyUrl(v);
+  }
+  return out;
 }
 
 /** Every secret the run was given (keys, secret HEADERS values): redacted from logs and summaries. */

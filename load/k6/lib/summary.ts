@@ -4,7 +4,7 @@
 // k6-operator pods without egress). Every output string is passed through redact():
 // keys never reach a summary, even if a target echoed one into a check name.
 import exec from 'k6/execution';
-import { env, redact } from './config.ts';
+import { env, headersSetting, proxySetting, redact } from './config.ts';
 import { describeLoadMetrics, loadMetrics } from './token-timing.ts';
 import { DIST_PREFIX, DISTRIBUTIONS, parseDistMetric, type Family } from './distributions.ts';
 import { BUCKET_SCHEME, RELATIVE_ERROR } from './log-buckets.ts';
@@ -215,7 +215,7 @@ function fractionOf(s: string): number {
 }
 
 export function runnerIdentity(script: string, options: ScriptOptions | undefined): RunnerIdentity {
-  let o: { executionSegment?: string | null; executionSegmentSequence?: string | null; tags?: Record<string, string> | null } = {};
+  let o: { executionSegment?: string | null; executionSegmentSequence?: string | null; tags?: Record<string, string> | null; scenarios?: unknown } = {};
   try {
     o = (exec.test.options as typeof o | undefined) ?? {};
   } catch {
@@ -240,7 +240,7 @@ export function runnerIdentity(script: string, options: ScriptOptions | undefine
   }
   const envSettings: Record<string, string> = {};
   for (const k of SETTINGS_ENV) {
-    const v = env(k);
+    const v = k === 'HEADERS' ? headersSetting() : env(k);
     if (v !== undefined) envSettings[k] = v;
   }
   const thresholds: Record<string, unknown> = {};
@@ -253,8 +253,29 @@ export function runnerIdentity(script: string, options: ScriptOptions | undefine
     segment_sequence: sequence,
     runner,
     runners,
-    settings: { scenarios: options?.scenarios ?? null, thresholds, env: envSettings, workload: workloadIdentity(), bucket_scheme: BUCKET_SCHEME },
+    settings: { scenarios: scenariosThatRan(o.scenarios) ?? options?.scenarios ?? null, thresholds, env: envSettings, workload: workloadIdentity(), bucket_scheme: BUCKET_SCHEME },
   };
+}
+
+/**
+ * The scenarios k6 ran (its consolidated options, command-line overrides included), unset
+ * fields left out; undefined where k6 does not say. By handleSummary k6 has replaced the
+ * script's own `options.scenarios` with an object that serialises as {}.
+ */
+function scenariosThatRan(raw: unknown): Record<string, unknown> | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(raw as Record<string, unknown>)) {
+    const sc = (raw as Record<string, unknown>)[name];
+    if (!sc || typeof sc !== 'object') continue;
+    const set: Record<string, unknown> = {};
+    for (const k of Object.keys(sc as Record<string, unknown>)) {
+      const v = (sc as Record<string, unknown>)[k];
+      if (v !== null && v !== undefined) set[k] = v;
+    }
+    out[name] = set;
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** The options a summary records as settings (a script's exported options). */
@@ -320,6 +341,8 @@ export function jsonSummary(script: string, data: SummaryData, options?: ScriptO
     script,
     identity: runnerIdentity(script, options),
     target: env('TARGET_URL') ?? null,
+    // The curl lines of a merge go through the runners' proxy, not the merging shell's.
+    proxy_env: proxySetting(),
     durationMs: data.state?.testRunDurationMs ?? null,
     result: resultOf(thresholds),
     thresholds,
