@@ -1,6 +1,6 @@
-// The requests SVC-9, SVC-10 and EV-13 send, and how their answers are read: each
-// SVC-9 request carries its own canary and its own prompt length, so its reply can
-// be told from every other's (lib/spec/rules/cross-talk.ts judges it).
+// The requests SVC-9, SVC-10, EV-13 and SVC-1's burst send, and how their answers are read
+// and judged: each SVC-9 request carries its own canary and its own prompt length, so its
+// reply can be told from every other's (lib/spec/rules/cross-talk.ts judges it).
 import type { AuthSpec, Exchange } from '../lib/http/http-client.ts';
 import type { SseEvent } from '../lib/http/sse-reader.ts';
 import { canariesIn, canaryInstruction, describeFinding, judgeCrossTalk, judgeTraffic, learnEvidence, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX, makeCanary, type CrossTalkEvidence, type CrossTalkJudgement, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
@@ -132,15 +132,14 @@ export function cutByDeadline(ex: Exchange): boolean {
 }
 
 /**
- * Counts `exs` as reached and returns those with no response at all. This is where the
- * concurrency probes depart from clause()'s rule that a request with no response fails the
- * test's clause (t.responded), and the one place they do.
+ * Counts the exchanges that got a response as reached (t.responded: a 429 past the back-off
+ * budget still makes the test inconclusive) and passes over those that got none. The one
+ * place SVC-9 and SVC-10 depart from clause()'s rule that a request with no response fails
+ * the test's clause (SVC-1's burst departs only for answers the deadline cut: recordBurstAnswer).
  */
-export function reach(t: ClauseContext, exs: readonly Exchange[]): Exchange[] {
+export function reach(t: ClauseContext, exs: readonly Exchange[]): void {
   // SVC-9 and SVC-10 judge the answers that came; answering is SVC-1's and EV-10's, judged by their own probes.
-  const none = exs.filter((ex) => ex.status === undefined);
   for (const ex of exs) if (ex.status !== undefined) t.responded(ex);
-  return none;
 }
 
 /** Why requests got no reply to judge, counted: "2 no answer: no response headers within 4000 ms; 1 HTTP 503". */
@@ -178,7 +177,7 @@ export interface LoneForms {
 export function aloneForms(t: ClauseContext, alone: Alone): LoneForms {
   reach(t, [...alone.lone, ...alone.refused].map((r) => r.ex));
   const forms = [false, true].filter((stream) => alone.lone.some((r) => r.stream === stream));
-  const left = alone.refused.length === 0 ? '' : `${alone.refused.length} of ${alone.lone.length + alone.refused.length} lone requests not served (${whyUnserved(alone.refused.map((r) => r.ex))})${forms.length < 2 ? `, so ${forms[0] ? 'plain' : 'streaming'} requests were left out of the burst` : ''}`;
+  const left = alone.refused.length === 0 ? '' : `${alone.refused.length} of ${alone.lone.length + alone.refused.length} lone requests not served (${whyUnserved(alone.refused.map((r) => r.ex))})${forms.length === 1 ? `, so ${forms[0] ? 'plain' : 'streaming'} requests were left out of the burst` : ''}`;
   if (forms.length === 0) t.inconclusive(`no lone request was served, ${left}: nothing to learn whose replies are whose from`);
   const throttled = alone.lone.some((r) => r.ex.retries.length > 0 || (r.ex.throttleWaitMs ?? 0) > 0);
   return { forms, ev: learnEvidence(alone.lone.map((r) => r.sample)), throttled, left };
