@@ -132,14 +132,15 @@ export function cutByDeadline(ex: Exchange): boolean {
 }
 
 /**
- * Counts the exchanges that got a response as reached (t.responded: a 429 past the back-off
- * budget still makes the test inconclusive) and passes over those that got none. The one
- * place SVC-9 and SVC-10 depart from clause()'s rule that a request with no response fails
- * the test's clause (SVC-1's burst departs only for answers the deadline cut: recordBurstAnswer).
+ * Counts the exchanges that got a response as reached (t.responded) and passes over those
+ * that got none. The one place SVC-9 and SVC-10 depart from clause()'s rule that a request
+ * with no response fails the test's clause (SVC-1's burst departs only for answers the
+ * deadline cut: recordBurstAnswer). A 429 past the back-off budget is left to clause()'s
+ * end-of-test rule (inconclusive, throttled), so a finding on a real answer beside it stands.
  */
 export function reach(t: ClauseContext, exs: readonly Exchange[]): void {
   // SVC-9 and SVC-10 judge the answers that came; answering is SVC-1's and EV-10's, judged by their own probes.
-  for (const ex of exs) if (ex.status !== undefined) t.responded(ex);
+  for (const ex of exs) if (ex.status !== undefined && !ex.throttledOut) t.responded(ex);
 }
 
 /** Why requests got no reply to judge, counted: "2 no answer: no response headers within 4000 ms; 1 HTTP 503". */
