@@ -134,8 +134,7 @@ export function cutByDeadline(ex: Exchange): boolean {
 /**
  * Counts the exchanges that got a response as reached (t.responded) and passes over those
  * that got none. The one place SVC-9 and SVC-10 depart from clause()'s rule that a request
- * with no response fails the test's clause (SVC-1's burst departs only for answers the
- * deadline cut: recordBurstAnswer). A 429 past the back-off budget is left to clause()'s
+ * with no response fails the test's clause. A 429 past the back-off budget is left to clause()'s
  * end-of-test rule (inconclusive, throttled), so a finding on a real answer beside it stands.
  */
 export function reach(t: ClauseContext, exs: readonly Exchange[]): void {
@@ -205,15 +204,13 @@ export function crossTalkBurstVerdict(t: ClauseContext, lone: LoneForms, answers
 /** SVC-1's burst as it is judged: counts, the first breach, every answer for SVC-9 (exchanges cut to what a report shows). */
 export interface Burst {
   n: number; judged: number; overloaded: number; reused: number;
-  /** Answers the run's deadline cut: slow under the burst, no breach. */
-  stalled: number;
   first?: Exchange;
   breach?: { ex: Exchange; index: number; seen?: string };
   cross: CrossResult[];
 }
 
 export function newBurst(): Burst {
-  return { n: 0, judged: 0, overloaded: 0, reused: 0, stalled: 0, cross: [] };
+  return { n: 0, judged: 0, overloaded: 0, reused: 0, cross: [] };
 }
 
 /** An exchange of the raw client as the success-body rule reads it. */
@@ -235,25 +232,22 @@ export function recordBurstAnswer(b: Burst, r: CrossResult, label: string): void
   b.first ??= slim(ex);
   if (ex.connection?.reused) b.reused++;
   if (ex.status === 503) { b.overloaded++; return; } // the spec's "Service overloaded": legal under a burst (ERR-4 judges its body)
-  // Slow under a burst is not a wrong answer, and within TIMEOUT_MS it cannot be told from stuck: svc/chat judges answering.
-  if (cutByDeadline(ex)) { b.stalled++; return; }
   if (ex.status !== 200) { b.breach ??= { ex: slim(ex), index }; return; }
   const seen = judgeSuccessBody(successAnswer(ex))?.find((j) => j.seen)?.seen;
   if (seen !== undefined) b.breach ??= { ex: slim(ex), index, seen };
   b.judged++;
 }
 
-/** SVC-1's verdict on its burst: every answer that came whole within the deadline a 200 with a whole completion (a 503 legal). */
+/** SVC-1's verdict on its burst: every answer a 200 with a whole completion (a 503 legal); a valid request with no answer within the run's deadline is SVC-1's to fail. */
 export function burstVerdict(t: ClauseContext, b: Burst): void {
-  const { breach, n, judged, overloaded, reused, stalled } = b;
-  // A dropped connection or a cut body is the breakage the burst is for (t.status fails on no response).
+  const { first, breach, n, judged, overloaded, reused } = b;
+  t.responded(breach?.ex ?? first!);
   if (breach && breach.seen === undefined) t.status(breach.ex, 200);
   if (breach) t.check(false, 'a whole chat completion (a JSON object with a choices array) in every 200', `answer ${breach.index} of ${n}: ${breach.seen}`, breach.ex);
   reach(t, b.cross.map((r) => r.ex));
-  const unserved = b.cross.filter((r) => r.ex.status === 503 || cutByDeadline(r.ex)).map((r) => r.ex);
-  if (judged === 0) t.inconclusive(`none of the ${n} requests of the burst got a reply to judge: ${whyUnserved(unserved)} (503 is legal overload; an answer slower than TIMEOUT_MS under a burst is not judged here, svc/chat judges answering)`);
+  if (judged === 0) t.inconclusive(`all ${n} requests of the burst were answered 503 (overloaded): no reply to judge`);
   t.check(judged > 0, 'a whole chat completion in every 200', 'none judged', b.first);
-  t.note(`${judged} of ${n} answers judged, each a whole chat completion${overloaded ? `; ${overloaded} answered 503 (overloaded)` : ''}${stalled ? `; ${stalled} not judged, cut by the run's deadline (${whyUnserved(b.cross.filter((r) => cutByDeadline(r.ex)).map((r) => r.ex))})` : ''}; ${reused} sent on a kept-alive connection`);
+  t.note(`${judged} of ${n} answers judged, each a whole chat completion${overloaded ? `; ${overloaded} answered 503 (overloaded)` : ''}; ${reused} sent on a kept-alive connection`);
 }
 
 /**
