@@ -1,9 +1,10 @@
-// The requests SVC-9, SVC-10 and EV-13 send, and how their answers are read: each
-// SVC-9 request carries its own canary and its own prompt length, so its reply can
-// be told from every other's (lib/spec/rules/cross-talk.ts judges it).
+// The requests SVC-9, SVC-10, EV-13 and SVC-1's burst send, and how their answers are read
+// and judged: each SVC-9 request carries its own canary and its own prompt length, so its
+// reply can be told from every other's (lib/spec/rules/cross-talk.ts judges it).
 import type { AuthSpec, Exchange } from '../lib/http/http-client.ts';
 import type { SseEvent } from '../lib/http/sse-reader.ts';
-import { canariesIn, canaryInstruction, describeFinding, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX, makeCanary, type CrossTalkJudgement, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
+import { canariesIn, canaryInstruction, describeFinding, judgeCrossTalk, judgeTraffic, learnEvidence, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX, makeCanary, type CrossTalkEvidence, type CrossTalkJudgement, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
+import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
 import type { ClauseContext } from './clause-test.ts';
 import type { DeliveryChunk } from '../lib/spec/rules/stream-delivery.ts';
 import { chat, chatBody, keys } from './target.ts';
@@ -105,20 +106,171 @@ export function slim(ex: Exchange): Exchange {
  * SVC-9's verdict on a judgement of concurrent replies (lib/spec/rules/cross-talk.ts):
  * a reply of another request fails with both requests' curl lines and keys; no evidence is
  * inconclusive, naming why; else a pass. `results` are the judged replies, in the
- * judgement's order; `what` says what was judged (counts, keys).
+ * judgement's order; `what` says what was judged (counts, keys); `tooFew`: why the replies
+ * that came are too few for a pass (a finding among them still fails).
  */
-export function crossTalkVerdict(t: ClauseContext, j: CrossTalkJudgement, results: readonly CrossResult[], what: string): void {
+export function crossTalkVerdict(t: ClauseContext, j: CrossTalkJudgement, results: readonly CrossResult[], what: string, tooFew?: string): void {
   const samples = results.map((r) => r.sample);
   const f = j.findings[0];
   const figures = `${what}; judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id}`;
   if (f) t.fail('every reply to carry its own request\'s canary, prompt count and id', `${j.findings.length} repl${j.findings.length === 1 ? 'y' : 'ies'} of another request; ${describeFinding(f, samples)} (${figures})`, results[f.request]!.ex);
+  if (tooFew) t.inconclusive(`${tooFew} (${figures})`);
   if (j.inconclusive) t.inconclusive(`${j.inconclusive} (${figures})`);
   t.check(true, 'every reply its own request\'s', '', results[0]!.ex);
 }
 
+// --- answers that did not come ----------------------------------------------------------
+
+/** A reply a concurrency probe judges: a 200 that arrived whole. */
+export function isServed(ex: Exchange): boolean {
+  return ex.status === 200 && !ex.error;
+}
+
+/** The run's deadline (TIMEOUT_MS) ended the request before its answer was whole. */
+export function cutByDeadline(ex: Exchange): boolean {
+  return ex.error?.kind === 'timeout-headers' || ex.error?.kind === 'timeout-body';
+}
+
+/**
+ * Counts the exchanges that got a response as reached (t.responded) and passes over those
+ * that got none. The one place SVC-9 and SVC-10 depart from clause()'s rule that a request
+ * with no response fails the test's clause. A 429 past the back-off budget is left to clause()'s
+ * end-of-test rule (inconclusive, throttled), so a finding on a real answer beside it stands.
+ */
+export function reach(t: ClauseContext, exs: readonly Exchange[]): void {
+  // SVC-9 and SVC-10 judge the answers that came; answering is SVC-1's and EV-10's, judged by their own probes.
+  for (const ex of exs) if (ex.status !== undefined && !ex.throttledOut) t.responded(ex);
+}
+
+/** Why requests got no reply to judge, counted: "2 no answer: no response headers within 4000 ms; 1 HTTP 503". */
+export function whyUnserved(exs: readonly Exchange[]): string {
+  const counts = new Map<string, number>();
+  for (const ex of exs) {
+    // The error's detail in parentheses (bytes received, events) differs per request: counted apart from it.
+    const key = `${ex.status === undefined ? 'no answer' : `HTTP ${ex.status}`}${ex.error ? `: ${ex.error.message.replace(/ \(.*\)$/s, '')}` : ''}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${n} ${k}`).join('; ');
+}
+
+/** A request with no reply to judge, still a possible owner: a reply carrying its canary or its prompt's count is another's. */
+export function unservedSample(s: CrossTalkSample): CrossTalkSample {
+  return { request: s.request, reply: {} };
+}
+
+/** Replies SVC-9 needs for a pass: at least two in flight together. */
+export const MIN_REPLIES_JUDGED = 2;
+
+// --- SVC-9's own burst -----------------------------------------------------------------------
+
+export interface LoneForms {
+  /** The forms (false: plain, true: stream) at least one lone request of which was served. */
+  forms: boolean[];
+  ev: CrossTalkEvidence;
+  /** The target met a rate limit on the lone requests. */
+  throttled: boolean;
+  /** What the lone phase did not serve, for the note ('' when all were served). */
+  left: string;
+}
+
+/** What SVC-9's lone requests show: the forms the target serves alone and the evidence it gives; a lone request with no reply is named, never the verdict. */
+export function aloneForms(t: ClauseContext, alone: Alone): LoneForms {
+  reach(t, [...alone.lone, ...alone.refused].map((r) => r.ex));
+  const forms = [false, true].filter((stream) => alone.lone.some((r) => r.stream === stream));
+  const left = alone.refused.length === 0 ? '' : `${alone.refused.length} of ${alone.lone.length + alone.refused.length} lone requests not served (${whyUnserved(alone.refused.map((r) => r.ex))})${forms.length === 1 ? `, so ${forms[0] ? 'plain' : 'streaming'} requests were left out of the burst` : ''}`;
+  if (forms.length === 0) t.inconclusive(`no lone request was served, ${left}: nothing to learn whose replies are whose from`);
+  const throttled = alone.lone.some((r) => r.ex.retries.length > 0 || (r.ex.throttleWaitMs ?? 0) > 0);
+  return { forms, ev: learnEvidence(alone.lone.map((r) => r.sample)), throttled, left };
+}
+
+/**
+ * SVC-9's verdict on its burst: the replies that came are judged, each request with none
+ * still the owner of its canary and prompt; fewer than MIN_REPLIES_JUDGED replies is
+ * inconclusive (naming how many got none and why), unless a reply that came is another's.
+ */
+export function crossTalkBurstVerdict(t: ClauseContext, lone: LoneForms, answers: readonly CrossResult[], what: string): void {
+  reach(t, answers.map((a) => a.ex));
+  const served = answers.filter((a) => isServed(a.ex));
+  const unserved = answers.filter((a) => !isServed(a.ex));
+  const j = judgeCrossTalk(lone.ev, answers.map((a) => (isServed(a.ex) ? a.sample : unservedSample(a.sample))));
+  const notServed = unserved.length ? `; ${unserved.length} got no reply to judge (${whyUnserved(unserved.map((a) => a.ex))})` : '';
+  const figures = `${served.length} of ${answers.length} concurrent replies (${what})${notServed}`;
+  crossTalkVerdict(t, j, answers, figures, served.length < MIN_REPLIES_JUDGED ? `only ${served.length} of ${answers.length} concurrent requests got a reply to judge` : undefined);
+  t.note(`${figures} judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id}${lone.ev.missing.length ? `; not usable: ${lone.ev.missing.join('; ')}` : ''}${lone.left ? `; ${lone.left}` : ''}`);
+}
+
+// --- SVC-1's burst, judged by SVC-1 and SVC-9 ---------------------------------------------------
+
+/** SVC-1's burst as it is judged: counts, the first breach, every answer for SVC-9 (exchanges cut to what a report shows). */
+export interface Burst {
+  n: number; judged: number; overloaded: number; reused: number;
+  first?: Exchange;
+  breach?: { ex: Exchange; index: number; seen?: string };
+  cross: CrossResult[];
+}
+
+export function newBurst(): Burst {
+  return { n: 0, judged: 0, overloaded: 0, reused: 0, cross: [] };
+}
+
+/** An exchange of the raw client as the success-body rule reads it. */
+export function successAnswer(ex: Exchange) {
+  return {
+    method: ex.request.method, path: new URL(ex.request.url).pathname, status: ex.status, contentType: ex.headers['content-type'],
+    text: ex.text ?? '', transportError: ex.error?.message, streamData: ex.stream?.events.map((e) => e.data),
+  };
+}
+
+/**
+ * One answer of SVC-1's burst, judged as it arrives; only the first breach is kept (a
+ * hostile target's capped bodies, all held at once, would be the burst x the body cap).
+ */
+export function recordBurstAnswer(b: Burst, r: CrossResult, label: string): void {
+  const ex = r.ex;
+  const index = ++b.n;
+  b.cross.push({ ex: slim(ex), sample: { request: { ...r.sample.request, label }, reply: { ...r.sample.reply, content: canariesIn(r.sample.reply.content ?? '').join(' ') } } });
+  b.first ??= slim(ex);
+  if (ex.connection?.reused) b.reused++;
+  if (ex.status === 503) { b.overloaded++; return; } // the spec's "Service overloaded": legal under a burst (ERR-4 judges its body)
+  if (ex.status !== 200) { b.breach ??= { ex: slim(ex), index }; return; }
+  const seen = judgeSuccessBody(successAnswer(ex))?.find((j) => j.seen)?.seen;
+  if (seen !== undefined) b.breach ??= { ex: slim(ex), index, seen };
+  b.judged++;
+}
+
+/** SVC-1's verdict on its burst: every answer a 200 with a whole completion (a 503 legal); a valid request with no answer within the run's deadline is SVC-1's to fail. */
+export function burstVerdict(t: ClauseContext, b: Burst): void {
+  const { first, breach, n, judged, overloaded, reused } = b;
+  t.responded(breach?.ex ?? first!);
+  if (breach && breach.seen === undefined) t.status(breach.ex, 200);
+  if (breach) t.check(false, 'a whole chat completion (a JSON object with a choices array) in every 200', `answer ${breach.index} of ${n}: ${breach.seen}`, breach.ex);
+  reach(t, b.cross.map((r) => r.ex));
+  if (judged === 0) t.inconclusive(`all ${n} requests of the burst were answered 503 (overloaded): no reply to judge`);
+  t.check(judged > 0, 'a whole chat completion in every 200', 'none judged', b.first);
+  t.note(`${judged} of ${n} answers judged, each a whole chat completion${overloaded ? `; ${overloaded} answered 503 (overloaded)` : ''}; ${reused} sent on a kept-alive connection`);
+}
+
+/**
+ * SVC-9 on SVC-1's burst: the replies that came are judged with what the lone requests (and
+ * any burst request that overlapped no other) showed; a request with no reply is still the
+ * owner of its canary and prompt, never the verdict.
+ */
+export function burstCrossTalkVerdict(t: ClauseContext, b: Burst, alone: Alone): void {
+  reach(t, b.cross.map((r) => r.ex));
+  const bySample = new Map(b.cross.map((r) => [isServed(r.ex) ? r.sample : unservedSample(r.sample), r]));
+  const j = judgeTraffic([...bySample.keys()], alone.lone.map((r) => r.sample));
+  const results = j.samples.map((s) => bySample.get(s)!);
+  const served = results.filter((r) => isServed(r.ex)).length;
+  const unserved = b.cross.filter((r) => !isServed(r.ex));
+  const notServed = unserved.length ? `; ${unserved.length} got no reply to judge (${whyUnserved(unserved.map((r) => r.ex))})` : '';
+  const what = `${served} of ${b.n} answers of the burst (main key) judged with what ${j.lone} lone replies showed${notServed}`;
+  crossTalkVerdict(t, j, results, what, served < MIN_REPLIES_JUDGED ? `only ${served} of ${b.n} requests of the burst got a reply to judge in flight with another` : undefined);
+  t.note(`${served} concurrent replies judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
+}
+
 export interface Alone {
-  /** Lone requests the target served, and the forms it refused alone. */
-  lone: CrossResult[];
+  /** Lone requests the target served (and their form), and those it did not serve. */
+  lone: Array<CrossResult & { stream: boolean }>;
   refused: Array<{ stream: boolean; status: number | undefined; ex: Exchange }>;
 }
 
@@ -136,8 +288,8 @@ async function aloneOnce(): Promise<Alone> {
     // Far-apart prompt sizes for the usage fit; plain and streamed alike.
     const stream = i % 2 === 1;
     const r = await sendCross(crossRequest(12 * i, stream, 'main', keys.main));
-    if (r.ex.status !== 200) a.refused.push({ stream, status: r.ex.status, ex: r.ex });
-    else a.lone.push(r);
+    if (!isServed(r.ex)) a.refused.push({ stream, status: r.ex.status, ex: r.ex });
+    else a.lone.push({ ...r, stream });
   }
   return a;
 }
@@ -166,7 +318,9 @@ export async function shortStreamTtft(): Promise<Ttft> {
   const first = ex.stream?.events.find(hasContent);
   if (first) return { ms: first.atMs, capped: false, ex };
   if (ex.cancelled && (ex.status === undefined || ex.status === 200)) return { ms: TTFT_WAIT_MS, capped: true, ex };
-  return { ms: NaN, capped: false, ex, none: ex.status !== 200 ? `HTTP ${ex.status ?? `no answer (${ex.error?.message})`}` : `a stream with no content${ex.error ? ` (${ex.error.message})` : ''}` };
+  // The run's deadline (TIMEOUT_MS below TTFT_WAIT_MS) ended the wait first: no first token within it is the figure.
+  if (cutByDeadline(ex) && (ex.status === undefined || ex.status === 200)) return { ms: Math.min(TTFT_WAIT_MS, ex.durationMs), capped: true, ex };
+  return { ms: NaN, capped: false, ex, none: ex.status === undefined ? `no answer (${ex.error?.message})` : ex.status !== 200 ? `HTTP ${ex.status}` : `a stream with no content${ex.error ? ` (${ex.error.message})` : ''}` };
 }
 
 /** A long stream held open until `signal` aborts; `firstToken` resolves when its first content came (false: it ended first). */
@@ -193,11 +347,11 @@ export async function cancelFreesCapacity(t: ClauseContext, heldStreams: number)
     idle.push(s);
     if (s.none) break;
   }
-  // A stream cut at TTFT_WAIT_MS before its headers has no response to read: its figure is the wait.
-  for (const s of idle) if (s.ex.status !== undefined || !s.ex.cancelled) t.responded(s.ex);
+  // A stream cut before its headers (our wait or the run's deadline) has no response to read: its figure is the wait.
+  reach(t, idle.map((s) => s.ex));
   const none = idle.find((s) => s.none);
   if (none) t.inconclusive(`a short stream alone gave no first token to time: ${none.none}`);
-  if (idle.every((s) => s.capped)) t.inconclusive(`a short stream alone got no content within ${TTFT_WAIT_MS} ms`);
+  if (idle.every((s) => s.capped)) t.inconclusive(`a short stream alone got no content within ${Math.round(Math.max(...idle.map((s) => s.ms)))} ms`);
   const ttft0 = Math.min(...idle.map((s) => s.ms));
   const hold = new AbortController();
   const held = Array.from({ length: heldStreams }, () => holdLongStream(hold.signal));
@@ -208,7 +362,7 @@ export async function cancelFreesCapacity(t: ClauseContext, heldStreams: number)
     const after = await shortStreamTtft();
     const exs = await Promise.all(held.map((h) => h.done));
     const stillOpen = exs.filter((ex) => ex.cancelled && ex.status === 200).length;
-    if (after.ex.status !== undefined || !after.ex.cancelled) t.responded(after.ex);
+    reach(t, [loaded.ex, after.ex]);
     for (const s of [loaded, after]) if (s.none) t.inconclusive(`a short stream gave no first token to time: ${s.none}`);
     const fig = (s: { ms: number; capped: boolean }) => `${s.capped ? '>= ' : ''}${Math.round(s.ms)} ms`;
     const figures = `K = ${heldStreams} long streams (${started.filter(Boolean).length} streaming, ${stillOpen} still open when cancelled); TTFT alone ${Math.round(ttft0)} ms, with them held ${fig(loaded)}, right after cancelling them ${fig(after)}`;
