@@ -55,8 +55,9 @@ interface RouteStats { sent: number; ok: number; status: Map<number, number>; la
 const MAX_EXAMPLES_PER_KIND = 3;
 
 export class Recorder {
-  /** Time zero of the run (performance.now()). */
-  readonly t0: number;
+  /** Time zero of the run (performance.now()): the first phase's start, once one is marked. */
+  t0: number;
+  private clockStarted = false;
   sent = 0;
   notSent = 0;
   responses = 0;
@@ -129,7 +130,7 @@ export class Recorder {
   constructor(
     readonly stream: boolean,
     private readonly findings: Findings,
-    t0 = performance.now(),
+    t0 = performance.now(), // until the first phase is marked (markPhase)
     /** Called with each outcome after it is recorded (sweep steps, rate-limit phases). */
     readonly onOutcome?: (o: Outcome) => void,
   ) {
@@ -279,6 +280,8 @@ export class Recorder {
   }
 
   markPhase(label: string, at: number): void {
+    // The clock starts with the first phase's driver, not before the unmeasured lone requests (seconds).
+    if (!this.clockStarted) { this.t0 = at; this.clockStarted = true; }
     if (this.phaseMarks.length < 1000) this.phaseMarks.push({ t_s: round3((at - this.t0) / 1000), label });
   }
 

@@ -22,14 +22,23 @@ export class RequestLog {
   private readonly onExit = () => this.flush();
   lines = 0;
 
-  /** @param t0 performance.now() of the run's start: offsets in the file count from it. */
-  constructor(dir: string, private readonly t0: number) {
+  private clockStarted = false;
+
+  /** @param t0 performance.now() of the run's start: offsets in the file count from it (or from `startClock`'s). */
+  constructor(dir: string, private t0: number) {
     mkdirSync(dir, { recursive: true });
     this.path = join(dir, 'requests.jsonl');
     this.fd = openSync(this.path, 'w');
     this.timer = setInterval(() => this.flush(), 250);
     this.timer.unref();
     process.on('exit', this.onExit);
+  }
+
+  /** The measured run starts (the first phase's driver, after the unmeasured lone requests): offsets count from here. */
+  startClock(at: number): void {
+    if (this.clockStarted) return;
+    this.clockStarted = true;
+    this.t0 = at;
   }
 
   outcome(o: Outcome, phase?: string): void {

@@ -85,6 +85,7 @@ export async function drivePhase(ctx: ScenarioContext, spec: PhaseSpec): Promise
   }, spec.stop ?? ctx.stop);
   const shown = spec.progressFrom ?? spec.recorders[0]!;
   const started = performance.now();
+  requestLog?.startClock(started);
   for (const r of spec.recorders) r.markPhase(spec.label, started);
   if (!spec.quietProgress) {
     ctx.progress.start(() => ({

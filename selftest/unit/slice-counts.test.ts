@@ -1,7 +1,8 @@
 // A rehearsal's per-slice counts (load/report/slices.ts, drawn by rehearsal-html.ts): every
 // count of a slice's requests is by their intended send time, so none exceeds `sent`; the
 // one count by finish time is named so (finished_ok); each adds up to the run's total;
-// slices start with the plan's first arrival, not before the unmeasured requests ahead of it.
+// slices start with the plan's first arrival, not before the unmeasured requests ahead of it,
+// and so do a stream run's send-time axis and requests.jsonl's offsets.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,5 +122,29 @@ describe('the sweep step\'s settle window', () => {
     expect(step.sent).toBe(30);
     expect(step.samples).toBeGreaterThanOrEqual(26);
     expect(step.samples).toBeLessThanOrEqual(28);
+  }, 30_000);
+});
+
+describe('a stream run\'s clock', () => {
+  it('starts on the driver\'s clock: the report\'s send-time axis and requests.jsonl\'s intended_ms begin at the first arrival, not before the lone requests (about 1 s here)', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'chatgate-stream-clock-'));
+    const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const quietOut = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      // 10 req/s at fixed spacing for 2 s; each lone request takes 300 ms or more.
+      expect(await main(['stream', '--rate', '10', '--arrival', 'constant', '--duration', '2', '--ref-ttft-ms', '300', '--ref-itl-ms', '5', '--max-tokens', '4', '--out', out], {})).toBe(0);
+    } finally {
+      quiet.mockRestore();
+      quietOut.mockRestore();
+    }
+    const lines = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; intended_ms: number });
+    const intended = lines.map((l) => l.intended_ms).sort((a, b) => a - b);
+    expect(intended).toHaveLength(20);
+    // Arrival k is due at k x 100 ms of the driver's clock; from before the lone requests it was 900 ms or more later.
+    expect(intended[0]).toBeGreaterThanOrEqual(0);
+    expect(intended[0]).toBeLessThan(50);
+    expect(intended[19]! - intended[0]!).toBeCloseTo(1900, -1);
+    const points = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).plots.extra.requests.points as Array<[number, ...unknown[]]>;
+    expect(Math.min(...points.map((p) => p[0]))).toBeLessThan(0.05);
   }, 30_000);
 });
