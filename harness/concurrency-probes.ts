@@ -6,7 +6,7 @@ import type { SseEvent } from '../lib/http/sse-reader.ts';
 import { canariesIn, canaryInstruction, describeFinding, judgeCrossTalk, judgeTraffic, learnEvidence, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX, makeCanary, type CrossTalkEvidence, type CrossTalkJudgement, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
 import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
 import type { ClauseContext } from './clause-test.ts';
-import type { DeliveryChunk } from '../lib/spec/rules/stream-delivery.ts';
+import { DELIVERY_MIN_CHUNKS, judgeDelivery, type DeliveryChunk } from '../lib/spec/rules/stream-delivery.ts';
 import { chat, chatBody, keys } from './target.ts';
 import { runContext } from '../lib/run/run-context.ts';
 
@@ -305,6 +305,38 @@ export function hasContent(ev: Pick<SseEvent, 'data'>): boolean {
 /** The content chunks of a captured stream as EV-13 reads them. */
 export function contentChunks(ex: Exchange): DeliveryChunk[] {
   return (ex.stream?.events ?? []).filter(hasContent).map((e) => ({ atMs: e.atMs, ...(e.read !== undefined ? { read: e.read } : {}) }));
+}
+
+/** Why a stream's content did not all come (undefined: it came whole; [DONE] came, whatever happened after it). */
+export function streamCut(ex: Exchange): string | undefined {
+  if (!ex.error || ex.stream?.doneIndex !== undefined) return undefined;
+  return `${cutByDeadline(ex) ? 'cut by the run\'s deadline' : 'cut'} (${ex.error.message})`;
+}
+
+/**
+ * EV-13's verdict on its one long stream, judged on the content chunks that came: no answer,
+ * or a stream cut before [DONE], is inconclusive (answering and finishing are EV-10's), unless
+ * the part that came was already one burst at its end.
+ */
+export function deliveryVerdict(t: ClauseContext, ex: Exchange): void {
+  if (ex.status === undefined && !ex.throttledOut) {
+    t.use(ex);
+    t.inconclusive(`no answer (${ex.error?.message ?? 'unknown failure'}): no stream to judge; a stream that is not answered or stalls is EV-10's`);
+  }
+  t.responded(ex);
+  if (ex.status !== 200) t.inconclusive(`no stream to judge: HTTP ${ex.status} (see EV-1)`);
+  const d = judgeDelivery(contentChunks(ex));
+  const cut = streamCut(ex);
+  const figures = `${d.contentChunks} content chunks over ${Math.round(d.spreadMs)} ms, ${Math.round(d.e2eMs)} ms end to end, in ${d.reads} read${d.reads === 1 ? '' : 's'}${cut ? `, then ${cut}` : ''}`;
+  // A burst is judged on what came: the figures end at the last content chunk, so a stall after it does not enter them.
+  if (cut && d.verdict !== 'burst') {
+    const why = d.verdict === 'streamed' ? 'the part that came was paced, but part of a stream is no pass'
+      : d.contentChunks < DELIVERY_MIN_CHUNKS ? `too few content chunks came to judge (${d.contentChunks}, fewer than ${DELIVERY_MIN_CHUNKS})` : d.why;
+    t.inconclusive(`the stream did not come whole, ${cut}: ${why}; its finishing is EV-10's (${figures})`);
+  }
+  if (d.verdict === 'inconclusive') t.inconclusive(`${d.why} (${figures})`);
+  t.check(d.verdict === 'streamed', 'content chunks spread over the stream\'s time as they are generated', `${d.why ?? ''}${cut ? `; then ${cut} (EV-10's)` : ''}`, ex);
+  t.note(figures);
 }
 
 /** How long a short stream may take to its first token before it counts as "at least this long". */
