@@ -6,7 +6,7 @@ import type { SseEvent } from '../lib/http/sse-reader.ts';
 import { canariesIn, canaryInstruction, describeFinding, judgeCrossTalk, judgeTraffic, learnEvidence, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX, makeCanary, type CrossTalkEvidence, type CrossTalkJudgement, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
 import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
 import type { ClauseContext } from './clause-test.ts';
-import type { DeliveryChunk } from '../lib/spec/rules/stream-delivery.ts';
+import { DELIVERY_MIN_CHUNKS, judgeDelivery, type DeliveryChunk } from '../lib/spec/rules/stream-delivery.ts';
 import { chat, chatBody, keys } from './target.ts';
 import { runContext } from '../lib/run/run-context.ts';
 
@@ -161,6 +161,11 @@ export function unservedSample(s: CrossTalkSample): CrossTalkSample {
 /** Replies SVC-9 needs for a pass: at least two in flight together. */
 export const MIN_REPLIES_JUDGED = 2;
 
+/** SVC-9's `tooFew` for crossTalkVerdict when fewer than MIN_REPLIES_JUDGED replies were judged (undefined: enough), naming the counts. */
+export function tooFewReplies(judged: number, of: number, requests: string, detail = ''): string | undefined {
+  return judged < MIN_REPLIES_JUDGED ? `only ${judged} of ${of} ${requests} got a reply to judge${detail}` : undefined;
+}
+
 // --- SVC-9's own burst -----------------------------------------------------------------------
 
 export interface LoneForms {
@@ -195,7 +200,7 @@ export function crossTalkBurstVerdict(t: ClauseContext, lone: LoneForms, answers
   const j = judgeCrossTalk(lone.ev, answers.map((a) => (isServed(a.ex) ? a.sample : unservedSample(a.sample))));
   const notServed = unserved.length ? `; ${unserved.length} got no reply to judge (${whyUnserved(unserved.map((a) => a.ex))})` : '';
   const figures = `${served.length} of ${answers.length} concurrent replies (${what})${notServed}`;
-  crossTalkVerdict(t, j, answers, figures, served.length < MIN_REPLIES_JUDGED ? `only ${served.length} of ${answers.length} concurrent requests got a reply to judge` : undefined);
+  crossTalkVerdict(t, j, answers, figures, tooFewReplies(served.length, answers.length, 'concurrent requests'));
   t.note(`${figures} judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id}${lone.ev.missing.length ? `; not usable: ${lone.ev.missing.join('; ')}` : ''}${lone.left ? `; ${lone.left}` : ''}`);
 }
 
@@ -264,8 +269,22 @@ export function burstCrossTalkVerdict(t: ClauseContext, b: Burst, alone: Alone):
   const unserved = b.cross.filter((r) => !isServed(r.ex));
   const notServed = unserved.length ? `; ${unserved.length} got no reply to judge (${whyUnserved(unserved.map((r) => r.ex))})` : '';
   const what = `${served} of ${b.n} answers of the burst (main key) judged with what ${j.lone} lone replies showed${notServed}`;
-  crossTalkVerdict(t, j, results, what, served < MIN_REPLIES_JUDGED ? `only ${served} of ${b.n} requests of the burst got a reply to judge in flight with another` : undefined);
+  crossTalkVerdict(t, j, results, what, tooFewReplies(served, b.n, 'requests of the burst', ' in flight with another'));
   t.note(`${served} concurrent replies judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
+}
+
+/**
+ * SVC-9 on the rate-limit probe's ramp, which runs beside the rest of the run: every 2xx reply
+ * it got is judged (its own lone requests and `alone` teach the evidence); fewer than
+ * MIN_REPLIES_JUDGED is inconclusive, naming the counts, and a finding among them still fails.
+ */
+export function rampCrossTalkVerdict(t: ClauseContext, cross: readonly CrossResult[], alone: Alone, sent: number, statuses: Record<string, number>): void {
+  reach(t, cross.map((r) => r.ex));
+  const j = judgeTraffic(cross.map((r) => r.sample), alone.lone.map((r) => r.sample), { judgeAll: true });
+  const bySample = new Map(cross.map((r) => [r.sample, r]));
+  const few = tooFewReplies(j.samples.length, sent, 'requests of the probe', ` (statuses ${JSON.stringify(statuses)})`);
+  crossTalkVerdict(t, j, j.samples.map((s) => bySample.get(s)!), `${j.samples.length} served requests of the probe (RATE_LIMIT_API_KEY; ${j.concurrent} in flight with another) judged with what ${j.lone} lone replies showed`, few);
+  t.note(`${j.samples.length} replies judged (${j.concurrent} in flight with another) by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
 }
 
 export interface Alone {
@@ -305,6 +324,38 @@ export function hasContent(ev: Pick<SseEvent, 'data'>): boolean {
 /** The content chunks of a captured stream as EV-13 reads them. */
 export function contentChunks(ex: Exchange): DeliveryChunk[] {
   return (ex.stream?.events ?? []).filter(hasContent).map((e) => ({ atMs: e.atMs, ...(e.read !== undefined ? { read: e.read } : {}) }));
+}
+
+/** Why a stream's content did not all come (undefined: it came whole; [DONE] came, whatever happened after it). */
+export function streamCut(ex: Exchange): string | undefined {
+  if (!ex.error || ex.stream?.doneIndex !== undefined) return undefined;
+  return `${cutByDeadline(ex) ? 'cut by the run\'s deadline' : 'cut'} (${ex.error.message})`;
+}
+
+/**
+ * EV-13's verdict on its one long stream, judged on the content chunks that came: no answer,
+ * or a stream cut before [DONE], is inconclusive (answering and finishing are EV-10's), unless
+ * the part that came was already one burst at its end.
+ */
+export function deliveryVerdict(t: ClauseContext, ex: Exchange): void {
+  if (ex.status === undefined && !ex.throttledOut) {
+    t.use(ex);
+    t.inconclusive(`no answer (${ex.error?.message ?? 'unknown failure'}): no stream to judge; a stream that is not answered or stalls is EV-10's`);
+  }
+  t.responded(ex);
+  if (ex.status !== 200) t.inconclusive(`no stream to judge: HTTP ${ex.status} (see EV-1)`);
+  const d = judgeDelivery(contentChunks(ex));
+  const cut = streamCut(ex);
+  const figures = `${d.contentChunks} content chunks over ${Math.round(d.spreadMs)} ms, ${Math.round(d.e2eMs)} ms end to end, in ${d.reads} read${d.reads === 1 ? '' : 's'}${cut ? `, then ${cut}` : ''}`;
+  // A burst is judged on what came: the figures end at the last content chunk, so a stall after it does not enter them.
+  if (cut && d.verdict !== 'burst') {
+    const why = d.verdict === 'streamed' ? 'the part that came was paced, but part of a stream is no pass'
+      : d.contentChunks < DELIVERY_MIN_CHUNKS ? `too few content chunks came to judge (${d.contentChunks}, fewer than ${DELIVERY_MIN_CHUNKS})` : d.why;
+    t.inconclusive(`the stream did not come whole, ${cut}: ${why}; its finishing is EV-10's (${figures})`);
+  }
+  if (d.verdict === 'inconclusive') t.inconclusive(`${d.why} (${figures})`);
+  t.check(d.verdict === 'streamed', 'content chunks spread over the stream\'s time as they are generated', `${d.why ?? ''}${cut ? `; then ${cut} (EV-10's)` : ''}`, ex);
+  t.note(figures);
 }
 
 /** How long a short stream may take to its first token before it counts as "at least this long". */

@@ -14,8 +14,7 @@ import { validate } from '../lib/spec/schema-validator.ts';
 import type { Exchange } from '../lib/http/http-client.ts';
 import { DeltaSnapshotWatch, describeSnapshots } from '../lib/spec/cumulative-deltas.ts';
 import * as ev from '../lib/spec/rules/stream-rules.ts';
-import { judgeDelivery } from '../lib/spec/rules/stream-delivery.ts';
-import { contentChunks } from '../harness/concurrency-probes.ts';
+import { deliveryVerdict } from '../harness/concurrency-probes.ts';
 
 /** EV-6 on one stream: the rule, and the response closes after [DONE]. */
 function endsWithDone(t: ClauseContext, { ex, r }: { ex: Exchange; r: ReturnType<typeof readStream> }): void {
@@ -152,16 +151,9 @@ describe('EV: chunks', () => {
 
   // A buffering proxy holds a stream and hands it over at its end: each chunk is still a
   // valid event, only their arrival shows it. A long reply is asked for (a short or fast one
-  // says nothing: inconclusive); lib/spec/rules/stream-delivery.ts judges the arrivals.
+  // says nothing: inconclusive); lib/spec/rules/stream-delivery.ts judges the arrivals, and
+  // deliveryVerdict leaves a stream with no answer or cut short to EV-10.
   clause('events/delivered-as-generated', 'EV-13', 'a long reply\'s chunks arrive as they are generated, not all at once at its end', async (t) => {
-    const ex = await chat(chatBody({ stream: true, max_tokens: 400, messages: [{ role: 'user', content: 'Write about 200 words on how lighthouses work.' }] }));
-    t.responded(ex);
-    if (ex.status !== 200) t.inconclusive(`no stream to judge: HTTP ${ex.status} (see EV-1)`);
-    if (ex.error) t.inconclusive(`the stream did not end (${ex.error.message}): its delivery is EV-10's to judge`);
-    const d = judgeDelivery(contentChunks(ex));
-    const figures = `${d.contentChunks} content chunks over ${Math.round(d.spreadMs)} ms, ${Math.round(d.e2eMs)} ms end to end, in ${d.reads} read${d.reads === 1 ? '' : 's'}`;
-    if (d.verdict === 'inconclusive') t.inconclusive(`${d.why} (${figures})`);
-    t.check(d.verdict === 'streamed', 'content chunks spread over the stream\'s time as they are generated', d.why ?? '', ex);
-    t.note(figures);
+    deliveryVerdict(t, await chat(chatBody({ stream: true, max_tokens: 400, messages: [{ role: 'user', content: 'Write about 200 words on how lighthouses work.' }] })));
   }, { stream: { none: 'streams only' } });
 });

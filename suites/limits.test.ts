@@ -23,8 +23,8 @@ import { restartAfter } from '../harness/ramp-restart.ts';
 import { readStream } from '../lib/spec/rules/stream-reading.ts';
 import * as ev from '../lib/spec/rules/stream-rules.ts';
 import { validate } from '../lib/spec/schema-validator.ts';
-import { canaryInstruction, judgeTraffic, makeCanary } from '../lib/spec/rules/cross-talk.ts';
-import { crossTalkVerdict, learnAlone, probeResult, type CrossResult } from '../harness/concurrency-probes.ts';
+import { canaryInstruction, makeCanary } from '../lib/spec/rules/cross-talk.ts';
+import { learnAlone, probeResult, rampCrossTalkVerdict, type CrossResult } from '../harness/concurrency-probes.ts';
 
 const PROBE_MS = 30_000;
 // The probe keeps every answer until it ends and a slow target has many in flight: a 429's
@@ -214,17 +214,13 @@ describe('LIM: rate limits', () => {
 
   // The ramp's requests run concurrently with each other and with the rest of the run: SVC-9's lone
   // requests (main key, after the probe) and the ramp's own that overlapped no other teach what the
-  // target gives to tell replies apart (lib/spec/rules/cross-talk.ts); every reply is judged by canary and id.
+  // target gives to tell replies apart (lib/spec/rules/cross-talk.ts); every reply is judged by canary and id,
+  // and fewer than two replies is no pass (rampCrossTalkVerdict).
   clause('limits/cross-talk', 'SVC-9', 'every reply the rate-limit probe got is its own request\'s (canary, id)', async (t) => {
     if (config.rateLimitProbeMax === 0) t.skip('RATE_LIMIT_PROBE_MAX=0 disables the rate-limit probe');
     const p = await runProbe();
     if (p.cross.length === 0) t.inconclusive(`none of the probe's requests got a 2xx (statuses ${JSON.stringify(p.statuses)})`);
-    t.responded(p.cross[0]!.ex);
-    const alone = await learnAlone();
-    const j = judgeTraffic(p.cross.map((r) => r.sample), alone.lone.map((r) => r.sample), { judgeAll: true });
-    const bySample = new Map(p.cross.map((r) => [r.sample, r]));
-    crossTalkVerdict(t, j, j.samples.map((s) => bySample.get(s)!), `${j.samples.length} served requests of the probe (RATE_LIMIT_API_KEY; ${j.concurrent} in flight with another) judged with what ${j.lone} lone replies showed`);
-    t.note(`${j.samples.length} replies judged (${j.concurrent} in flight with another) by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
+    rampCrossTalkVerdict(t, p.cross, await learnAlone(), p.sent, p.statuses);
   }, { ...PROBE_TIMEOUT, stream: { none: 'the rate-limit probe sends both forms itself' } });
 
   clause('limits/retry-hint', 'LIM-2', 'a 429 says when to retry (Retry-After, retry-after-ms or x-ratelimit-reset-*), in a form clients can read', async (t) => {
