@@ -30,8 +30,8 @@ export function k6Title(s: LoadSummary): string | undefined {
   if (!d) return undefined;
   const n = d.merged_from?.length ?? 0;
   const test = (s.options as { test_id?: unknown }).test_id;
-  // The runners' summaries hold no start time: the time given is the merge's.
-  return `chatgate k6: ${d.script}, ${n} runner${n === 1 ? '' : 's'} merged${typeof test === 'string' ? ` (test ${test})` : ''} — merged ${s.finished_at}`;
+  // The test's start, as a single run's title gives its own: the earliest runner's, on its clock.
+  return `chatgate k6: ${d.script}, ${n} runner${n === 1 ? '' : 's'} merged${typeof test === 'string' ? ` (test ${test})` : ''} — ${s.started_at ?? 'start not recorded'}`;
 }
 
 /** The section, or undefined when the summary is not a k6 merge. */
