@@ -345,7 +345,7 @@ export function mergeK6(inputs: Array<{ path: string; doc: K6Summary }>, points:
     format_version: first.doc.format_version,
     script: first.doc.script,
     identity: { ...id0, segment: 'merged', runner: 0, runners: id0.runners },
-    merged_from: inputs.map((i) => ({ file: basename(i.path), segment: i.doc.identity.segment, runner: i.doc.identity.runner, result: i.doc.result })),
+    merged_from: inputs.map((i) => ({ file: basename(i.path), segment: i.doc.identity.segment, runner: i.doc.identity.runner, result: i.doc.result, started_at: i.doc.started_at ?? null, finished_at: i.doc.finished_at ?? null })),
     target: first.doc.target,
     durationMs,
     ...runnersTimes(inputs),

@@ -143,6 +143,8 @@ describe('when the merged test ran, and what it ran against', () => {
     const k6 = JSON.parse(readFileSync(join(m.dir, 'k6-chat-stream-sse-pg-merged-summary.json'), 'utf8')) as K6Summary;
     expect(k6).toMatchObject({ started_at: '2026-03-01T10:00:00.000Z', finished_at: '2026-03-01T10:01:05.000Z' });
     expect(/<title>([^<]*)<\/title>/.exec(m.html)![1]).toBe('chatgate k6: chat-stream-sse, 2 runners merged (test pg) — 2026-03-01T10:00:00.000Z');
+    expect(m.html).toContain('The test ran from 2026-03-01T10:00:00.000Z to 2026-03-01T10:01:05.000Z (the earliest runner\'s start and the latest runner\'s end, each on its runner\'s clock); its rates are over the longest runner\'s run, 62 s.');
+    expect(m.html).toContain('<tr><td>2</td><td>1/2:1</td><td class="nw">2026-03-01T10:00:03.000Z</td><td class="nw">2026-03-01T10:01:05.000Z</td>');
   });
 
   it('a runner that recorded no time leaves the merged one null, naming the runner and why; a merge of such merges too', () => {
@@ -154,6 +156,8 @@ describe('when the merged test ran, and what it ran against', () => {
     expect(m.summary.finished_at).toBeNull();
     expect(m.summary.times_unknown).toBe('started_at: not recorded by runner 2 (a summary of an older build (rebuild the bundles: npm run build:k6)); finished_at: not recorded by runner 2 (a summary of an older build (rebuild the bundles: npm run build:k6))');
     expect(/<title>([^<]*)<\/title>/.exec(m.html)![1]).toBe('chatgate k6: chat-stream-sse, 2 runners merged (test pg) — start not recorded');
+    expect(m.html).toContain('The test ran from a start not recorded to an end not recorded (the earliest runner\'s start and the latest runner\'s end, each on its runner\'s clock; started_at: not recorded by runner 2');
+    expect(m.html).toContain('<tr><td>2</td><td>1/2:1</td><td class="nw">not recorded</td><td class="nw">not recorded</td>');
     const n = merge('times-none', [runnerSummary(1, {}, { at: { nowMs: T0, testRunDurationMs: 1000 } }), runnerSummary(2, {}, { at: { nowMs: T0 } })]);
     expect(n.summary).toMatchObject({ started_at: null, finished_at: '2026-03-01T10:00:00.000Z', times_unknown: 'started_at: not recorded by runner 2 (k6 gave handleSummary no testRunDurationMs)' });
 
