@@ -274,17 +274,23 @@ export function burstCrossTalkVerdict(t: ClauseContext, b: Burst, alone: Alone):
 }
 
 /**
- * SVC-9 on the rate-limit probe's ramp, which runs beside the rest of the run: every 2xx reply
- * it got is judged (its own lone requests and `alone` teach the evidence); fewer than
- * MIN_REPLIES_JUDGED is inconclusive, naming the counts, and a finding among them still fails.
+ * SVC-9 on the rate-limit probe's ramp, which runs beside the rest of the run: `cross` holds
+ * every answer of the ramp; each served reply is judged (its own lone requests and `alone`
+ * teach the evidence), and a request with none (a 429, no answer) still owns its canary, so a
+ * reply carrying it is another's; fewer than MIN_REPLIES_JUDGED replies is inconclusive,
+ * naming the counts, and a finding among them still fails.
  */
 export function rampCrossTalkVerdict(t: ClauseContext, cross: readonly CrossResult[], alone: Alone, sent: number, statuses: Record<string, number>): void {
   reach(t, cross.map((r) => r.ex));
-  const j = judgeTraffic(cross.map((r) => r.sample), alone.lone.map((r) => r.sample), { judgeAll: true });
-  const bySample = new Map(cross.map((r) => [r.sample, r]));
-  const few = tooFewReplies(j.samples.length, sent, 'requests of the probe', ` (statuses ${JSON.stringify(statuses)})`);
-  crossTalkVerdict(t, j, j.samples.map((s) => bySample.get(s)!), `${j.samples.length} served requests of the probe (RATE_LIMIT_API_KEY; ${j.concurrent} in flight with another) judged with what ${j.lone} lone replies showed`, few);
-  t.note(`${j.samples.length} replies judged (${j.concurrent} in flight with another) by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
+  const bySample = new Map(cross.map((r) => [isServed(r.ex) ? r.sample : unservedSample(r.sample), r]));
+  const j = judgeTraffic([...bySample.keys()], alone.lone.map((r) => r.sample), { judgeAll: true });
+  const results = j.samples.map((s) => bySample.get(s)!);
+  const served = results.filter((r) => isServed(r.ex)).length;
+  const unserved = cross.filter((r) => !isServed(r.ex));
+  const notServed = unserved.length ? `; ${unserved.length} got no reply to judge, each still the owner of its canary (${whyUnserved(unserved.map((r) => r.ex))})` : '';
+  const few = tooFewReplies(served, sent, 'requests of the probe', ` (statuses ${JSON.stringify(statuses)})`);
+  crossTalkVerdict(t, j, results, `${served} served requests of the probe (RATE_LIMIT_API_KEY; ${j.concurrent} of its ${cross.length} requests in flight with another) judged with what ${j.lone} lone requests showed${notServed}`, few);
+  t.note(`${served} replies judged (${j.concurrent} of the probe's ${cross.length} requests in flight with another) by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone requests)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
 }
 
 export interface Alone {

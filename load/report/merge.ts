@@ -25,6 +25,7 @@ import { findingsFail, type Finding } from './findings.ts';
 import { compareMetrics, formatComparison, loadBaseline, parseThresholds } from './baseline.ts';
 import { evaluateLimits, gateLine, parseLimits, type Limit } from './gates.ts';
 import { UsageError, type Scenario } from '../setup/options.ts';
+import { targetKind } from '../setup/safety.ts';
 import type { MetricName } from './metric-names.ts';
 
 /** A problem with the inputs: one line, exit 2, nothing written. */
@@ -44,6 +45,12 @@ export interface K6Summary {
   };
   target: string | null;
   durationMs: number | null;
+  /** When the runner ran, on its own clock (lib/summary.ts runTimes); absent in summaries of older builds, started_at null with why when k6 did not say. */
+  started_at?: string | null;
+  finished_at?: string | null;
+  started_at_unknown?: string;
+  /** A merge's: why started_at or finished_at is null. */
+  times_unknown?: string;
   result: string;
   thresholds: Array<{ metric: string; expression: string; ok: boolean; judged: boolean; observed?: string }>;
   warnings: string[];
@@ -338,9 +345,10 @@ export function mergeK6(inputs: Array<{ path: string; doc: K6Summary }>, points:
     format_version: first.doc.format_version,
     script: first.doc.script,
     identity: { ...id0, segment: 'merged', runner: 0, runners: id0.runners },
-    merged_from: inputs.map((i) => ({ file: basename(i.path), segment: i.doc.identity.segment, runner: i.doc.identity.runner, result: i.doc.result })),
+    merged_from: inputs.map((i) => ({ file: basename(i.path), segment: i.doc.identity.segment, runner: i.doc.identity.runner, result: i.doc.result, started_at: i.doc.started_at ?? null, finished_at: i.doc.finished_at ?? null })),
     target: first.doc.target,
     durationMs,
+    ...runnersTimes(inputs),
     result,
     thresholds,
     warnings: [...warnings, ...runnerWarnings],
@@ -352,6 +360,33 @@ export function mergeK6(inputs: Array<{ path: string; doc: K6Summary }>, points:
   };
   const witnesses = points.flatMap((p) => p.witnesses);
   return { merged, summary: k6LoadSummary(merged, inputs.map((i) => i.doc), witnesses), warnings, crossed };
+}
+
+/**
+ * The whole test's time: the earliest runner's start and the latest runner's end, each on its
+ * runner's clock; null, saying why, when a runner's summary does not record its own.
+ */
+function runnersTimes(inputs: Array<{ path: string; doc: K6Summary }>): Pick<K6Summary, 'started_at' | 'finished_at' | 'times_unknown'> {
+  const why: string[] = [];
+  const edge = (field: 'started_at' | 'finished_at', pick: (...ms: number[]) => number): string | null => {
+    const lacking = inputs.filter((i) => typeof i.doc[field] !== 'string' || !isFinite(Date.parse(i.doc[field] as string)));
+    if (lacking.length === 0) return new Date(pick(...inputs.map((i) => Date.parse(i.doc[field] as string)))).toISOString();
+    const reasons = [...new Set(lacking.map((i) => (i.doc[field] === undefined ? 'a summary of an older build (rebuild the bundles: npm run build:k6)' : i.doc.started_at_unknown ?? 'not recorded')))];
+    why.push(`${field}: not recorded by runner${lacking.length === 1 ? '' : 's'} ${lacking.map((i) => i.doc.identity.runner).join(', ')} (${reasons.join('; ')})`);
+    return null;
+  };
+  const started_at = edge('started_at', Math.min);
+  const finished_at = edge('finished_at', Math.max);
+  return { started_at, finished_at, ...(why.length ? { times_unknown: why.join('; ') } : {}) };
+}
+
+/** A k6 summary's target as the Node runs name theirs; an address that does not parse counts as remote. */
+function k6TargetKind(target: string | null): LoadSummary['target']['kind'] {
+  try {
+    return targetKind(new URL(target ?? ''));
+  } catch {
+    return 'remote';
+  }
 }
 
 function missing(have: number[], n: number): number[] {
@@ -454,17 +489,18 @@ function k6LoadSummary(k: K6Summary, parts: K6Summary[], witnesses: Witness[] = 
   // SVC-9 on its clause, with curl lines where the runners' --out json outputs carried the bodies.
   const crossTalk = k6CrossTalkFinding(count('chatgate_cross_talk'), witnesses, { target: k.target ?? '', headers: runHeaders(k), ...runProxy(parts, process.env) });
   if (crossTalk) findings.unshift(crossTalk);
-  const finished = new Date();
   return {
     format: SUMMARY_FORMAT,
     format_version: SUMMARY_VERSION,
     scenario: SCENARIO_OF[k.script] ?? 'throughput',
     partial: k.warnings.some((w) => w.includes('cover part of the test')),
     stop_reason: `merged from ${parts.length} k6 runner${parts.length === 1 ? '' : 's'} (${k.script}); thresholds on the whole test: ${k.result.toUpperCase()}`,
-    started_at: new Date(finished.getTime() - secs * 1000).toISOString(),
-    finished_at: finished.toISOString(),
+    // The runners' own times (the rates' duration_s is the longest runner's run); null, saying why, where a runner recorded none.
+    started_at: k.started_at ?? null,
+    finished_at: k.finished_at ?? null,
+    ...(k.times_unknown ? { times_unknown: k.times_unknown } : {}),
     duration_s: round3(secs),
-    target: { url: k.target ?? '', kind: 'remote' },
+    target: { url: k.target ?? '', kind: k6TargetKind(k.target) },
     options: k6Options(k),
     // No figure of the runners' own load exists: none is given, rather than zeros that read as measured.
     driver: null,
@@ -546,8 +582,11 @@ export function mergeLoad(inputs: Array<{ path: string; doc: LoadSummary }>): { 
       if (t) t.add(h); else hist.set(name, h);
     }
   }
-  const started = Math.min(...docs.map((d) => Date.parse(d.started_at)));
-  const finished = Math.max(...docs.map((d) => Date.parse(d.finished_at)));
+  // A run that recorded no time (a merge of k6 runners that did not) leaves the merged time unknown, not guessed.
+  const timed = docs.every((d) => typeof d.started_at === 'string' && typeof d.finished_at === 'string');
+  const started = timed ? Math.min(...docs.map((d) => Date.parse(d.started_at!))) : NaN;
+  const finished = timed ? Math.max(...docs.map((d) => Date.parse(d.finished_at!))) : NaN;
+  const untimed = docs.find((d) => d.started_at === null || d.finished_at === null);
   const latencies: Record<string, LatencySummary> = { ...first.doc.latencies };
   const percentiles: LoadSummary['plots']['percentiles'] = {};
   const buckets: LoadSummary['plots']['buckets'] = {};
@@ -588,7 +627,7 @@ export function mergeLoad(inputs: Array<{ path: string; doc: LoadSummary }>): { 
       if (t) t.count += f.count; else findings.set(key, { ...f });
     }
   }
-  const known = new Set(['format', 'format_version', 'scenario', 'partial', 'stop_reason', 'started_at', 'finished_at', 'duration_s', 'target', 'options', 'driver', 'driver_not_measured', 'counts', 'status_codes', 'failures', 'failure_examples', 'latencies', 'output', 'routes', 'body_checks', 'error_answers', 'findings', 'details', 'metrics', 'timeline', 'plots', 'hdr_us', 'baseline']);
+  const known = new Set(['format', 'format_version', 'scenario', 'partial', 'stop_reason', 'started_at', 'finished_at', 'times_unknown', 'duration_s', 'target', 'options', 'driver', 'driver_not_measured', 'counts', 'status_codes', 'failures', 'failure_examples', 'latencies', 'output', 'routes', 'body_checks', 'error_answers', 'findings', 'details', 'metrics', 'timeline', 'plots', 'hdr_us', 'baseline']);
   // Fields other tools add later: numbers (and objects of numbers) add, other values keep the first run's.
   const extra: Record<string, unknown> = {};
   for (const d of docs) for (const [k, v] of Object.entries(d)) if (!known.has(k)) extra[k] = k in extra ? addDeep(extra[k], v, k) : v;
@@ -600,9 +639,10 @@ export function mergeLoad(inputs: Array<{ path: string; doc: LoadSummary }>): { 
     scenario: first.doc.scenario,
     partial: docs.some((d) => d.partial),
     stop_reason: `merged from ${docs.length} runs (${[...new Set(docs.map((d) => d.stop_reason))].join(', ')})`,
-    started_at: new Date(started).toISOString(),
-    finished_at: new Date(finished).toISOString(),
-    duration_s: round3((finished - started) / 1000),
+    started_at: timed ? new Date(started).toISOString() : null,
+    finished_at: timed ? new Date(finished).toISOString() : null,
+    ...(timed ? {} : { times_unknown: `not recorded in every merged run${untimed?.times_unknown ? ` (${untimed.times_unknown})` : ''}; duration_s is the longest run's` }),
+    duration_s: timed ? round3((finished - started) / 1000) : Math.max(...docs.map((d) => d.duration_s)),
     target: first.doc.target,
     options: first.doc.options,
     ...mergedDrivers(docs),

@@ -26,8 +26,10 @@ export interface LoadSummary {
   /** True when the run was stopped (Ctrl-C) before it finished: figures cover what ran. */
   partial: boolean;
   stop_reason: string;
-  started_at: string;
-  finished_at: string;
+  /** Null where not known (a merge of k6 runners whose summaries record none), `times_unknown` says why. */
+  started_at: string | null;
+  finished_at: string | null;
+  times_unknown?: string;
   duration_s: number;
   target: { url: string; kind: LoadTarget['kind']; reference?: Record<string, unknown>; reference_cpu_s?: number | null };
   options: Record<string, unknown>;

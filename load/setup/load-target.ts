@@ -11,7 +11,7 @@ import { sendThroughProxy } from '../engine/lean-client.ts';
 import type { ReferenceOptions } from '../../reference/server.ts';
 import type { LoadOptions } from './options.ts';
 import { startReferenceProcess, type EmbeddedReference } from './reference-process.ts';
-import { isLoopbackHost } from './safety.ts';
+import { targetKind } from './safety.ts';
 
 export interface LoadTarget {
   /** Base URL ending in /v1. */
@@ -78,7 +78,7 @@ export function remoteTarget(config: Config): LoadTarget {
     baseUrl,
     origin: url.origin,
     basePath: url.pathname,
-    kind: isLoopbackHost(url.hostname) ? 'loopback' : 'remote',
+    kind: targetKind(url),
     keys: {
       main,
       throttled,

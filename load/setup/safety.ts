@@ -13,6 +13,11 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
+/** A target by its address, as a load summary names it (the embedded reference is named where it starts). */
+export function targetKind(url: URL): 'loopback' | 'remote' {
+  return isLoopbackHost(url.hostname) ? 'loopback' : 'remote';
+}
+
 export function checkRemote(targetUrl: string, allowRemote: boolean): void {
   const host = new URL(targetUrl).hostname;
   if (!isLoopbackHost(host) && !allowRemote) {

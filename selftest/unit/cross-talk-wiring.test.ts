@@ -1,8 +1,8 @@
 // SVC-9 on the traffic other probes send at once (the rate-limit ramp, the SVC-1 burst):
 // their answers become samples (harness/concurrency-probes.ts probeResult), the requests
 // that ran alone teach the evidence and the rest are judged (lib/spec/rules/cross-talk.ts
-// judgeTraffic), and the verdict goes through clause() as the suite's own tests do
-// (crossTalkVerdict). Answers made up in memory: no request leaves the process.
+// judgeTraffic), and the ramp's verdict goes through clause() as limits/cross-talk's does
+// (rampCrossTalkVerdict, called, not restated). Answers made up in memory: no request leaves the process.
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../lib/http/http-client.ts';
 import { judgeTraffic, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
@@ -12,7 +12,8 @@ const before = { TARGET_URL: process.env.TARGET_URL, API_KEY: process.env.API_KE
 process.env.TARGET_URL = 'http://127.0.0.1:9/v1';
 process.env.API_KEY = 'sk-cross-talk-wiring-unit-000000000';
 const { clause } = await import('../../harness/clause-test.ts');
-const { crossTalkVerdict, probeResult, slim } = await import('../../harness/concurrency-probes.ts');
+const { probeResult, rampCrossTalkVerdict, slim } = await import('../../harness/concurrency-probes.ts');
+type Alone = import('../../harness/concurrency-probes.ts').Alone;
 for (const [k, v] of Object.entries(before)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
 
 const canary = (i: number) => `CG${String(i).padStart(10, '0')}`;
@@ -36,34 +37,35 @@ function ramp(swap: boolean, alone = 6) {
   });
 }
 
-function judgeRamp(results: ReturnType<typeof ramp>, alone: CrossTalkSample[] = []) {
-  const j = judgeTraffic(results.map((r) => r.sample), alone);
-  const by = new Map(results.map((r) => [r.sample, r]));
-  return { j, judged: j.samples.map((s) => by.get(s)!) };
+/** SVC-9's lone requests on the main key (none, or `lone` made up as answered alone), as the suite learns them. */
+function aloneOf(lone: CrossTalkSample[] = []): Alone {
+  return { lone: lone.map((sample, k) => ({ ex: answer(90 + k, 90 + k), sample, stream: false })), refused: [] };
 }
+/** limits/cross-talk's verdict on the ramp's answers (every one of them 200 here): `sent` is how many went out. */
+const verdictOn = (t: Parameters<typeof rampCrossTalkVerdict>[0], results: ReturnType<typeof ramp>, lone: CrossTalkSample[] = []) =>
+  rampCrossTalkVerdict(t, results, aloneOf(lone), results.length, { 200: results.length });
 
 describe('SVC-9 on a probe\'s own concurrent traffic, through clause()', () => {
   // A failing clause() test fails its vitest test too, so the swap is judged below with a recording context.
   clause('selftest/cross-talk/ramp-clean', 'SVC-9', 'self-test: every reply of the ramp its own', async (t) => {
-    const { j, judged } = judgeRamp(ramp(false));
-    crossTalkVerdict(t, j, judged, `${judged.length} served requests of the probe judged`);
+    verdictOn(t, ramp(false));
   });
   clause('selftest/cross-talk/ramp-none-alone', 'SVC-9', 'self-test: no request of the ramp ran alone', async (t) => {
-    const { j, judged } = judgeRamp(ramp(true, 0));
-    t.responded(judged[0]!.ex);
-    crossTalkVerdict(t, j, judged, `${judged.length} served requests of the probe judged`);
+    verdictOn(t, ramp(true, 0));
   });
 });
 
-/** What crossTalkVerdict asks of a test: its fail, inconclusive and check, recorded. */
+/** What rampCrossTalkVerdict asks of a test: its fail, inconclusive and check, recorded. */
 function recording() {
   const out: { verdict?: string; expected?: string; seen?: string; ex?: Exchange; checks: number } = { checks: 0 };
   const t = {
     fail(expected: string, seen: string, ex?: Exchange): never { Object.assign(out, { verdict: 'fail', expected, seen, ex }); throw new Error('failed'); },
     inconclusive(why: string): never { Object.assign(out, { verdict: 'inconclusive', seen: why }); throw new Error('inconclusive'); },
     check(ok: boolean, expected: string, seen: string, ex?: Exchange) { if (!ok) t.fail(expected, seen, ex); out.checks++; out.verdict ??= 'pass'; },
+    responded() {},
+    note() {},
   };
-  return { t: t as unknown as Parameters<typeof crossTalkVerdict>[0], out };
+  return { t: t as unknown as Parameters<typeof rampCrossTalkVerdict>[0], out };
 }
 
 describe('their verdicts', () => {
@@ -71,23 +73,22 @@ describe('their verdicts', () => {
     new Map(task.file.tasks.flatMap((s) => s.tasks ?? []).map((x) => [x.meta.chatgate?.id, x.meta.chatgate as unknown as Record<string, unknown>]));
 
   it('a swap fails SVC-9 with both requests\' curl lines and keys, on the exchange of the request that got the other\'s reply', () => {
-    const { j, judged } = judgeRamp(ramp(true));
     const { t, out } = recording();
-    expect(() => crossTalkVerdict(t, j, judged, `${judged.length} served requests of the probe judged`)).toThrow('failed');
+    expect(() => verdictOn(t, ramp(true))).toThrow('failed');
     expect(out.verdict).toBe('fail');
     expect(out.seen).toContain('2 replies of another request');
     expect(out.seen).toMatch(/probe request 9 \(both sent with the rate-limit key\): the reply carries probe request 12's canary CG0000000011, not its own CG0000000008/);
     expect(out.seen).toContain('this request: curl -H "Authorization: Bearer $RATE_LIMIT_API_KEY" http://127.0.0.1:9/v1/chat/completions #8');
     expect(out.seen).toContain('the other:    curl -H "Authorization: Bearer $RATE_LIMIT_API_KEY" http://127.0.0.1:9/v1/chat/completions #11');
-    expect(out.seen).toMatch(/judged by canary 8, usage 0, id 8/);
+    // The ramp runs beside the rest of the run: its six lone replies are judged as well (judgeAll), 14 in all.
+    expect(out.seen).toMatch(/14 served requests of the probe \(RATE_LIMIT_API_KEY; 8 of its 14 requests in flight with another\) judged with what 6 lone requests showed; judged by canary 14, usage 0, id 14/);
     expect(out.ex?.curl).toMatch(/#8$/);
   });
 
   it('a ramp with no request alone is judged with lone requests sent elsewhere (the swap defect holds every reply a while)', () => {
     const lone: CrossTalkSample[] = [0, 1, 2].map((i) => ({ request: { key: 'main', canary: canary(90 + i), promptSize: 10 + 40 * i, startMs: i * 100, endMs: i * 100 + 10 }, reply: { content: canary(90 + i), id: `chatcmpl-l${i}` } }));
-    const { j, judged } = judgeRamp(ramp(true, 0), lone);
     const { t, out } = recording();
-    expect(() => crossTalkVerdict(t, j, judged, 'the ramp')).toThrow('failed');
+    expect(() => verdictOn(t, ramp(true, 0), lone)).toThrow('failed');
     expect(out.seen).toMatch(/^2 replies of another request; probe request 3 \(both sent with the rate-limit key\): the reply carries probe request 6's canary/);
   });
 

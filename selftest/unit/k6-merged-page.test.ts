@@ -1,6 +1,7 @@
 // What a merge of k6 runners says about itself: no driver figures it never measured
 // (null with its reason, and every reader of summary.json copes), the scenarios the
-// runners ran, a title naming what was merged; and what a runner's summary records of
+// runners ran, a title naming what was merged, when the test ran (the runners' own
+// times, null with why where one recorded none) and what its target is; and what a runner's summary records of
 // its HEADERS (every secret value ***, whatever its length) and its proxy (credentials
 // masked). The runners' summaries come from the chat-stream-sse bundle's handleSummary
 // in the k6 stand-in (selftest/support/k6-shim.ts).
@@ -12,6 +13,8 @@ import { buildK6 } from '../../load/k6/build.ts';
 import { mergeMain, type K6Summary } from '../../load/report/merge.ts';
 import type { LoadSummary } from '../../load/report/summary.ts';
 import { loadBundle } from '../support/k6-shim.ts';
+import { targetKind } from '../../load/setup/safety.ts';
+import { remoteTarget } from '../../load/setup/load-target.ts';
 
 const TARGET = 'http://127.0.0.1:9/v1';
 const KEY = 'sk-merged-page-secret-0123456789';
@@ -22,7 +25,7 @@ beforeAll(async () => {
   await buildK6({ outdir: join(work, 'dist'), scripts: ['chat-stream-sse'] });
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-afterEach(() => { vi.restoreAllMocks(); vi.unstubAllEnvs(); });
+afterEach(() => { vi.restoreAllMocks(); vi.unstubAllEnvs(); vi.useRealTimers(); });
 
 const DATA = {
   state: { testRunDurationMs: 2000 },
@@ -34,12 +37,17 @@ const DATA = {
 };
 
 /** The `-summary.json` one runner of a 2-runner test writes, from the bundle's handleSummary; `k6` plays what k6 does to the options by then. */
-function runnerSummary(i: 1 | 2, env: Record<string, string> = {}, k6: { scenarios?: unknown } = {}): K6Summary {
+function runnerSummary(i: 1 | 2, env: Record<string, string> = {}, k6: { scenarios?: unknown; at?: { nowMs: number; testRunDurationMs?: number } } = {}): K6Summary {
   const { exports, shim } = loadBundle(join(work, 'dist', 'chat-stream-sse.js'), { TARGET_URL: TARGET, API_KEY: KEY, TEST_ID: 'pg', SUMMARY_DIR: 'out', ...env });
-  shim.testOptions = { executionSegment: i === 1 ? '0:1/2' : '1/2:1', executionSegmentSequence: '0,1/2,1', ...k6 };
+  const { at, ...options } = k6;
+  shim.testOptions = { executionSegment: i === 1 ? '0:1/2' : '1/2:1', executionSegmentSequence: '0,1/2,1', ...options };
   // By handleSummary, k6 has swapped the script's options.scenarios for an object that serialises as {}.
   if (k6.scenarios) (exports.options as { scenarios: unknown }).scenarios = {};
-  const out = exports.handleSummary(DATA) as Record<string, string>;
+  // handleSummary's clock, and k6's testRunDurationMs (absent: a k6 that gives none).
+  if (at) { vi.useFakeTimers({ toFake: ['Date'] }); vi.setSystemTime(at.nowMs); }
+  const data = at ? { ...DATA, state: at.testRunDurationMs === undefined ? {} : { testRunDurationMs: at.testRunDurationMs } } : DATA;
+  const out = exports.handleSummary(data) as Record<string, string>;
+  vi.useRealTimers();
   return JSON.parse(out[Object.keys(out).find((k) => k.endsWith('-summary.json'))!]!) as K6Summary;
 }
 
@@ -109,10 +117,67 @@ describe('a merge of k6 runners', () => {
     const m = merge('title', [runnerSummary(1), runnerSummary(2)]);
     expect(m.summary.scenario).toBe('stream');
     const title = /<title>([^<]*)<\/title>/.exec(m.html)![1]!;
-    expect(title).toMatch(/^chatgate k6: chat-stream-sse, 2 runners merged \(test pg\) — merged \d{4}-/);
+    expect(title).toMatch(/^chatgate k6: chat-stream-sse, 2 runners merged \(test pg\) — \d{4}-/);
     expect(m.html).toContain(`<h1>${title}</h1>`);
     const throughput = [runnerSummary(1), runnerSummary(2)].map((s) => ({ ...s, script: 'chat-throughput', identity: { ...s.identity, script: 'chat-throughput' } }));
     expect(/<title>([^<]*)<\/title>/.exec(merge('title-tp', throughput).html)![1]).toMatch(/^chatgate k6: chat-throughput, 2 runners merged/);
+  });
+});
+
+describe('when the merged test ran, and what it ran against', () => {
+  const T0 = Date.parse('2026-03-01T10:00:00.000Z');
+  it('a runner records its start and end on its own clock: handleSummary\'s time less k6\'s testRunDurationMs; with none, the start is null, saying why', () => {
+    const r = runnerSummary(1, {}, { at: { nowMs: T0 + 62_500, testRunDurationMs: 62_000 } });
+    expect(r).toMatchObject({ started_at: '2026-03-01T10:00:00.500Z', finished_at: '2026-03-01T10:01:02.500Z', durationMs: 62_000 });
+    expect(r).not.toHaveProperty('started_at_unknown');
+    const none = runnerSummary(1, {}, { at: { nowMs: T0 } });
+    expect(none).toMatchObject({ started_at: null, finished_at: '2026-03-01T10:00:00.000Z', started_at_unknown: 'k6 gave handleSummary no testRunDurationMs' });
+  });
+
+  it('the merge runs from the earliest runner\'s start to the latest runner\'s end, not from the merge\'s time; the page\'s title gives the start', () => {
+    // Runner 2 started 3 s later and ended 5 s later; the merge happens now, long after.
+    const m = merge('times', [runnerSummary(1, {}, { at: { nowMs: T0 + 60_000, testRunDurationMs: 60_000 } }), runnerSummary(2, {}, { at: { nowMs: T0 + 65_000, testRunDurationMs: 62_000 } })]);
+    expect(m.code).toBe(0);
+    expect(m.summary).toMatchObject({ started_at: '2026-03-01T10:00:00.000Z', finished_at: '2026-03-01T10:01:05.000Z', duration_s: 62 });
+    expect(m.summary).not.toHaveProperty('times_unknown');
+    const k6 = JSON.parse(readFileSync(join(m.dir, 'k6-chat-stream-sse-pg-merged-summary.json'), 'utf8')) as K6Summary;
+    expect(k6).toMatchObject({ started_at: '2026-03-01T10:00:00.000Z', finished_at: '2026-03-01T10:01:05.000Z' });
+    expect(/<title>([^<]*)<\/title>/.exec(m.html)![1]).toBe('chatgate k6: chat-stream-sse, 2 runners merged (test pg) — 2026-03-01T10:00:00.000Z');
+    expect(m.html).toContain('The test ran from 2026-03-01T10:00:00.000Z to 2026-03-01T10:01:05.000Z (the earliest runner\'s start and the latest runner\'s end, each on its runner\'s clock); its rates are over the longest runner\'s run, 62 s.');
+    expect(m.html).toContain('<tr><td>2</td><td>1/2:1</td><td class="nw">2026-03-01T10:00:03.000Z</td><td class="nw">2026-03-01T10:01:05.000Z</td>');
+  });
+
+  it('a runner that recorded no time leaves the merged one null, naming the runner and why; a merge of such merges too', () => {
+    const old = runnerSummary(2, {}, { at: { nowMs: T0 + 60_000, testRunDurationMs: 60_000 } });
+    delete old.started_at;
+    delete old.finished_at;
+    const m = merge('times-old', [runnerSummary(1, {}, { at: { nowMs: T0 + 60_000, testRunDurationMs: 60_000 } }), old]);
+    expect(m.summary.started_at).toBeNull();
+    expect(m.summary.finished_at).toBeNull();
+    expect(m.summary.times_unknown).toBe('started_at: not recorded by runner 2 (a summary of an older build (rebuild the bundles: npm run build:k6)); finished_at: not recorded by runner 2 (a summary of an older build (rebuild the bundles: npm run build:k6))');
+    expect(/<title>([^<]*)<\/title>/.exec(m.html)![1]).toBe('chatgate k6: chat-stream-sse, 2 runners merged (test pg) — start not recorded');
+    expect(m.html).toContain('The test ran from a start not recorded to an end not recorded (the earliest runner\'s start and the latest runner\'s end, each on its runner\'s clock; started_at: not recorded by runner 2');
+    expect(m.html).toContain('<tr><td>2</td><td>1/2:1</td><td class="nw">not recorded</td><td class="nw">not recorded</td>');
+    const n = merge('times-none', [runnerSummary(1, {}, { at: { nowMs: T0, testRunDurationMs: 1000 } }), runnerSummary(2, {}, { at: { nowMs: T0 } })]);
+    expect(n.summary).toMatchObject({ started_at: null, finished_at: '2026-03-01T10:00:00.000Z', times_unknown: 'started_at: not recorded by runner 2 (k6 gave handleSummary no testRunDurationMs)' });
+
+    const again = join(work, 'times-again');
+    mkdirSync(again, { recursive: true });
+    expect(mergeMain([join(m.dir, 'summary.json'), join(n.dir, 'summary.json'), '--out', again], {}, () => {})).toBe(0);
+    const twice = JSON.parse(readFileSync(join(again, 'summary.json'), 'utf8')) as LoadSummary;
+    expect(twice).toMatchObject({ started_at: null, finished_at: null, times_unknown: expect.stringMatching(/^not recorded in every merged run \(started_at: not recorded by runner 2 .*\); duration_s is the longest run's$/) });
+  });
+
+  it('names a loopback target loopback and any other remote, by the rule the Node runs use (targetKind)', async () => {
+    const loop = merge('kind-loopback', [runnerSummary(1), runnerSummary(2)]);
+    expect(loop.summary.target).toEqual({ url: TARGET, kind: 'loopback' });
+    expect(loop.html).toContain(`target ${TARGET} (loopback)`);
+    const far = [runnerSummary(1, { TARGET_URL: 'https://staging.example/v1' }), runnerSummary(2, { TARGET_URL: 'https://staging.example/v1' })];
+    expect(merge('kind-remote', far).summary.target).toEqual({ url: 'https://staging.example/v1', kind: 'remote' });
+    expect(targetKind(new URL(TARGET))).toBe('loopback');
+    const node = remoteTarget({ targetUrl: TARGET, apiKey: KEY, models: ['svc'], timeoutMs: 1000 } as never);
+    expect(node.kind).toBe('loopback');
+    await node.close();
   });
 });
 

@@ -4,7 +4,7 @@
 // requests sent, the checks and custom metrics each answer produces, and
 // handleSummary's text, JSON and JUnit. What only a real k6 can show (timing,
 // threshold evaluation, exit codes) is in selftest/e2e/k6-run.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -760,7 +760,11 @@ describe('dist/base/ (CommonJS, --compatibility-mode=base) does exactly what the
         const { exports, shim } = loadBundle(file, env, () => ok.reply);
         exports.setup();
         for (const f of fns) exports[f]();
+        // One clock for both: a summary records handleSummary's time (its finished_at).
+        vi.useFakeTimers({ toFake: ['Date'] });
+        vi.setSystemTime(Date.parse('2026-03-01T10:00:00.000Z'));
         const summary = exports.handleSummary(summaryData);
+        vi.useRealTimers();
         return { options: exports.options, requests: shim.requests, checks: shim.checks, samples: shim.samples, metrics: shim.metrics, callback: shim.responseCallback, summary, exportNames: Object.keys(exports).sort() };
       };
       const esm = observe(bundle(script));

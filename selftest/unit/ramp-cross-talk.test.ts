@@ -1,8 +1,9 @@
 // SVC-9 on the rate-limit probe's ramp (limits/cross-talk) judges every 2xx reply it got,
 // with SVC-9's one threshold: fewer than MIN_REPLIES_JUDGED replies is inconclusive, naming
 // the counts (the others met the limit), never a pass; two or more of their own pass, and a
-// reply of another request fails. Answers made up in memory, judged through clause(): no
-// request leaves the process.
+// reply of another request fails, that request's answer a 429 or none at all as well (it
+// still owns its canary). Answers made up in memory, judged through clause(): no request
+// leaves the process.
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../lib/http/http-client.ts';
 
@@ -39,15 +40,34 @@ const alone: Alone = {
   refused: [],
 };
 
-/** The ramp's 2xx answers: request i of `served` (all in flight together), answered as `swap[i]`'s when given. */
-function ramp(served: number[], swap: Record<number, number> = {}): CrossResult[] {
-  return served.map((i) => probes.probeResult(answer(i, swap[i] ?? i), { keyLabel: 'rate-limit', canary: canary(i), startMs: 1000, endMs: 1100 + i, label: `probe request ${i + 1}` }));
+/** How the ramp's other requests ended: the limit's 429, or no answer within the run's deadline. */
+function unanswered(i: number, how: '429' | 'none'): Exchange {
+  const body = { error: { message: 'Rate limit exceeded', type: 'rate_limit_error', code: 'rate_limited' } };
+  const text = JSON.stringify(body);
+  return {
+    seq: i, request: { method: 'POST', url: 'http://127.0.0.1:9/v1/chat/completions', headers: {}, body: '{}' },
+    ...(how === '429' ? { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' }, mediaType: 'application/json', text, json: body } : { headers: {}, error: { kind: 'timeout-headers' as const, message: 'no response headers within 4000 ms' } }),
+    durationMs: how === '429' ? 3 : 4000, wireBytes: how === '429' ? text.length : 0, retries: [], keyEchoes: [], curl: `curl http://127.0.0.1:9/v1/chat/completions #${i}`,
+  };
+}
+
+/**
+ * Every answer of the ramp, as the suite records them (all in flight together): request i of
+ * `served` answered 200 (as `swap[i]`'s when given), the others up to `sent` a 429 (or, listed
+ * in `none`, no answer at all).
+ */
+function ramp(served: number[], swap: Record<number, number> = {}, sent = served.length, none: number[] = []): CrossResult[] {
+  return Array.from({ length: Math.max(sent, ...served.map((i) => i + 1)) }, (_, i) => {
+    const ex = served.includes(i) ? answer(i, swap[i] ?? i) : unanswered(i, none.includes(i) ? 'none' : '429');
+    return probes.probeResult(ex, { keyLabel: 'rate-limit', canary: canary(i), startMs: 1000, endMs: 1100 + i, label: `probe request ${i + 1}` });
+  });
 }
 
 const cases: Array<[string, string, CrossResult[], Record<string, number>]> = [
-  ['one-reply', 'one 2xx of 20 sent, 19 met the limit', ramp([0]), { 200: 1, 429: 19 }],
-  ['no-reply', 'no 2xx of 20 sent', ramp([]), { 429: 20 }],
+  ['one-reply', 'one 2xx of 20 sent, 19 met the limit', ramp([0], {}, 20), { 200: 1, 429: 19 }],
+  ['no-reply', 'no 2xx of 20 sent', ramp([], {}, 20), { 429: 20 }],
   ['two-own', 'two 2xx of 20 sent, each its own', ramp([0, 1]), { 200: 2, 429: 18 }],
+  ['two-own-18-limited', 'two 2xx of 20 sent, each its own, 18 answered 429', ramp([0, 1], {}, 20), { 200: 2, 429: 18 }],
 ];
 
 describe('limits/cross-talk on the ramp\'s replies, through clause()', () => {
@@ -65,6 +85,8 @@ describe('their verdicts', () => {
   it('a single reply is too little evidence: inconclusive, naming the counts, never a pass', ({ task }) => {
     expect(get(task, 'one-reply')).toMatchObject({ verdict: 'inconclusive', message: expect.stringMatching(/^only 1 of 20 requests of the probe got a reply to judge \(statuses \{"200":1,"429":19\}\) \(1 served requests of the probe/) });
     expect(get(task, 'no-reply')).toMatchObject({ verdict: 'inconclusive', message: expect.stringMatching(/^only 0 of 20 requests of the probe got a reply to judge \(statuses \{"429":20\}\)/) });
+    // The 429s are answers the ramp kept (owners of their canaries), never counted as replies judged.
+    expect(get(task, 'one-reply').message).toContain('; 19 got no reply to judge, each still the owner of its canary (19 HTTP 429)');
   });
 
   it('the threshold is SVC-9\'s one: MIN_REPLIES_JUDGED', () => {
@@ -76,13 +98,16 @@ describe('their verdicts', () => {
   it('two replies of their own pass, judged by canary and id', ({ task }) => {
     const r = get(task, 'two-own');
     expect(r.verdict).toBe('pass');
-    expect(r.notes.join('\n')).toMatch(/^2 replies judged \(2 in flight with another\) by canary 2, usage 0, id 2 \(evidence from 6 lone replies\)/);
+    expect(r.notes.join('\n')).toMatch(/^2 replies judged \(2 of the probe's 2 requests in flight with another\) by canary 2, usage 0, id 2 \(evidence from 6 lone requests\)/);
+    const limited = get(task, 'two-own-18-limited');
+    expect(limited.verdict).toBe('pass');
+    expect(limited.notes.join('\n')).toMatch(/^2 replies judged \(20 of the probe's 20 requests in flight with another\) by canary 2, usage 0, id 2 \(evidence from 6 lone requests\); 18 got no reply to judge, each still the owner of its canary \(18 HTTP 429\)/);
   });
 
 });
 
 // A fail through clause() fails the vitest test too: the finding is read off a recording context.
-it('two replies traded fail SVC-9, naming both requests', () => {
+function recording() {
   const out: { verdict?: string; seen?: string; ex?: Exchange } = {};
   const t = {
     fail(_expected: string, seen: string, ex?: Exchange): never { Object.assign(out, { verdict: 'fail', seen, ex }); throw new Error('failed'); },
@@ -91,8 +116,42 @@ it('two replies traded fail SVC-9, naming both requests', () => {
     responded() {},
     note() {},
   };
-  expect(() => probes.rampCrossTalkVerdict(t as never, ramp([0, 1], { 0: 1, 1: 0 }), alone, 20, { 200: 2, 429: 18 })).toThrow('failed');
+  return { t: t as never, out };
+}
+
+it('two replies traded fail SVC-9, naming both requests', () => {
+  const { t, out } = recording();
+  expect(() => probes.rampCrossTalkVerdict(t, ramp([0, 1], { 0: 1, 1: 0 }), alone, 20, { 200: 2, 429: 18 })).toThrow('failed');
   expect(out.verdict).toBe('fail');
   expect(out.seen).toMatch(/^2 replies of another request; probe request 1 \(both sent with the rate-limit key\): the reply carries probe request 2's canary CG0000000001, not its own CG0000000000/);
   expect(out.ex?.curl).toMatch(/#0$/);
+});
+
+// The suite keeps every answer of the ramp: before, only its 2xx, so a reply carrying the canary
+// of a request the limit refused (or never answered) had no owner to be found by, and passed.
+describe('a reply carrying the canary of a request with no reply to judge', () => {
+  it('a request answered 429 still owns its canary: the reply carrying it fails SVC-9, naming both', () => {
+    const { t, out } = recording();
+    // Request 2 got request 3's reply; request 3 itself met the limit.
+    expect(() => probes.rampCrossTalkVerdict(t, ramp([0, 1, 2], { 2: 3 }, 20), alone, 20, { 200: 3, 429: 17 })).toThrow('failed');
+    expect(out.verdict).toBe('fail');
+    expect(out.seen).toMatch(/^1 reply of another request; probe request 3 \(both sent with the rate-limit key\): the reply carries probe request 4's canary CG0000000003, not its own CG0000000002/);
+    expect(out.seen).toContain('the other:    curl http://127.0.0.1:9/v1/chat/completions #3');
+    expect(out.seen).toContain('(3 served requests of the probe (RATE_LIMIT_API_KEY; 20 of its 20 requests in flight with another) judged with what 6 lone requests showed; 17 got no reply to judge, each still the owner of its canary (17 HTTP 429); judged by canary 3, usage 0, id 3)');
+    expect(out.ex?.curl).toMatch(/#2$/);
+  });
+
+  it('so does a request with no answer at all (the run\'s deadline)', () => {
+    const { t, out } = recording();
+    expect(() => probes.rampCrossTalkVerdict(t, ramp([0, 1, 2], { 1: 5 }, 8, [5]), alone, 8, { 200: 3, 429: 4, 'no response (timeout-headers)': 1 })).toThrow('failed');
+    expect(out.seen).toMatch(/^1 reply of another request; probe request 2 \(both sent with the rate-limit key\): the reply carries probe request 6's canary CG0000000005, not its own CG0000000001/);
+    expect(out.seen).toContain('5 got no reply to judge, each still the owner of its canary (4 HTTP 429; 1 no answer: no response headers within 4000 ms)');
+  });
+
+  it('one reply among 429s carrying a limited request\'s canary fails: a finding stands however few replies came', () => {
+    const { t, out } = recording();
+    expect(() => probes.rampCrossTalkVerdict(t, ramp([0], { 0: 4 }, 20), alone, 20, { 200: 1, 429: 19 })).toThrow('failed');
+    expect(out.verdict).toBe('fail');
+    expect(out.seen).toMatch(/^1 reply of another request; probe request 1 .*probe request 5's canary CG0000000004/);
+  });
 });

@@ -327,7 +327,15 @@ export function distributions(data: SummaryData): Record<string, DistributionSum
   return sorted;
 }
 
-export function jsonSummary(script: string, data: SummaryData, options?: ScriptOptions): string {
+/** A runner's run on its own clock: handleSummary's time, and that less k6's testRunDurationMs (setup's start to teardown's end); k6 gives no start time itself. */
+export function runTimes(data: SummaryData, nowMs: number): { started_at: string | null; finished_at: string; started_at_unknown?: string } {
+  const ms = data.state?.testRunDurationMs;
+  const finished_at = new Date(nowMs).toISOString();
+  if (typeof ms !== 'number' || !isFinite(ms) || ms < 0) return { started_at: null, finished_at, started_at_unknown: 'k6 gave handleSummary no testRunDurationMs' };
+  return { started_at: new Date(nowMs - ms).toISOString(), finished_at };
+}
+
+export function jsonSummary(script: string, data: SummaryData, options?: ScriptOptions, nowMs: number = Date.now()): string {
   const thresholds = thresholdResults(data);
   const metrics: Record<string, { type: string; contains: string; values: Record<string, number> }> = {};
   for (const name of Object.keys(data.metrics).sort()) {
@@ -344,6 +352,7 @@ export function jsonSummary(script: string, data: SummaryData, options?: ScriptO
     // The curl lines of a merge go through the runners' proxy, not the merging shell's.
     proxy_env: proxySetting(),
     durationMs: data.state?.testRunDurationMs ?? null,
+    ...runTimes(data, nowMs),
     result: resultOf(thresholds),
     thresholds,
     warnings: warnings(data),
@@ -413,16 +422,18 @@ export function summaryHandler(script: string, options?: ScriptOptions): (data: 
     // No reports of a run that never happened.
     if (notRun(data)) return { stdout: redact(notRunText(script)) };
     const out: Record<string, string> = {};
+    // One time for the file and the stdout line.
+    const now = Date.now();
     const dir = env('SUMMARY_DIR') ?? '.';
     if (dir !== 'none') {
       const base = dir === '/' ? '' : dir.replace(/\/+$/, '');
       const name = summaryName(script, runnerIdentity(script, options));
-      out[`${base}/${name}-summary.json`] = jsonSummary(script, data, options);
+      out[`${base}/${name}-summary.json`] = jsonSummary(script, data, options, now);
       out[`${base}/${name}-junit.xml`] = junitSummary(script, data);
     }
     out.stdout = textSummary(script, data, Object.keys(out));
     // SUMMARY_STDOUT=1: the JSON summary also as one stdout line, for runners whose files vanish (k6-operator pods: kubectl logs).
-    if (env('SUMMARY_STDOUT') === '1') out.stdout += `chatgate-k6-summary ${JSON.stringify(JSON.parse(jsonSummary(script, data, options)))}\n`;
+    if (env('SUMMARY_STDOUT') === '1') out.stdout += `chatgate-k6-summary ${JSON.stringify(JSON.parse(jsonSummary(script, data, options, now)))}\n`;
     for (const k of Object.keys(out)) out[k] = redact(out[k]!);
     return out;
   };
