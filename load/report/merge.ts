@@ -472,7 +472,8 @@ function k6LoadSummary(k: K6Summary, parts: K6Summary[], witnesses: Witness[] = 
     buckets[name] = { bucket_ms: Object.keys(d.counts).map((b) => round3(bucketValue(Number(b)))), count: Object.values(d.counts) };
   }
   const metrics: Partial<Record<MetricName, number | null>> = {
-    responses_rps: round3(count(stream ? 'streams_ok' : 'http_reqs') / secs),
+    // The requests counted (setup()'s GET /models left out), as counts.responses: any status.
+    responses_rps: round3(requests / secs),
     share_429: m.chatgate_rate_limited ? round3(m.chatgate_rate_limited.values.rate ?? 0) : null,
     ...(stream ? (loadMetrics(m, k.durationMs ?? undefined) as Partial<Record<MetricName, number | null>>) : {}),
   };

@@ -136,6 +136,21 @@ describe('merge of k6 runners (npm run load -- merge)', () => {
     expect(e2e.percentile).not.toContain(100);
   });
 
+  it('a throughput merge\'s responses_rps counts the chat requests, not setup()\'s GET /models of each runner', () => {
+    const thr = (i: number) => {
+      const r = runner(i, 2, samples(50, 10, i), 0);
+      const metrics = { ...r.metrics, http_reqs: { type: 'counter', contains: 'default', values: { count: 51, rate: 5.1 } }, http_req_failed: { type: 'rate', contains: 'default', values: { rate: 0, passes: 0, fails: 51 } } };
+      return { ...r, script: 'chat-throughput', identity: { ...r.identity, script: 'chat-throughput', test_id: 'thr' }, metrics, thresholds: [] };
+    };
+    write('thr', 'r1-summary.json', thr(1));
+    write('thr', 'r2-summary.json', thr(2));
+    const r = merge([join(dir, 'thr'), '--out', join(dir, 'thr-out')]);
+    expect(r.code, r.err).toBe(0);
+    const s = JSON.parse(readFileSync(join(dir, 'thr-out', 'summary.json'), 'utf8')) as LoadSummary;
+    expect(s.counts.responses).toBe(100);
+    expect(s.metrics.responses_rps).toBeCloseTo(100 / s.duration_s, 3);
+  });
+
   it('a percentile threshold crossed by one runner alone is judged on the whole test (passes: exit 0)', () => {
     const slow = samples(100, 10, 5).map((x, i) => (i < 10 ? x + 1000 : x)); // 10 % slow on runner 1 only
     write('rev', 'r1-summary.json', runner(1, 3, slow, 0));
