@@ -171,7 +171,8 @@ export class SseReader {
       this.framing.line(text, offset, out);
     }
     if (pos < len) {
-      const rest = bytes.slice(pos);
+      // A copy: a Buffer's slice is a view, and a caller may reuse the bytes it pushed.
+      const rest = Uint8Array.prototype.slice.call(bytes, pos);
       this.lineParts.push(rest);
       this.lineLength += rest.length;
     }
