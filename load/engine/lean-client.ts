@@ -121,7 +121,7 @@ const MAX_JSON_BYTES = 4 * 1024 * 1024;
 /** What a canary check keeps of a reply: it asks for the canary first. */
 const HEAD_CHARS = 64;
 const MAX_ERROR_BODY = 4096;
-/** A stream's network pieces held before they are read together (see `hold`). */
+/** A stream's network pieces held before they are read together (see `hold`); its first ones are read as they come. */
 const BATCH_PIECES = 16;
 /** Bytes a stream holds; a larger piece is read at once. */
 const BATCH_BYTES = 8192;
@@ -148,7 +148,9 @@ export class LeanCall implements Dispatcher.DispatchHandler {
   private heldCount = 0;
   private heldEnds: number[] | undefined;
   private heldAt: number[] | undefined;
-  private readonly batch: number;
+  /** Pieces read as they come before a stream's pieces are batched: a short stream is never held. */
+  private readonly readAtOnce: number;
+  private pieces = 0;
   /** Held pieces are being read: a judgement ends the request at its piece's time. */
   private reading = false;
   /** performance.now() when the end, an error or a cancel came (-1: not yet). */
@@ -184,7 +186,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     this.capped = req.capped === true;
     this.cancelAfter = req.cancelAfter;
     // A client that goes away at its first token must see that token as it comes.
-    this.batch = req.cancelAfter === 'first-token' ? 1 : BATCH_PIECES;
+    this.readAtOnce = req.cancelAfter === 'first-token' ? Infinity : BATCH_PIECES;
     // Every field from birth, in one order: an outcome keeps one hidden class whatever it
     // meets, so the code that reads outcomes sees one shape, not a dozen.
     this.outcome = {
@@ -320,11 +322,12 @@ export class LeanCall implements Dispatcher.DispatchHandler {
    * A stream's piece, kept with its arrival time and read with the next ones: live, undici,
    * Node and the kernel run between two pieces of one stream, so each piece read at once meets
    * this stream's reader, parser and watches cold; read in a batch, it meets them once per
-   * batch. Every piece is still read, with the time it came (the figures are the same).
+   * batch. Every piece is still read, with the time it came (the figures are the same). The
+   * first BATCH_PIECES are read as they come: held, a short stream cost more than it saved.
    */
   private hold(chunk: Buffer): void {
     const n = chunk.length;
-    if (this.batch === 1 || n > BATCH_BYTES) {
+    if (this.pieces++ < this.readAtOnce || n > BATCH_BYTES) {
       this.readHeld();
       if (this.finished) return;
       this.pieceAt = performance.now();
@@ -344,7 +347,7 @@ export class LeanCall implements Dispatcher.DispatchHandler {
     this.heldBytes += n;
     this.heldEnds![this.heldCount] = this.heldBytes;
     this.heldAt![this.heldCount] = performance.now();
-    if (++this.heldCount >= this.batch) this.readHeld();
+    if (++this.heldCount >= BATCH_PIECES) this.readHeld();
   }
 
   /** Reads the held pieces, each at the time it came. */

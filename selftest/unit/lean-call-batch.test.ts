@@ -1,4 +1,4 @@
-// The load driver reads a stream's pieces in batches (load/engine/lean-client.ts `hold`):
+// The load driver reads a long stream's pieces in batches (load/engine/lean-client.ts `hold`):
 // every piece must still be read, in order, each event at the time its piece came, and a
 // judgement or a cancel must see the pieces held before it. Streams are fed whole, byte by
 // byte and in seeded random pieces; the outcome must not depend on how they were cut.
@@ -21,6 +21,11 @@ const STREAMS: Record<string, string> = {
 };
 
 interface Fed { out: Outcome; aborted: number }
+
+/** The pieces a stream's first batch-free stretch takes (comments: no event), so the next ones are held. */
+function pastFirstPieces(lc: LeanCall): void {
+  for (let i = 0; i < 16; i++) lc.onResponseData(undefined as never, Buffer.from(': keep-alive\n\n'));
+}
 
 function call(): { call: LeanCall; done: () => Fed } {
   let out: Outcome | undefined;
@@ -75,6 +80,7 @@ describe('a stream read in batches is read as it came', () => {
 
   it('each event carries the time its piece came, not the time its batch was read', async () => {
     const { call: lc, done } = call();
+    pastFirstPieces(lc);
     const pieces = [c({ role: 'assistant' }), c({ content: 'a' }), c({ content: 'b' }), c({ content: 'c' })].map((p) => Buffer.from(`${p}\n\n`));
     const span: Array<[number, number]> = [];
     for (const p of pieces) {
@@ -102,6 +108,7 @@ describe('a stream read in batches is read as it came', () => {
 
   it('a held piece judged ends the request at the time it came, not when its batch was read', async () => {
     const { call: lc, done } = call();
+    pastFirstPieces(lc);
     const pieces = [c({ content: 'a' }), 'data: {"error":{"message":"overloaded"}}', c({ content: 'b' })].map((p) => Buffer.from(`${p}\n\n`));
     const span: Array<[number, number]> = [];
     for (const p of pieces) {
@@ -119,10 +126,27 @@ describe('a stream read in batches is read as it came', () => {
 
   it('a cancel reads the held pieces first: their figures stand beside the failure', () => {
     const { call: lc, done } = call();
+    pastFirstPieces(lc);
     for (const w of words.slice(0, 5)) lc.onResponseData(undefined as never, Buffer.from(`${c({ content: w })}\n\n`));
     lc.cancel('timeout');
     const { out } = done();
     expect(out).toMatchObject({ ok: false, failure: 'timeout', events: 5, contentChunks: 5, tokenEvents: 5 });
     expect(out.firstContentAt).toBeDefined();
+  });
+
+  it('a client that goes away at its first token sees it as it comes, however long the stream ran before it', () => {
+    let out: Outcome | undefined;
+    const ctl = { abort() { ctl.aborted = true; }, aborted: false };
+    const lc = new LeanCall({ seq: 0, route: 'chat', key: 'main', stream: true, path: '/', body: '{}', headers: {}, intendedAt: 0, sample: false, cancelAfter: 'first-token' }, (o) => { out = o; });
+    lc.onRequestStart(ctl as never);
+    lc.onResponseStart(ctl as never, 200, { 'content-type': 'text/event-stream' });
+    pastFirstPieces(lc);
+    pastFirstPieces(lc);
+    lc.onResponseData(undefined as never, Buffer.from(`${c({ role: 'assistant' })}\n\n`));
+    expect(out).toBeUndefined();
+    lc.onResponseData(undefined as never, Buffer.from(`${c({ content: 'a' })}\n\n`));
+    expect(out).toMatchObject({ failure: 'cancelled' });
+    expect(out!.firstContentAt).toBeDefined();
+    expect(ctl.aborted).toBe(true);
   });
 });
