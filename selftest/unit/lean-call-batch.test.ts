@@ -37,6 +37,18 @@ function call(): { call: LeanCall; done: () => Fed } {
   return { call: lc, done: () => ({ out: out!, aborted }) };
 }
 
+/** Feeds each piece a few ms after the last; returns when each call began and ended (its piece's time lies within). */
+async function timedFeed(lc: LeanCall, pieces: Buffer[]): Promise<Array<[number, number]>> {
+  const span: Array<[number, number]> = [];
+  for (const p of pieces) {
+    await new Promise((r) => setTimeout(r, 3));
+    const before = performance.now();
+    lc.onResponseData(undefined as never, p);
+    span.push([before, performance.now()]);
+  }
+  return span;
+}
+
 function feed(pieces: Uint8Array[]): Fed {
   const { call: lc, done } = call();
   for (const p of pieces) lc.onResponseData(undefined as never, Buffer.from(p));
@@ -82,13 +94,7 @@ describe('a stream read in batches is read as it came', () => {
     const { call: lc, done } = call();
     pastFirstPieces(lc);
     const pieces = [c({ role: 'assistant' }), c({ content: 'a' }), c({ content: 'b' }), c({ content: 'c' })].map((p) => Buffer.from(`${p}\n\n`));
-    const span: Array<[number, number]> = [];
-    for (const p of pieces) {
-      await new Promise((r) => setTimeout(r, 3));
-      const before = performance.now();
-      lc.onResponseData(undefined as never, p);
-      span.push([before, performance.now()]);
-    }
+    const span = await timedFeed(lc, pieces);
     await new Promise((r) => setTimeout(r, 3));
     lc.onResponseData(undefined as never, Buffer.from('data: [DONE]\n\n'));
     await new Promise((r) => setTimeout(r, 3));
@@ -110,13 +116,7 @@ describe('a stream read in batches is read as it came', () => {
     const { call: lc, done } = call();
     pastFirstPieces(lc);
     const pieces = [c({ content: 'a' }), 'data: {"error":{"message":"overloaded"}}', c({ content: 'b' })].map((p) => Buffer.from(`${p}\n\n`));
-    const span: Array<[number, number]> = [];
-    for (const p of pieces) {
-      await new Promise((r) => setTimeout(r, 3));
-      const before = performance.now();
-      lc.onResponseData(undefined as never, p);
-      span.push([before, performance.now()]);
-    }
+    const span = await timedFeed(lc, pieces);
     await new Promise((r) => setTimeout(r, 3));
     lc.onResponseEnd();
     const { out } = done();

@@ -20,6 +20,19 @@ function outcome(p: Partial<Outcome>): Outcome {
 }
 const ERROR_BODY = JSON.stringify({ error: { message: 'overloaded', type: 'server_error', code: 'overloaded' } });
 
+/** A load run through the CLI's entry, its output kept off the test's console; `out` is its report folder. */
+async function quietMain(prefix: string, args: string[]): Promise<{ out: string; code: number }> {
+  const out = mkdtempSync(join(tmpdir(), prefix));
+  const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  const quietOut = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    return { out, code: await main([...args, '--out', out], {}) };
+  } finally {
+    quiet.mockRestore();
+    quietOut.mockRestore();
+  }
+}
+
 /** Slices of 1 s: four streams due in slice 0 end in slice 1, beside slice 1's own two (one shed); slice 2 has one ok and one cut by the run's end. */
 function run(): SliceRow[] {
   const r = new SliceRecorder(0, 1000, { ttftP95Ms: 500, errorShare: 0.01 }, 500);
@@ -89,16 +102,9 @@ describe('the rehearsal page', () => {
 
 describe('the slices\' clock', () => {
   it('starts with the plan: a slow target\'s lone requests before it (about 1 s here) do not push arrivals into later slices', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'chatgate-slice-clock-'));
-    const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const quietOut = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    try {
-      // 10 req/s at fixed spacing for 2 s: 10 arrivals due in each 1 s slice; each lone request takes 300 ms or more.
-      expect(await main(['stream', '--phases', 'hold 2s at 10', '--arrival', 'constant', '--slice', '1s', '--ref-ttft-ms', '300', '--ref-itl-ms', '5', '--max-tokens', '4', '--out', out], {})).toBe(0);
-    } finally {
-      quiet.mockRestore();
-      quietOut.mockRestore();
-    }
+    // 10 req/s at fixed spacing for 2 s: 10 arrivals due in each 1 s slice; each lone request takes 300 ms or more.
+    const { out, code } = await quietMain('chatgate-slice-clock-', ['stream', '--phases', 'hold 2s at 10', '--arrival', 'constant', '--slice', '1s', '--ref-ttft-ms', '300', '--ref-itl-ms', '5', '--max-tokens', '4']);
+    expect(code).toBe(0);
     const rows = (JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).plots.extra.slices as SliceRow[]);
     expect(rows.map((r) => r.sent)).toEqual([10, 10, ...rows.slice(2).map(() => 0)]);
   }, 30_000);
@@ -106,17 +112,9 @@ describe('the slices\' clock', () => {
 
 describe('the sweep step\'s settle window', () => {
   it('starts on the driver\'s clock: the lone requests before it (about 1 s here) do not eat the settle, so its first requests stay out of the latency samples', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'chatgate-sweep-clock-'));
-    const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const quietOut = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    try {
-      // One step of 3 s at 10 req/s, fixed spacing: its settle is the first 0.3 s (3 arrivals); each lone request takes 300 ms or more.
-      await main(['sweep', '--sweep-start', '10', '--sweep-steps', '1', '--step-duration', '3', '--step-min-requests', '1', '--arrival', 'constant', '--slo-ttft-p95-ms', '5000',
-        '--ref-ttft-ms', '300', '--ref-itl-ms', '5', '--max-tokens', '4', '--sweep-max-driver-lag-ms', '1000', '--out', out], {});
-    } finally {
-      quiet.mockRestore();
-      quietOut.mockRestore();
-    }
+    // One step of 3 s at 10 req/s, fixed spacing: its settle is the first 0.3 s (3 arrivals); each lone request takes 300 ms or more.
+    const { out } = await quietMain('chatgate-sweep-clock-', ['sweep', '--sweep-start', '10', '--sweep-steps', '1', '--step-duration', '3', '--step-min-requests', '1', '--arrival', 'constant', '--slo-ttft-p95-ms', '5000',
+      '--ref-ttft-ms', '300', '--ref-itl-ms', '5', '--max-tokens', '4', '--sweep-max-driver-lag-ms', '1000']);
     const step = (JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).details.steps as Array<{ sent: number; samples: number }>)[0]!;
     // Timed from before the lone requests, the settle had passed before the first arrival: every answer was a sample.
     expect(step.sent).toBe(30);
@@ -127,16 +125,9 @@ describe('the sweep step\'s settle window', () => {
 
 describe('a stream run\'s clock', () => {
   it('starts on the driver\'s clock: the report\'s send-time axis and requests.jsonl\'s intended_ms begin at the first arrival, not before the lone requests (about 1 s here)', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'chatgate-stream-clock-'));
-    const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const quietOut = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    try {
-      // 10 req/s at fixed spacing for 2 s; each lone request takes 300 ms or more.
-      expect(await main(['stream', '--rate', '10', '--arrival', 'constant', '--duration', '2', '--ref-ttft-ms', '300', '--ref-itl-ms', '5', '--max-tokens', '4', '--out', out], {})).toBe(0);
-    } finally {
-      quiet.mockRestore();
-      quietOut.mockRestore();
-    }
+    // 10 req/s at fixed spacing for 2 s; each lone request takes 300 ms or more.
+    const { out, code } = await quietMain('chatgate-stream-clock-', ['stream', '--rate', '10', '--arrival', 'constant', '--duration', '2', '--ref-ttft-ms', '300', '--ref-itl-ms', '5', '--max-tokens', '4']);
+    expect(code).toBe(0);
     const lines = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; intended_ms: number });
     const intended = lines.map((l) => l.intended_ms).sort((a, b) => a - b);
     expect(intended).toHaveLength(20);
