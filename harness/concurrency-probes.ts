@@ -7,8 +7,9 @@ import { canariesIn, canaryInstruction, describeFinding, judgeCrossTalk, judgeTr
 import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
 import type { ClauseContext } from './clause-test.ts';
 import { DELIVERY_MIN_CHUNKS, judgeDelivery, type DeliveryChunk } from '../lib/spec/rules/stream-delivery.ts';
-import { chat, chatBody, keys } from './target.ts';
+import { chat, chatBody, config, keys } from './target.ts';
 import { runContext } from '../lib/run/run-context.ts';
+import { runGovernor } from '../lib/run/governor.ts';
 
 /** Filler words of the prompts: plain words every tokenizer counts alike. */
 const FILLER = ['river', 'stone', 'cloud', 'signal', 'harbor', 'lantern', 'meadow', 'orbit'];
@@ -185,7 +186,7 @@ export function aloneForms(t: ClauseContext, alone: Alone): LoneForms {
   const left = alone.refused.length === 0 ? '' : `${alone.refused.length} of ${alone.lone.length + alone.refused.length} lone requests not served (${whyUnserved(alone.refused.map((r) => r.ex))})${forms.length === 1 ? `, so ${forms[0] ? 'plain' : 'streaming'} requests were left out of the burst` : ''}`;
   if (forms.length === 0) t.inconclusive(`no lone request was served, ${left}: nothing to learn whose replies are whose from`);
   const throttled = alone.lone.some((r) => r.ex.retries.length > 0 || (r.ex.throttleWaitMs ?? 0) > 0);
-  return { forms, ev: learnEvidence(alone.lone.map((r) => r.sample)), throttled, left };
+  return { forms, ev: learnEvidence(alone.lone.map((r) => r.sample)), throttled, left: left + (left ? unquietNote(alone) : unquietNote(alone).slice(2)) };
 }
 
 /**
@@ -270,7 +271,7 @@ export function burstCrossTalkVerdict(t: ClauseContext, b: Burst, alone: Alone):
   const notServed = unserved.length ? `; ${unserved.length} got no reply to judge (${whyUnserved(unserved.map((r) => r.ex))})` : '';
   const what = `${served} of ${b.n} answers of the burst (main key) judged with what ${j.lone} lone replies showed${notServed}`;
   crossTalkVerdict(t, j, results, what, tooFewReplies(served, b.n, 'requests of the burst', ' in flight with another'));
-  t.note(`${served} concurrent replies judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
+  t.note(`${served} concurrent replies judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}${unquietNote(alone)}`);
 }
 
 /**
@@ -290,13 +291,29 @@ export function rampCrossTalkVerdict(t: ClauseContext, cross: readonly CrossResu
   const notServed = unserved.length ? `; ${unserved.length} got no reply to judge, each still the owner of its canary (${whyUnserved(unserved.map((r) => r.ex))})` : '';
   const few = tooFewReplies(served, sent, 'requests of the probe', ` (statuses ${JSON.stringify(statuses)})`);
   crossTalkVerdict(t, j, results, `${served} served requests of the probe (RATE_LIMIT_API_KEY; ${j.concurrent} of its ${cross.length} requests in flight with another) judged with what ${j.lone} lone requests showed${notServed}`, few);
-  t.note(`${served} replies judged (${j.concurrent} of the probe's ${cross.length} requests in flight with another) by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone requests)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}`);
+  t.note(`${served} replies judged (${j.concurrent} of the probe's ${cross.length} requests in flight with another) by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone requests)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}${unquietNote(alone)}`);
 }
 
 export interface Alone {
   /** Lone requests the target served (and their form), and those it did not serve. */
   lone: Array<CrossResult & { stream: boolean }>;
   refused: Array<{ stream: boolean; status: number | undefined; ex: Exchange }>;
+  /** The run's other requests were out of the way (Gate.quiet); false: some still in flight after the drain time. */
+  quiet: boolean;
+}
+
+/**
+ * Runs a probe's "alone" part with none of the run's other requests in flight (the suite's
+ * tests run concurrently, and the fuzz phase beside them): each request out may take the run's
+ * deadline to drain. The section ends by itself after `maxMs` (never stalls a run).
+ */
+export function withRunQuiet<T>(maxMs: number, fn: () => Promise<T>): Promise<{ value: T; quiet: boolean }> {
+  return runGovernor().quiet(config.timeoutMs + 1_000, maxMs, fn);
+}
+
+/** The note a verdict adds when its lone requests met the run's own traffic. */
+export function unquietNote(alone: Alone): string {
+  return alone.quiet ? '' : '; the lone requests went out with some of the run\'s other requests still in flight (they did not end within the run\'s deadline)';
 }
 
 let alonePhase: Promise<Alone> | undefined;
@@ -306,16 +323,20 @@ export function learnAlone(): Promise<Alone> {
   return runContext().mode.mutation ? aloneOnce() : (alonePhase ??= aloneOnce());
 }
 async function aloneOnce(): Promise<Alone> {
-  const a: Alone = { lone: [], refused: [] };
+  const a: Alone = { lone: [], refused: [], quiet: true };
   // More lone requests while some but too few replies showed their own canary (other traffic met on the way).
   const echoes = () => a.lone.filter((r) => canariesIn(r.sample.reply.content ?? '').includes(r.sample.request.canary!)).length;
-  for (let i = 0; i < LONE_SAMPLES || (i < LONE_SAMPLES_MAX && echoes() > 0 && echoes() < LONE_ECHOES_WANTED); i++) {
-    // Far-apart prompt sizes for the usage fit; plain and streamed alike.
-    const stream = i % 2 === 1;
-    const r = await sendCross(crossRequest(12 * i, stream, 'main', keys.main));
-    if (!isServed(r.ex)) a.refused.push({ stream, status: r.ex.status, ex: r.ex });
-    else a.lone.push({ ...r, stream });
-  }
+  // Lone means alone among the run's own requests too: a pool that swaps replies would trade these with them.
+  const { quiet } = await withRunQuiet(LONE_SAMPLES_MAX * (config.timeoutMs + 1_000), async () => {
+    for (let i = 0; i < LONE_SAMPLES || (i < LONE_SAMPLES_MAX && echoes() > 0 && echoes() < LONE_ECHOES_WANTED); i++) {
+      // Far-apart prompt sizes for the usage fit; plain and streamed alike.
+      const stream = i % 2 === 1;
+      const r = await sendCross(crossRequest(12 * i, stream, 'main', keys.main));
+      if (!isServed(r.ex)) a.refused.push({ stream, status: r.ex.status, ex: r.ex });
+      else a.lone.push({ ...r, stream });
+    }
+  });
+  a.quiet = quiet;
   return a;
 }
 
@@ -396,6 +417,29 @@ export function holdLongStream(signal: AbortSignal): { firstToken: Promise<boole
  * and its self-test against the engine model call it.
  */
 export async function cancelFreesCapacity(t: ClauseContext, heldStreams: number): Promise<void> {
+  // The whole probe runs with the run's other requests out of the way: they would load the
+  // target "alone" and take the slots the cancelled streams free.
+  const { value: m, quiet } = await withRunQuiet(12 * TTFT_WAIT_MS + 2 * config.timeoutMs, () => measureCancel(heldStreams));
+  reach(t, m.idle.map((s) => s.ex));
+  const none = m.idle.find((s) => s.none);
+  if (none) t.inconclusive(`a short stream alone gave no first token to time: ${none.none}`);
+  if (m.idle.every((s) => s.capped)) t.inconclusive(`a short stream alone got no content within ${Math.round(Math.max(...m.idle.map((s) => s.ms)))} ms`);
+  const { loaded, after, started, exs } = m.held!;
+  const ttft0 = Math.min(...m.idle.map((s) => s.ms));
+  const stillOpen = exs.filter((ex) => ex.cancelled && ex.status === 200).length;
+  reach(t, [loaded.ex, after.ex]);
+  for (const s of [loaded, after]) if (s.none) t.inconclusive(`a short stream gave no first token to time: ${s.none}`);
+  const fig = (s: { ms: number; capped: boolean }) => `${s.capped ? '>= ' : ''}${Math.round(s.ms)} ms`;
+  const figures = `K = ${heldStreams} long streams (${started.filter(Boolean).length} streaming, ${stillOpen} still open when cancelled); TTFT alone ${Math.round(ttft0)} ms, with them held ${fig(loaded)}, right after cancelling them ${fig(after)}${quiet ? '' : '; some of the run\'s other requests were still in flight (they did not end within the run\'s deadline)'}`;
+  if (stillOpen < heldStreams) t.inconclusive(`only ${stillOpen} of ${heldStreams} long streams were still open to cancel (the target ended them first): ${figures}`);
+  if (loaded.ms < Math.max(2 * ttft0, ttft0 + 200)) t.inconclusive(`the held streams did not load the target (its TTFT barely moved), so cancelling them cannot show anything: ${figures}`);
+  t.check(after.ms <= ttft0 + (loaded.ms - ttft0) / 2, 'the TTFT after cancelling back near the TTFT alone (the cancelled streams\' capacity freed)',
+    `TTFT stayed at the loaded level: ${figures}`, after.ex);
+  t.note(figures);
+}
+
+/** SVC-10's requests: the idle TTFTs, then (unless a short stream alone had no figure) the held, loaded and after-cancel ones. */
+async function measureCancel(heldStreams: number): Promise<{ idle: Ttft[]; held?: { loaded: Ttft; after: Ttft; started: boolean[]; exs: Exchange[] } }> {
   // "Alone" means the target is idle: a capped first try may still meet earlier probes' work
   // (a target that keeps decoding for gone clients holds their slots), so up to 2 more tries.
   const idle: Ttft[] = [];
@@ -404,12 +448,7 @@ export async function cancelFreesCapacity(t: ClauseContext, heldStreams: number)
     idle.push(s);
     if (s.none) break;
   }
-  // A stream cut before its headers (our wait or the run's deadline) has no response to read: its figure is the wait.
-  reach(t, idle.map((s) => s.ex));
-  const none = idle.find((s) => s.none);
-  if (none) t.inconclusive(`a short stream alone gave no first token to time: ${none.none}`);
-  if (idle.every((s) => s.capped)) t.inconclusive(`a short stream alone got no content within ${Math.round(Math.max(...idle.map((s) => s.ms)))} ms`);
-  const ttft0 = Math.min(...idle.map((s) => s.ms));
+  if (idle.some((s) => s.none) || idle.every((s) => s.capped)) return { idle };
   const hold = new AbortController();
   const held = Array.from({ length: heldStreams }, () => holdLongStream(hold.signal));
   try {
@@ -417,17 +456,7 @@ export async function cancelFreesCapacity(t: ClauseContext, heldStreams: number)
     const loaded = await shortStreamTtft();
     hold.abort();
     const after = await shortStreamTtft();
-    const exs = await Promise.all(held.map((h) => h.done));
-    const stillOpen = exs.filter((ex) => ex.cancelled && ex.status === 200).length;
-    reach(t, [loaded.ex, after.ex]);
-    for (const s of [loaded, after]) if (s.none) t.inconclusive(`a short stream gave no first token to time: ${s.none}`);
-    const fig = (s: { ms: number; capped: boolean }) => `${s.capped ? '>= ' : ''}${Math.round(s.ms)} ms`;
-    const figures = `K = ${heldStreams} long streams (${started.filter(Boolean).length} streaming, ${stillOpen} still open when cancelled); TTFT alone ${Math.round(ttft0)} ms, with them held ${fig(loaded)}, right after cancelling them ${fig(after)}`;
-    if (stillOpen < heldStreams) t.inconclusive(`only ${stillOpen} of ${heldStreams} long streams were still open to cancel (the target ended them first): ${figures}`);
-    if (loaded.ms < Math.max(2 * ttft0, ttft0 + 200)) t.inconclusive(`the held streams did not load the target (its TTFT barely moved), so cancelling them cannot show anything: ${figures}`);
-    t.check(after.ms <= ttft0 + (loaded.ms - ttft0) / 2, 'the TTFT after cancelling back near the TTFT alone (the cancelled streams\' capacity freed)',
-      `TTFT stayed at the loaded level: ${figures}`, after.ex);
-    t.note(figures);
+    return { idle, held: { loaded, after, started, exs: await Promise.all(held.map((h) => h.done)) } };
   } finally {
     hold.abort();
   }

@@ -23,6 +23,7 @@ export async function startGovernorServer(runDir: string): Promise<GovernorServe
     socket.setEncoding('utf8');
     const leases = new Map<number, Lease>();
     const holds = new Map<number, () => void>();
+    const sections = new Map<number, () => void>();
     let buffer = '';
     const reply = (msg: unknown) => { if (!socket.destroyed) socket.write(JSON.stringify(msg) + '\n'); };
     socket.on('data', (chunk: string) => {
@@ -31,11 +32,11 @@ export async function startGovernorServer(runDir: string): Promise<GovernorServe
       while ((nl = buffer.indexOf('\n')) !== -1) {
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
-        let msg: { op?: string; id?: number; ref?: number; maxWaitMs?: number; retry?: boolean; maxMs?: number; status?: number | null; headers?: Record<string, string> };
+        let msg: { op?: string; id?: number; ref?: number; maxWaitMs?: number; retry?: boolean; maxMs?: number; drainMs?: number; section?: number; status?: number | null; headers?: Record<string, string> };
         try { msg = JSON.parse(line); } catch { continue; }
         const { op, id, ref } = msg;
         if (op === 'acquire' && typeof id === 'number') {
-          void governor.acquire(Number(msg.maxWaitMs ?? 0), msg.retry === true).then((lease) => {
+          void governor.acquireIn(typeof msg.section === 'number' ? msg.section : undefined, Number(msg.maxWaitMs ?? 0), msg.retry === true).then((lease) => {
             if (socket.destroyed) { lease.release({ headers: {} }); return; }
             leases.set(id, lease);
             reply({ id, waitedMs: lease.waitedMs, forced: lease.forced });
@@ -48,6 +49,15 @@ export async function startGovernorServer(runDir: string): Promise<GovernorServe
         } else if (op === 'unhold' && typeof ref === 'number') {
           holds.get(ref)?.();
           holds.delete(ref);
+        } else if (op === 'section' && typeof id === 'number') {
+          void governor.openSection(Number(msg.drainMs ?? 0), Number(msg.maxMs ?? 0)).then(({ id: section, quiet, close }) => {
+            if (socket.destroyed) { close(); return; }
+            sections.set(section, close);
+            reply({ id, section, quiet });
+          });
+        } else if (op === 'unsection' && typeof ref === 'number') {
+          sections.get(ref)?.();
+          sections.delete(ref);
         }
       }
     });
@@ -57,6 +67,8 @@ export async function startGovernorServer(runDir: string): Promise<GovernorServe
       leases.clear();
       for (const release of holds.values()) release();
       holds.clear();
+      for (const close of sections.values()) close();
+      sections.clear();
     };
     socket.on('close', gone);
     socket.on('error', () => socket.destroy());

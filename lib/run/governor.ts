@@ -19,6 +19,7 @@
 // One governor per run: the runner process holds it (runner/governor-server.ts) and
 // the test workers ask it over a Unix socket (GovernorConnection below); a process
 // without one (unit tests, benches) uses a governor of its own.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { connect, type Socket } from 'node:net';
 import { lowerCaseHeaders, parseResetDuration, readRetryHints, MAX_HONOURED_WAIT_MS } from '../spec/retry-hints.ts';
 
@@ -43,15 +44,28 @@ export interface Gate {
    * request must meet the budget the target advertised, not one the rest of the run used up.
    */
   hold(maxMs: number): Promise<() => void>;
+  /**
+   * Runs `fn` with none of the run's other governed requests in flight: new turns outside it
+   * wait, the ones out drain first (at most `drainMs`; `quiet` false when some were still out),
+   * and only requests `fn` sends get turns until it ends (or `maxMs` passed). What a probe
+   * learns of the target "alone" (SVC-9's lone replies, SVC-10's idle TTFT) must not meet
+   * the run's own traffic. A request that waited its longest still goes (never stalls a run).
+   */
+  quiet<T>(drainMs: number, maxMs: number, fn: () => Promise<T>): Promise<{ value: T; quiet: boolean }>;
 }
+
+/** The quiet section the current async call runs in (its requests are the ones let through). */
+const inSection = new AsyncLocalStorage<number>();
 
 export interface GovernorStats {
   /** Answers to governed requests that were 429. */
   answered429: number;
   /** Turns given. */
   turns: number;
-  /** Wall time during which at least one request waited for its turn, ms. */
+  /** Wall time during which at least one request waited for its turn to be paced, ms. */
   heldMs: number;
+  /** Wall time during which requests waited for a quiet section (Gate.quiet) to drain or end, ms. */
+  quietMs: number;
   /** Sum over requests of the time each waited, ms. */
   waitedMs: number;
   /** Turns given because a request had waited its longest. */
@@ -72,7 +86,10 @@ const MAX_INTERVAL_MS = 2_000;
  */
 const RAISE_AFTER = 4;
 
-interface Waiter { since: number; deadline: number; retry: boolean; grant: (forced: boolean) => void; timer?: NodeJS.Timeout }
+interface Waiter { since: number; deadline: number; retry: boolean; section?: number; grant: (forced: boolean) => void; timer?: NodeJS.Timeout }
+
+/** A quiet section (Gate.quiet): waiting for the requests out to drain, then active. */
+interface Section { id: number; drainMs: number; drainBy?: number; active: boolean; open: (quiet: boolean) => void; timer?: NodeJS.Timeout }
 
 /** The pacing policy: one per run, in the process that holds it. */
 export class Governor {
@@ -87,16 +104,25 @@ export class Governor {
   private noHintStreak = 0;
   private readonly queue: Waiter[] = [];
   private timer?: NodeJS.Timeout;
-  private heldSince?: number;
-  readonly stats: GovernorStats = { answered429: 0, turns: 0, heldMs: 0, waitedMs: 0, forced: 0, lowestConcurrency: MAX_CONCURRENCY, widestIntervalMs: 0 };
+  /** When waiting time was last added up (account()). */
+  private markAt?: number;
+  /** Quiet sections in the order asked; the first is the active one once it is active. */
+  private readonly sections: Section[] = [];
+  private nextSection = 0;
+  readonly stats: GovernorStats = { answered429: 0, turns: 0, heldMs: 0, quietMs: 0, waitedMs: 0, forced: 0, lowestConcurrency: MAX_CONCURRENCY, widestIntervalMs: 0 };
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
   acquire(maxWaitMs: number, retry = false): Promise<Lease> {
+    return this.acquireIn(inSection.getStore(), maxWaitMs, retry);
+  }
+
+  /** A turn for a request of quiet section `section` (undefined: of none); the runner's socket names it. */
+  acquireIn(section: number | undefined, maxWaitMs: number, retry = false): Promise<Lease> {
     return new Promise((resolve) => {
       const since = this.now();
       const w: Waiter = {
-        since, deadline: since + Math.max(0, maxWaitMs), retry,
+        since, deadline: since + Math.max(0, maxWaitMs), retry, section,
         grant: (forced) => {
           const waitedMs = Math.round(this.now() - since);
           this.stats.waitedMs += waitedMs;
@@ -105,7 +131,7 @@ export class Governor {
           resolve({ waitedMs, forced, release: (o) => { if (!done) { done = true; this.release(o); } } });
         },
       };
-      if (this.queue.length === 0) this.heldSince = since;
+      this.account();
       // Retries in the order they met their 429, all before the first request not yet sent.
       const firstFresh = retry ? this.queue.findIndex((q) => !q.retry) : -1;
       if (firstFresh === -1) this.queue.push(w);
@@ -121,6 +147,45 @@ export class Governor {
     const release = () => { if (released) return; released = true; clearTimeout(t); this.holds--; this.pump(); };
     const t = setTimeout(release, maxMs);
     return release;
+  }
+
+  async quiet<T>(drainMs: number, maxMs: number, fn: () => Promise<T>): Promise<{ value: T; quiet: boolean }> {
+    const { id, quiet, close } = await this.openSection(drainMs, maxMs);
+    try {
+      return { value: await inSection.run(id, fn), quiet };
+    } finally {
+      close();
+    }
+  }
+
+  /** Opens a quiet section once the requests out drained (or `drainMs` passed); `close` ends it (or `maxMs` after it opened). */
+  openSection(drainMs: number, maxMs: number): Promise<{ id: number; quiet: boolean; close: () => void }> {
+    return new Promise((resolve) => {
+      const id = ++this.nextSection;
+      let closed = false;
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        clearTimeout(s.timer);
+        const i = this.sections.indexOf(s);
+        this.account();
+        if (i !== -1) this.sections.splice(i, 1);
+        this.pump();
+      };
+      const s: Section = {
+        id, drainMs, active: false,
+        open: (quiet) => {
+          s.active = true;
+          clearTimeout(s.timer);
+          s.timer = setTimeout(close, Math.max(0, maxMs));
+          s.timer.unref?.();
+          resolve({ id, quiet, close });
+        },
+      };
+      this.account();
+      this.sections.push(s);
+      this.pump();
+    });
   }
 
   /** The answer to a governed request. */
@@ -182,6 +247,7 @@ export class Governor {
   private force(w: Waiter): void {
     const i = this.queue.indexOf(w);
     if (i === -1) return;
+    this.account();
     this.queue.splice(i, 1);
     this.start(w, true);
   }
@@ -192,18 +258,40 @@ export class Governor {
     this.inFlight++;
     this.lastStart = now;
     this.stats.turns++;
-    if (this.queue.length === 0 && this.heldSince !== undefined) {
-      this.stats.heldMs += Math.max(0, now - this.heldSince - 1);
-      this.heldSince = undefined;
-    }
     w.grant(forced);
+  }
+
+  /** Adds the time since the last change during which requests waited: to quietMs while a section is asked or open, else heldMs. */
+  private account(): void {
+    const now = this.now();
+    if (this.queue.length > 0 && this.markAt !== undefined) {
+      const d = Math.max(0, now - this.markAt);
+      if (this.sections.length > 0) this.stats.quietMs += d;
+      else this.stats.heldMs += d;
+    }
+    this.markAt = now;
   }
 
   private pump(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    // The first section opens once nothing is out: while it drains, no new turn starts. Past
+    // its drain time it opens with requests still out, and says so (never stalls a run).
+    const head = this.sections[0];
+    if (head && !head.active) {
+      const now = this.now();
+      if (head.drainBy === undefined) {
+        head.drainBy = now + head.drainMs;
+        head.timer = setTimeout(() => this.pump(), Math.max(0, head.drainMs));
+        head.timer.unref?.();
+      }
+      if (this.inFlight === 0 || now >= head.drainBy - 1) head.open(this.inFlight === 0);
+    }
     while (this.queue.length) {
       if (this.holds > 0 || this.inFlight >= this.limit) return;
+      // Inside a section only its own requests; with one waiting to open, none.
+      const i = head ? (head.active ? this.queue.findIndex((w) => w.section === head.id) : -1) : 0;
+      if (i === -1) return;
       const now = this.now();
       const at = Math.max(this.pausedUntil, this.lastStart + this.intervalMs);
       if (now < at) {
@@ -211,7 +299,8 @@ export class Governor {
         this.timer.unref?.();
         return;
       }
-      this.start(this.queue.shift()!, false);
+      this.account();
+      this.start(this.queue.splice(i, 1)[0]!, false);
     }
   }
 }
@@ -245,15 +334,20 @@ export const GOVERNOR_SOCKET_ENV = 'CHATGATE_GOVERNOR_SOCKET';
  * A worker's line to the runner's governor: newline-delimited JSON over a Unix socket.
  * acquire -> {op: 'acquire', id, maxWaitMs, retry}, answered {id, waitedMs, forced};
  * release -> {op: 'release', id, status, headers}; hold -> {op: 'hold', id, maxMs},
- * answered {id}; {op: 'unhold', id}. If the line breaks, every waiting request goes
+ * answered {id}; {op: 'unhold', id}; section -> {op: 'section', id, drainMs, maxMs}, answered
+ * {id, section, quiet}, then acquire carries `section` for its requests, and {op: 'unsection',
+ * ref: section} ends it. If the line breaks, every waiting request goes
  * at once and later ones use a governor of this process: the run goes on, less paced.
  */
+/** The runner's answer to one ask. */
+interface Answer { waitedMs?: number; forced?: boolean; section?: number; quiet?: boolean }
+
 export class GovernorConnection implements Gate {
   private socket?: Socket;
   private broken = false;
   private next = 0;
   private buffer = '';
-  private readonly pending = new Map<number, (msg: { waitedMs?: number; forced?: boolean }) => void>();
+  private readonly pending = new Map<number, (msg: Answer) => void>();
   private fallback?: Governor;
 
   constructor(private readonly path: string) {}
@@ -290,13 +384,13 @@ export class GovernorConnection implements Gate {
     return (this.fallback ??= new Governor());
   }
 
-  private ask(msg: Record<string, unknown>): { id: number; answer: Promise<{ waitedMs?: number; forced?: boolean }> } | undefined {
+  private ask(msg: Record<string, unknown>): { id: number; answer: Promise<Answer> } | undefined {
     const s = this.line();
     if (!s) return undefined;
     const id = ++this.next;
     // While a request waits for its turn the socket must keep the worker alive.
     s.ref();
-    const answer = new Promise<{ waitedMs?: number; forced?: boolean }>((resolve) => this.pending.set(id, resolve))
+    const answer = new Promise<Answer>((resolve) => this.pending.set(id, resolve))
       .finally(() => { if (this.pending.size === 0) this.socket?.unref(); });
     s.write(JSON.stringify({ ...msg, id }) + '\n');
     return { id, answer };
@@ -304,7 +398,8 @@ export class GovernorConnection implements Gate {
 
   async acquire(maxWaitMs: number, retry = false): Promise<Lease> {
     const started = performance.now();
-    const asked = this.ask({ op: 'acquire', maxWaitMs, retry });
+    const section = inSection.getStore();
+    const asked = this.ask({ op: 'acquire', maxWaitMs, retry, ...(section !== undefined ? { section } : {}) });
     if (!asked) return this.local().acquire(maxWaitMs, retry);
     const { id } = asked;
     const answer = await asked.answer;
@@ -327,6 +422,19 @@ export class GovernorConnection implements Gate {
     await asked.answer;
     const { id } = asked;
     return () => { if (!this.broken) this.socket?.write(JSON.stringify({ op: 'unhold', ref: id }) + '\n'); };
+  }
+
+  async quiet<T>(drainMs: number, maxMs: number, fn: () => Promise<T>): Promise<{ value: T; quiet: boolean }> {
+    const asked = this.ask({ op: 'section', drainMs, maxMs });
+    if (!asked) return this.local().quiet(drainMs, maxMs, fn);
+    const answer = await asked.answer;
+    // A broken line answers at once, with no section: the run goes on, unquiet.
+    if (answer.section === undefined) return { value: await fn(), quiet: false };
+    try {
+      return { value: await inSection.run(answer.section, fn), quiet: answer.quiet === true };
+    } finally {
+      if (!this.broken) this.socket?.write(JSON.stringify({ op: 'unsection', ref: answer.section }) + '\n');
+    }
   }
 }
 

@@ -46,7 +46,7 @@ function alone(unanswered = 1): Alone {
     const r = result(110 + i, 30 + 200 * i, { error: STALL, startMs: 700 + i * 4000, endMs: 4700 + i * 4000 });
     return { stream: false, status: undefined, ex: r.ex };
   });
-  return { lone, refused };
+  return { lone, refused, quiet: true };
 }
 
 /** A burst of 16 at once (prompt sizes 20 + 60 i); `stalled` got no answer; `swap`: [a, b] request a got request b's reply. */

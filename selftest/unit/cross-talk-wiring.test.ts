@@ -39,7 +39,7 @@ function ramp(swap: boolean, alone = 6) {
 
 /** SVC-9's lone requests on the main key (none, or `lone` made up as answered alone), as the suite learns them. */
 function aloneOf(lone: CrossTalkSample[] = []): Alone {
-  return { lone: lone.map((sample, k) => ({ ex: answer(90 + k, 90 + k), sample, stream: false })), refused: [] };
+  return { lone: lone.map((sample, k) => ({ ex: answer(90 + k, 90 + k), sample, stream: false })), refused: [], quiet: true };
 }
 /** limits/cross-talk's verdict on the ramp's answers (every one of them 200 here): `sent` is how many went out. */
 const verdictOn = (t: Parameters<typeof rampCrossTalkVerdict>[0], results: ReturnType<typeof ramp>, lone: CrossTalkSample[] = []) =>

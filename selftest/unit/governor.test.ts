@@ -3,6 +3,7 @@
 // (a wait the target advised is kept), which a loaded machine cannot break.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,6 +122,75 @@ describe('Governor', () => {
   });
 });
 
+describe('quiet sections (Gate.quiet): a probe with none of the run\'s other requests in flight', () => {
+  // Order, not time: who got a turn before whom. The drain and max times only bound the test.
+  it('opens once the requests out are answered, lets only its own requests through, then the others', async () => {
+    const g = new Governor();
+    const order: string[] = [];
+    // A request of another test: asked from outside the section's async context.
+    const outsideOf = AsyncLocalStorage.snapshot();
+    const out = await g.acquire(10_000);
+    const section = g.quiet(10_000, 60_000, async () => {
+      order.push('section opened');
+      const own = await g.acquire(10_000);
+      order.push('own request');
+      const late = outsideOf(() => g.acquire(10_000)).then((l) => { order.push('later outside request'); return l; });
+      // The outside request asked first (below) still waits: the section's own go ahead of it.
+      await new Promise((r) => setTimeout(r, 20));
+      own.release(OK);
+      order.push('section ends');
+      return { late };
+    });
+    const outside = g.acquire(10_000).then((l) => { order.push('outside request'); return l; });
+    await new Promise((r) => setTimeout(r, 20));
+    order.push('request out answered');
+    out.release(OK);
+    const { value: { late }, quiet } = await section;
+    const o = await outside;
+    (await late).release(OK);
+    o.release(OK);
+    expect(quiet).toBe(true);
+    expect(order.slice(0, 4)).toEqual(['request out answered', 'section opened', 'own request', 'section ends']);
+    expect(order.slice(4).sort()).toEqual(['later outside request', 'outside request']);
+    expect(g.stats.forced).toBe(0);
+    // Waiting for the section is not throttling: the run's pace line must not show it (only
+    // the synchronous step from the section's end to the next turn counts as held).
+    expect(g.stats.quietMs).toBeGreaterThanOrEqual(19);
+    expect(g.stats.heldMs).toBeLessThan(g.stats.quietMs / 4);
+  });
+
+  it('never stalls a run: a request out past the drain time opens it unquiet, and it ends by itself after maxMs', async () => {
+    const g = new Governor();
+    const outsideOf = AsyncLocalStorage.snapshot();
+    const stuck = await g.acquire(10_000);
+    let outsideGot = false;
+    const { quiet } = await g.quiet(30, 60, async () => {
+      const outside = outsideOf(() => g.acquire(10_000)).then((l) => { outsideGot = true; return l; });
+      // fn runs on past maxMs: the outside request gets its turn without the section's end.
+      (await outside).release(OK);
+    });
+    expect(quiet).toBe(false);
+    expect(outsideGot).toBe(true);
+    stuck.release(OK);
+  });
+
+  it('two sections take turns: the second opens when the first ends, each quiet', async () => {
+    const g = new Governor();
+    const order: string[] = [];
+    const one = g.quiet(10_000, 60_000, async () => {
+      order.push('one opened');
+      const l = await g.acquire(10_000);
+      await new Promise((r) => setTimeout(r, 20));
+      l.release(OK);
+      order.push('one ends');
+    });
+    const two = g.quiet(10_000, 60_000, async () => { order.push('two opened'); (await g.acquire(10_000)).release(OK); });
+    const [a, b] = await Promise.all([one, two]);
+    expect([a.quiet, b.quiet]).toEqual([true, true]);
+    expect(order).toEqual(['one opened', 'one ends', 'two opened']);
+  });
+});
+
 describe('the run-wide governor across workers (Unix socket)', () => {
   let dir: string;
   let server: GovernorServer;
@@ -163,6 +233,38 @@ describe('the run-wide governor across workers (Unix socket)', () => {
     const free = await three.acquire(10_000);
     expect(free.forced).toBe(false);
     free.release(OK);
+  });
+
+  it('a quiet section of one worker holds the other worker\'s requests, not its own; a worker that goes away ends its section', async () => {
+    const one = new GovernorConnection(server.path);
+    const two = new GovernorConnection(server.path);
+    const order: string[] = [];
+    // Workers are threads of their own; here both lines live in one process, so the other's request is asked from outside the section's async context.
+    const outsideOf = AsyncLocalStorage.snapshot();
+    let outside: Promise<unknown> | undefined;
+    const { quiet } = await one.quiet(10_000, 60_000, async () => {
+      outside = outsideOf(() => two.acquire(10_000)).then((l) => { order.push('other worker'); l.release(OK); });
+      const own = await one.acquire(10_000);
+      order.push('own request');
+      await new Promise((r) => setTimeout(r, 20));
+      own.release(OK);
+      order.push('section ends');
+    });
+    await outside;
+    expect(quiet).toBe(true);
+    expect(order).toEqual(['own request', 'section ends', 'other worker']);
+    expect(server.stats().quietMs).toBeGreaterThanOrEqual(19);
+    expect(server.stats().heldMs).toBeLessThan(server.stats().quietMs / 4);
+    // A worker gone mid-section: the others are not held until its maxMs.
+    const three = new GovernorConnection(server.path);
+    let opened!: () => void;
+    const isOpen = new Promise<void>((r) => { opened = r; });
+    void three.quiet(10_000, 600_000, () => { opened(); return new Promise(() => {}); });
+    await isOpen;
+    (three as unknown as { socket: { destroy(): void } }).socket.destroy();
+    const after = await two.acquire(10_000);
+    expect(after.forced).toBe(false);
+    after.release(OK);
   });
 
   it('a broken line never stalls a request: it goes at once, paced by a governor of its own', async () => {

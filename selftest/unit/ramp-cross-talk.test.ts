@@ -38,6 +38,7 @@ const alone: Alone = {
     return { ex, stream: k % 2 === 1, sample: { request: { key: 'main', canary: canary(i), promptSize: 10 + 200 * k, curl: ex.curl, startMs: k * 100, endMs: k * 100 + 10 }, reply: probes.replyOf(ex) } };
   }),
   refused: [],
+  quiet: true,
 };
 
 /** How the ramp's other requests ended: the limit's 429, or no answer within the run's deadline. */
