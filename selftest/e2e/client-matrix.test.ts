@@ -9,6 +9,7 @@ import { CLIENTS, clientById, nodeMajor, OPERATIONS, operationsOf, unavailable }
 import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
+import { THROTTLING_VARIANTS } from '../support/targets.ts';
 
 const slot = limiter(2);
 const rows = new Map<string, string[]>();
@@ -27,10 +28,10 @@ const VARIANT_GROUPS: string[][] = [
   ['ratelimit-reset-only', 'keep-alive-timeout', 'params-ignored', 'repetitive-deltas', 'stream-refusals-400', 'brain-route-stream-json', 'error-echoes-url', 'capped-empty-reply', 'route-trailing-slash', 'body-limit-64k', 'json-bom-tolerated', 'case-variant-keys-refused'],
 ];
 
-// The tight rate limits are not grouped here: they only make a run wait. Every client meets
-// each of them in whole-suite runs (client suites included): throttled-variants.test.ts
-// demands the unthrottled verdicts, cell for cell, and legal-variants.test.ts runs the rest.
-const THROTTLING = ['limit-per-key-2s', 'limit-account-2s', 'limit-account-5s', 'limit-burst', 'retry-after-seconds-only'];
+// The tight rate limits (THROTTLING_VARIANTS) are not grouped here: they only make a run wait.
+// Every client meets each of them in whole-suite runs (client suites included):
+// throttled-variants.test.ts demands the unthrottled verdicts, cell for cell, and
+// legal-variants.test.ts runs the rest.
 
 interface Case {
   name: string;
@@ -93,7 +94,7 @@ const expectedCells = CLIENTS.flatMap((c) => operationsOf(c).map((op) => `${c.id
 
 describe('variant groups', () => {
   it('put every legal variant of the reference in exactly one group (sse-named-event and no-rate-limit have their own cases)', () => {
-    const grouped = [...VARIANT_GROUPS.flat(), 'sse-named-event', 'no-rate-limit', ...THROTTLING].sort();
+    const grouped = [...VARIANT_GROUPS.flat(), 'sse-named-event', 'no-rate-limit', ...THROTTLING_VARIANTS].sort();
     expect(grouped, 'a new variant needs a place in VARIANT_GROUPS').toEqual(Object.keys(VARIANTS).sort());
   });
 });

@@ -24,8 +24,8 @@ import { startIndependentServer, type IndependentServerOptions } from '../fixtur
 import { runSuite } from '../support/run-suite.ts';
 import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
+import { SECTION_FILES } from '../support/suite-files.ts';
 
-const SECTION_FILES = ['auth', 'brains', 'chat-requests', 'events', 'limits', 'models', 'resources', 'svc', 'unavailable', 'versioning'];
 const SEED = '7';
 /** The default budget (FUZZ_RUNS unset) catches every one of them with this seed. */
 const RUNS = '200';

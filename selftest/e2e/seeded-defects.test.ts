@@ -13,13 +13,13 @@ import { join } from 'node:path';
 import { ROOT, runSuite } from '../support/run-suite.ts';
 import { limiter, HANG_GUARD_MS } from '../support/limit.ts';
 import { publishTable } from '../support/table.ts';
+import { SECTION_FILES } from '../support/suite-files.ts';
 
 const rows = new Map<string, string[]>();
-// The suite files by spec section. A defect run leaves out the client suites (their own
-// self-test, client-matrix, runs them against the defects that matter to clients) and
+// A defect run takes the section files (SECTION_FILES): it leaves out the client suites (their
+// own self-test, client-matrix, runs them against the defects that matter to clients) and
 // the rate-limit probe, unless the defect declares a clause they judge: that keeps
-// ~110 full runs within CI's time.
-const SECTION_FILES = ['auth', 'brains', 'chat-requests', 'events', 'limits', 'models', 'resources', 'svc', 'unavailable', 'versioning'];
+// ~150 runs within CI's time.
 const INTERMITTENT = new Set(['flaky-cc-id']);
 // Defects that misbehave toward client libraries only: only the client suites can meet them.
 const CLIENT_TRAFFIC = new Set(['client-libraries-500', 'key-echoed-to-clients']);

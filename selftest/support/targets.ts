@@ -27,3 +27,10 @@ export const THROTTLED_COMBINATIONS: Array<[string, string[]]> = [
   ['account-wide, 2 s windows, x-ratelimit-reset-* only', ['limit-account-2s', 'ratelimit-reset-only']],
   ['token-bucket bursts, retry-after-ms only', ['limit-burst', 'retry-after-ms-only']],
 ];
+
+/**
+ * Tight rate-limit variants the client matrix does not group (they only make a run wait):
+ * every client meets them in whole-suite runs, client suites included, here or in
+ * legal-variants.test.ts.
+ */
+export const THROTTLING_VARIANTS = ['limit-per-key-2s', 'limit-account-2s', 'limit-account-5s', 'limit-burst', 'retry-after-seconds-only'];
