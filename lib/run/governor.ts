@@ -327,6 +327,9 @@ export function rateLimitHeadersOf(headers: Record<string, string | undefined>):
 
 // --- the workers' side: a connection to the runner's governor -----------------------
 
+/** The runner's answer to one ask of a worker's line. */
+interface Answer { waitedMs?: number; forced?: boolean; section?: number; quiet?: boolean }
+
 /** Environment variable naming the runner's governor socket. */
 export const GOVERNOR_SOCKET_ENV = 'CHATGATE_GOVERNOR_SOCKET';
 
@@ -339,9 +342,6 @@ export const GOVERNOR_SOCKET_ENV = 'CHATGATE_GOVERNOR_SOCKET';
  * ref: section} ends it. If the line breaks, every waiting request goes
  * at once and later ones use a governor of this process: the run goes on, less paced.
  */
-/** The runner's answer to one ask. */
-interface Answer { waitedMs?: number; forced?: boolean; section?: number; quiet?: boolean }
-
 export class GovernorConnection implements Gate {
   private socket?: Socket;
   private broken = false;
