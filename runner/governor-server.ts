@@ -24,6 +24,7 @@ export async function startGovernorServer(runDir: string): Promise<GovernorServe
     const leases = new Map<number, Lease>();
     const holds = new Map<number, () => void>();
     const sections = new Map<number, () => void>();
+    const occupancies = new Map<number, () => void>();
     let buffer = '';
     const reply = (msg: unknown) => { if (!socket.destroyed) socket.write(JSON.stringify(msg) + '\n'); };
     socket.on('data', (chunk: string) => {
@@ -58,6 +59,15 @@ export async function startGovernorServer(runDir: string): Promise<GovernorServe
         } else if (op === 'unsection' && typeof ref === 'number') {
           sections.get(ref)?.();
           sections.delete(ref);
+        } else if (op === 'occupy' && typeof id === 'number') {
+          void governor.occupy().then((vacate) => {
+            if (socket.destroyed) { vacate(); return; }
+            occupancies.set(id, vacate);
+            reply({ id });
+          });
+        } else if (op === 'vacate' && typeof ref === 'number') {
+          occupancies.get(ref)?.();
+          occupancies.delete(ref);
         }
       }
     });
@@ -69,6 +79,8 @@ export async function startGovernorServer(runDir: string): Promise<GovernorServe
       holds.clear();
       for (const close of sections.values()) close();
       sections.clear();
+      for (const vacate of occupancies.values()) vacate();
+      occupancies.clear();
     };
     socket.on('close', gone);
     socket.on('error', () => socket.destroy());

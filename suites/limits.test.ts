@@ -101,7 +101,9 @@ function probeOnce(): Promise<Probe> {
       return limited && streamsPastLimit >= STREAMS_PAST_LIMIT;
     };
     const opts = { ...PROBE_RAMP, max: config.rateLimitProbeMax };
-    let r = await ramp(send, stop, opts);
+    // The ramp's requests are not paced: it keeps out of the quiet sections (SVC-9's lone requests, SVC-10).
+    const vacate = await runGovernor().occupy();
+    let r = await ramp(send, stop, opts).finally(vacate);
     // A 429 before any stream was served: the run's own traffic had spent a budget the keys share. From
     // here to the recovery answer no other request of the run goes out; the advised wait frees the budget,
     // and the ramp starts again once (what the first ramp saw still counts for LIM-1 and EV-3).
@@ -116,7 +118,8 @@ function probeOnce(): Promise<Probe> {
       spent = r.answers;
       restart = `a 429 came before any stream was served (the budget was spent when the probe began): ${r.sent} requests, then ${waitMs} ms of waiting and a new ramp that begins with a stream`;
       sent = 0; from = 1; limited = false; streamsPastLimit = 0;
-      r = await ramp(send, stop, { ...opts, max: config.rateLimitProbeMax - r.sent });
+      const vacateAgain = await runGovernor().occupy();
+      r = await ramp(send, stop, { ...opts, max: config.rateLimitProbeMax - r.sent }).finally(vacateAgain);
     }
     const p: Probe = { sent: spent.length + r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {}, streams: [], restart, cross: [] };
     const badOf: [Exchange[], Exchange[]] = [[], []];

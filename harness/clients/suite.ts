@@ -355,11 +355,13 @@ export async function rateLimitCell(t: ClauseContext, entry: ClientEntry, start:
     silentRun = c.wire.requests.at(-1)?.transportError && c.wire.requests.every((q) => q.status === undefined) ? silentRun + 1 : 0;
     return silentRun >= 20;
   };
+  // Unpaced calls: the ramp keeps out of the quiet sections (SVC-9's lone requests, SVC-10).
+  const vacate = await runGovernor().occupy();
   const r = await ramp<Call>(async () => {
     const wire = new Wire({ timeoutMs: config.timeoutMs, retry429: false });
     const result = await d.complete(setup(wire, key, 0), models[0]!).then((value) => ({ status: 'fulfilled' as const, value }), (reason: unknown) => ({ status: 'rejected' as const, reason }));
     return { wire, result };
-  }, (c) => throttled(c) || silent(c), { ...schedule, startRate: start.rate, max: start.max });
+  }, (c) => throttled(c) || silent(c), { ...schedule, startRate: start.rate, max: start.max }).finally(vacate);
   const calls = r.answers.map((a) => a.value);
   await Promise.all(calls.map((c) => c.wire.settled()));
   harnessFault(entry, calls.map((c) => c.wire));

@@ -52,6 +52,12 @@ export interface Gate {
    * the run's own traffic. A request that waited its longest still goes (never stalls a run).
    */
   quiet<T>(drainMs: number, maxMs: number, fn: () => Promise<T>): Promise<{ value: T; quiet: boolean }>;
+  /**
+   * For a probe whose requests the governor does not pace (the rate-limit ramps, sent with
+   * retries off): waits while a quiet section is asked for or open, then counts as traffic out
+   * until the returned release, so a section drains it first. Its requests are never held.
+   */
+  occupy(): Promise<() => void>;
 }
 
 /** The quiet section the current async call runs in (its requests are the ones let through). */
@@ -109,6 +115,9 @@ export class Governor {
   /** Quiet sections in the order asked; the first is the active one once it is active. */
   private readonly sections: Section[] = [];
   private nextSection = 0;
+  /** Unpaced probes under way (occupy()), and those waiting for the sections to end. */
+  private occupied = 0;
+  private readonly occupyQueue: Array<() => void> = [];
   readonly stats: GovernorStats = { answered429: 0, turns: 0, heldMs: 0, quietMs: 0, waitedMs: 0, forced: 0, lowestConcurrency: MAX_CONCURRENCY, widestIntervalMs: 0 };
 
   constructor(private readonly now: () => number = () => performance.now()) {}
@@ -184,6 +193,17 @@ export class Governor {
       };
       this.account();
       this.sections.push(s);
+      this.pump();
+    });
+  }
+
+  occupy(): Promise<() => void> {
+    return new Promise((resolve) => {
+      this.occupyQueue.push(() => {
+        this.occupied++;
+        let done = false;
+        resolve(() => { if (done) return; done = true; this.occupied--; this.pump(); });
+      });
       this.pump();
     });
   }
@@ -285,8 +305,11 @@ export class Governor {
         head.timer = setTimeout(() => this.pump(), Math.max(0, head.drainMs));
         head.timer.unref?.();
       }
-      if (this.inFlight === 0 || now >= head.drainBy - 1) head.open(this.inFlight === 0);
+      const out = this.inFlight + this.occupied;
+      if (out === 0 || now >= head.drainBy - 1) head.open(out === 0);
     }
+    // An unpaced probe starts only with no section asked for or open.
+    if (!head) for (let go = this.occupyQueue.shift(); go; go = this.occupyQueue.shift()) go();
     while (this.queue.length) {
       if (this.holds > 0 || this.inFlight >= this.limit) return;
       // Inside a section only its own requests; with one waiting to open, none.
@@ -339,7 +362,8 @@ export const GOVERNOR_SOCKET_ENV = 'CHATGATE_GOVERNOR_SOCKET';
  * release -> {op: 'release', id, status, headers}; hold -> {op: 'hold', id, maxMs},
  * answered {id}; {op: 'unhold', id}; section -> {op: 'section', id, drainMs, maxMs}, answered
  * {id, section, quiet}, then acquire carries `section` for its requests, and {op: 'unsection',
- * ref: section} ends it. If the line breaks, every waiting request goes
+ * ref: section} ends it; occupy -> {op: 'occupy', id}, answered {id}, and {op: 'vacate', ref: id}.
+ * If the line breaks, every waiting request goes
  * at once and later ones use a governor of this process: the run goes on, less paced.
  */
 export class GovernorConnection implements Gate {
@@ -422,6 +446,14 @@ export class GovernorConnection implements Gate {
     await asked.answer;
     const { id } = asked;
     return () => { if (!this.broken) this.socket?.write(JSON.stringify({ op: 'unhold', ref: id }) + '\n'); };
+  }
+
+  async occupy(): Promise<() => void> {
+    const asked = this.ask({ op: 'occupy' });
+    if (!asked) return this.local().occupy();
+    await asked.answer;
+    const { id } = asked;
+    return () => { if (!this.broken) this.socket?.write(JSON.stringify({ op: 'vacate', ref: id }) + '\n'); };
   }
 
   async quiet<T>(drainMs: number, maxMs: number, fn: () => Promise<T>): Promise<{ value: T; quiet: boolean }> {

@@ -191,6 +191,28 @@ describe('quiet sections (Gate.quiet): a probe with none of the run\'s other req
   });
 });
 
+describe('unpaced probes (Gate.occupy) and quiet sections keep out of each other', () => {
+  it('a section waits for an unpaced probe to end; a probe asked for during a section starts after it', async () => {
+    const g = new Governor();
+    const order: string[] = [];
+    const vacate = await g.occupy();
+    const section = g.quiet(10_000, 60_000, async () => { order.push('section'); });
+    await new Promise((r) => setTimeout(r, 20));
+    order.push('probe ends');
+    vacate();
+    const { quiet } = await section;
+    expect(quiet).toBe(true);
+    let later: Promise<() => void> | undefined;
+    await g.quiet(10_000, 60_000, async () => {
+      later = g.occupy().then((v) => { order.push('second probe'); return v; });
+      await new Promise((r) => setTimeout(r, 20));
+      order.push('second section ends');
+    });
+    (await later!)();
+    expect(order).toEqual(['probe ends', 'section', 'second section ends', 'second probe']);
+  });
+});
+
 describe('the run-wide governor across workers (Unix socket)', () => {
   let dir: string;
   let server: GovernorServer;
