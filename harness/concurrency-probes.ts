@@ -177,6 +177,8 @@ export interface LoneForms {
   throttled: boolean;
   /** What the lone phase did not serve, for the note ('' when all were served). */
   left: string;
+  /** The lone phase had the target to itself among the run's requests (Alone.quiet). */
+  quiet: boolean;
 }
 
 /** What SVC-9's lone requests show: the forms the target serves alone and the evidence it gives; a lone request with no reply is named, never the verdict. */
@@ -186,7 +188,7 @@ export function aloneForms(t: ClauseContext, alone: Alone): LoneForms {
   const left = alone.refused.length === 0 ? '' : `${alone.refused.length} of ${alone.lone.length + alone.refused.length} lone requests not served (${whyUnserved(alone.refused.map((r) => r.ex))})${forms.length === 1 ? `, so ${forms[0] ? 'plain' : 'streaming'} requests were left out of the burst` : ''}`;
   if (forms.length === 0) t.inconclusive(`no lone request was served, ${left}: nothing to learn whose replies are whose from`);
   const throttled = alone.lone.some((r) => r.ex.retries.length > 0 || (r.ex.throttleWaitMs ?? 0) > 0);
-  return { forms, ev: learnEvidence(alone.lone.map((r) => r.sample)), throttled, left: left + (left ? unquietNote(alone) : unquietNote(alone).slice(2)) };
+  return { forms, ev: learnEvidence(alone.lone.map((r) => r.sample)), throttled, left, quiet: alone.quiet };
 }
 
 /**
@@ -202,7 +204,7 @@ export function crossTalkBurstVerdict(t: ClauseContext, lone: LoneForms, answers
   const notServed = unserved.length ? `; ${unserved.length} got no reply to judge (${whyUnserved(unserved.map((a) => a.ex))})` : '';
   const figures = `${served.length} of ${answers.length} concurrent replies (${what})${notServed}`;
   crossTalkVerdict(t, j, answers, figures, tooFewReplies(served.length, answers.length, 'concurrent requests'));
-  t.note(`${figures} judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id}${lone.ev.missing.length ? `; not usable: ${lone.ev.missing.join('; ')}` : ''}${lone.left ? `; ${lone.left}` : ''}`);
+  t.note(`${figures} judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id}${lone.ev.missing.length ? `; not usable: ${lone.ev.missing.join('; ')}` : ''}${lone.left ? `; ${lone.left}` : ''}${unquietNote(lone.quiet)}`);
 }
 
 // --- SVC-1's burst, judged by SVC-1 and SVC-9 ---------------------------------------------------
@@ -271,7 +273,7 @@ export function burstCrossTalkVerdict(t: ClauseContext, b: Burst, alone: Alone):
   const notServed = unserved.length ? `; ${unserved.length} got no reply to judge (${whyUnserved(unserved.map((r) => r.ex))})` : '';
   const what = `${served} of ${b.n} answers of the burst (main key) judged with what ${j.lone} lone replies showed${notServed}`;
   crossTalkVerdict(t, j, results, what, tooFewReplies(served, b.n, 'requests of the burst', ' in flight with another'));
-  t.note(`${served} concurrent replies judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}${unquietNote(alone)}`);
+  t.note(`${served} concurrent replies judged by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone replies)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}${unquietNote(alone.quiet)}`);
 }
 
 /**
@@ -291,7 +293,7 @@ export function rampCrossTalkVerdict(t: ClauseContext, cross: readonly CrossResu
   const notServed = unserved.length ? `; ${unserved.length} got no reply to judge, each still the owner of its canary (${whyUnserved(unserved.map((r) => r.ex))})` : '';
   const few = tooFewReplies(served, sent, 'requests of the probe', ` (statuses ${JSON.stringify(statuses)})`);
   crossTalkVerdict(t, j, results, `${served} served requests of the probe (RATE_LIMIT_API_KEY; ${j.concurrent} of its ${cross.length} requests in flight with another) judged with what ${j.lone} lone requests showed${notServed}`, few);
-  t.note(`${served} replies judged (${j.concurrent} of the probe's ${cross.length} requests in flight with another) by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone requests)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}${unquietNote(alone)}`);
+  t.note(`${served} replies judged (${j.concurrent} of the probe's ${cross.length} requests in flight with another) by canary ${j.judged.canary}, usage ${j.judged.usage}, id ${j.judged.id} (evidence from ${j.lone} lone requests)${notServed}${j.evidence.missing.length ? `; not usable: ${j.evidence.missing.join('; ')}` : ''}${unquietNote(alone.quiet)}`);
 }
 
 export interface Alone {
@@ -311,9 +313,9 @@ export function withRunQuiet<T>(maxMs: number, fn: () => Promise<T>): Promise<{ 
   return runGovernor().quiet(config.timeoutMs + 1_000, maxMs, fn);
 }
 
-/** The note a verdict adds when its lone requests met the run's own traffic. */
-export function unquietNote(alone: Alone): string {
-  return alone.quiet ? '' : '; the lone requests went out with some of the run\'s other requests still in flight (they did not end within the run\'s deadline)';
+/** What a verdict's note adds when its "alone" requests went out beside some of the run's own (the quiet section's drain time ran out). */
+export function unquietNote(quiet: boolean): string {
+  return quiet ? '' : '; some of the run\'s other requests were still in flight beside the requests sent alone (they did not end within the run\'s deadline)';
 }
 
 let alonePhase: Promise<Alone> | undefined;
@@ -420,6 +422,7 @@ export async function cancelFreesCapacity(t: ClauseContext, heldStreams: number)
   // The whole probe runs with the run's other requests out of the way: they would load the
   // target "alone" and take the slots the cancelled streams free.
   const { value: m, quiet } = await withRunQuiet(12 * TTFT_WAIT_MS + 2 * config.timeoutMs, () => measureCancel(heldStreams));
+  // A stream cut before its headers (our wait or the run's deadline) has no response to read: its figure is the wait.
   reach(t, m.idle.map((s) => s.ex));
   const none = m.idle.find((s) => s.none);
   if (none) t.inconclusive(`a short stream alone gave no first token to time: ${none.none}`);
@@ -430,7 +433,7 @@ export async function cancelFreesCapacity(t: ClauseContext, heldStreams: number)
   reach(t, [loaded.ex, after.ex]);
   for (const s of [loaded, after]) if (s.none) t.inconclusive(`a short stream gave no first token to time: ${s.none}`);
   const fig = (s: { ms: number; capped: boolean }) => `${s.capped ? '>= ' : ''}${Math.round(s.ms)} ms`;
-  const figures = `K = ${heldStreams} long streams (${started.filter(Boolean).length} streaming, ${stillOpen} still open when cancelled); TTFT alone ${Math.round(ttft0)} ms, with them held ${fig(loaded)}, right after cancelling them ${fig(after)}${quiet ? '' : '; some of the run\'s other requests were still in flight (they did not end within the run\'s deadline)'}`;
+  const figures = `K = ${heldStreams} long streams (${started.filter(Boolean).length} streaming, ${stillOpen} still open when cancelled); TTFT alone ${Math.round(ttft0)} ms, with them held ${fig(loaded)}, right after cancelling them ${fig(after)}${unquietNote(quiet)}`;
   if (stillOpen < heldStreams) t.inconclusive(`only ${stillOpen} of ${heldStreams} long streams were still open to cancel (the target ended them first): ${figures}`);
   if (loaded.ms < Math.max(2 * ttft0, ttft0 + 200)) t.inconclusive(`the held streams did not load the target (its TTFT barely moved), so cancelling them cannot show anything: ${figures}`);
   t.check(after.ms <= ttft0 + (loaded.ms - ttft0) / 2, 'the TTFT after cancelling back near the TTFT alone (the cancelled streams\' capacity freed)',

@@ -75,6 +75,10 @@ describe('limits/cross-talk on the ramp\'s replies, through clause()', () => {
   for (const [id, title, cross, statuses] of cases) {
     clause(`selftest/ramp-cross-talk/${id}`, 'SVC-9', `self-test: ${title}`, async (t) => { probes.rampCrossTalkVerdict(t, cross, alone, 20, statuses); });
   }
+  // The lone phase's quiet section opened with some of the run's requests still out (its drain time ran out).
+  clause('selftest/ramp-cross-talk/two-own-unquiet', 'SVC-9', 'self-test: two 2xx of their own, lone requests sent beside others', async (t) => {
+    probes.rampCrossTalkVerdict(t, ramp([0, 1]), { ...alone, quiet: false }, 20, { 200: 2, 429: 18 });
+  });
 });
 
 describe('their verdicts', () => {
@@ -103,6 +107,9 @@ describe('their verdicts', () => {
     const limited = get(task, 'two-own-18-limited');
     expect(limited.verdict).toBe('pass');
     expect(limited.notes.join('\n')).toMatch(/^2 replies judged \(20 of the probe's 20 requests in flight with another\) by canary 2, usage 0, id 2 \(evidence from 6 lone requests\); 18 got no reply to judge, each still the owner of its canary \(18 HTTP 429\)/);
+    // Not quiet: the note says so (the quiet one above says nothing of it).
+    expect(r.notes.join('\n')).not.toContain('still in flight');
+    expect(get(task, 'two-own-unquiet').notes.join('\n')).toMatch(/; some of the run's other requests were still in flight beside the requests sent alone \(they did not end within the run's deadline\)$/);
   });
 
 });
