@@ -275,8 +275,7 @@ describe('the run-wide governor across workers (Unix socket)', () => {
     await outside;
     expect(quiet).toBe(true);
     expect(order).toEqual(['own request', 'section ends', 'other worker']);
-    expect(server.stats().quietMs).toBeGreaterThanOrEqual(19);
-    expect(server.stats().heldMs).toBeLessThan(server.stats().quietMs / 4);
+    // (How long the other waited is the local test's to judge: here its ask crosses a socket first.)
     // A worker gone mid-section: the others are not held until its maxMs.
     const three = new GovernorConnection(server.path);
     let opened!: () => void;
