@@ -18,7 +18,7 @@ import { CLIENTS, clauseFor, unavailable } from '../harness/clients/registry.ts'
 import { runGovernor } from '../lib/run/governor.ts';
 import { runContext } from '../lib/run/run-context.ts';
 import { rateLimitCell, rateLimitTitle } from '../harness/clients/suite.ts';
-import { describeRamp, ramp, type RampOptions } from '../harness/rate-ramp.ts';
+import { describeRamp, ramp, type RampOptions, type RampOutcome } from '../harness/rate-ramp.ts';
 import { restartAfter } from '../harness/ramp-restart.ts';
 import { readStream } from '../lib/spec/rules/stream-reading.ts';
 import * as ev from '../lib/spec/rules/stream-rules.ts';
@@ -101,25 +101,30 @@ function probeOnce(): Promise<Probe> {
       return limited && streamsPastLimit >= STREAMS_PAST_LIMIT;
     };
     const opts = { ...PROBE_RAMP, max: config.rateLimitProbeMax };
-    // The ramp's requests are not paced: it keeps out of the quiet sections (SVC-9's lone requests, SVC-10).
+    // The ramps' requests are not paced: they keep out of the quiet sections (SVC-9's lone requests,
+    // SVC-10), one occupancy for both, as the hold between them would stall a section that opened there.
     const vacate = await runGovernor().occupy();
-    let r = await ramp(send, stop, opts).finally(vacate);
+    let r: RampOutcome<Awaited<ReturnType<typeof send>>>;
     // A 429 before any stream was served: the run's own traffic had spent a budget the keys share. From
     // here to the recovery answer no other request of the run goes out; the advised wait frees the budget,
     // and the ramp starts again once (what the first ramp saw still counts for LIM-1 and EV-3).
     let release: (() => void) | undefined;
     let spent: typeof r.answers = [];
     let restart: string | undefined;
-    const opening = restartAfter(r.answers.map((a) => ({ stream: a.value.stream, status: a.value.ex.status, ex: a.value.ex })), r.sent, config.rateLimitProbeMax)?.ex;
-    if (opening) {
-      release = await runGovernor().hold(PROBE_MS + MAX_HONOURED_WAIT_MS + 4 * config.timeoutMs);
-      const waitMs = Math.min(readRetryHints(opening.headers).waitMs ?? 1000, MAX_HONOURED_WAIT_MS) + 100;
-      await new Promise((res) => setTimeout(res, waitMs));
-      spent = r.answers;
-      restart = `a 429 came before any stream was served (the budget was spent when the probe began): ${r.sent} requests, then ${waitMs} ms of waiting and a new ramp that begins with a stream`;
-      sent = 0; from = 1; limited = false; streamsPastLimit = 0;
-      const vacateAgain = await runGovernor().occupy();
-      r = await ramp(send, stop, { ...opts, max: config.rateLimitProbeMax - r.sent }).finally(vacateAgain);
+    try {
+      r = await ramp(send, stop, opts);
+      const opening = restartAfter(r.answers.map((a) => ({ stream: a.value.stream, status: a.value.ex.status, ex: a.value.ex })), r.sent, config.rateLimitProbeMax)?.ex;
+      if (opening) {
+        release = await runGovernor().hold(PROBE_MS + MAX_HONOURED_WAIT_MS + 4 * config.timeoutMs);
+        const waitMs = Math.min(readRetryHints(opening.headers).waitMs ?? 1000, MAX_HONOURED_WAIT_MS) + 100;
+        await new Promise((res) => setTimeout(res, waitMs));
+        spent = r.answers;
+        restart = `a 429 came before any stream was served (the budget was spent when the probe began): ${r.sent} requests, then ${waitMs} ms of waiting and a new ramp that begins with a stream`;
+        sent = 0; from = 1; limited = false; streamsPastLimit = 0;
+        r = await ramp(send, stop, { ...opts, max: config.rateLimitProbeMax - r.sent });
+      }
+    } finally {
+      vacate();
     }
     const p: Probe = { sent: spent.length + r.sent, elapsedMs: r.elapsedMs, reachedRate: r.reachedRate, peakInFlight: r.peakInFlight, bad: [], statuses: {}, streams: [], restart, cross: [] };
     const badOf: [Exchange[], Exchange[]] = [[], []];
