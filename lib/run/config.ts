@@ -41,7 +41,7 @@ export interface Config {
   /** REFERENCE_DEFECT / REFERENCE_VARIANTS: the embedded target's defect and variants (names checked by checkReferenceNames). */
   reference: { defect?: string; variants: string[] };
   /** Self-test seams (docs/RUNNER.md), not for users. */
-  selftest: { suites?: string; crash: boolean };
+  selftest: { suites?: string; crash: boolean; progress: boolean };
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -193,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(nonEmpty(env, 'REFERENCE_DEFECT') ? { defect: nonEmpty(env, 'REFERENCE_DEFECT') } : {}),
       variants: (env.REFERENCE_VARIANTS ?? '').split(',').map((v) => v.trim()).filter(Boolean),
     },
-    selftest: { suites: nonEmpty(env, 'CHATGATE_SELFTEST_SUITES')?.replace(/\/+$/, ''), crash: env.CHATGATE_SELFTEST_CRASH === '1' },
+    selftest: { suites: nonEmpty(env, 'CHATGATE_SELFTEST_SUITES')?.replace(/\/+$/, ''), crash: env.CHATGATE_SELFTEST_CRASH === '1', progress: env.CHATGATE_SELFTEST_PROGRESS === '1' },
   };
 }
 

@@ -39,6 +39,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'FUZZ_REPLAY', meaning: "`<case>@<path>` from a fuzz failure's replay command (needs its `FUZZ_SEED`): the phase sends only that request", default: 'unset' },
   { name: 'REFERENCE_DEFECT, REFERENCE_VARIANTS', meaning: 'Embedded target only: switch on one seeded defect / a comma list of legal variants (`npm run reference -- --list`)', default: 'none' },
   { name: 'CHATGATE_SELFTEST_SUITES', meaning: "Self-test seam, not for users: a folder (relative to the project) whose `*.suite.ts` files are added to the run", default: 'none', seam: true },
+  { name: 'CHATGATE_SELFTEST_PROGRESS', meaning: 'Self-test seam, not for users: `1` prints `chatgate: N tests done` on stderr each time a verdict reaches the runner, TTY or not', default: 'unset', seam: true },
   { name: 'CHATGATE_SELFTEST_CRASH', meaning: 'Self-test seam, not for users: `1` makes the runner crash after the tests ran (exit 3)', default: 'unset', seam: true },
 ];
 

@@ -99,15 +99,17 @@ describe('the runner itself', () => {
     const mark = join(reportsDir, 'waiting');
     const child = spawn(process.execPath, [join(ROOT, 'bin/chatgate.mjs'), 'interrupt'], {
       cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, CHATGATE_SELFTEST_SUITES: 'selftest/fixtures/interrupt', INTERRUPT_FIXTURE_MARK: mark, RATE_LIMIT_PROBE_MAX: '0', FUZZ_RUNS: '0', REPORTS_DIR: reportsDir },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, CHATGATE_SELFTEST_SUITES: 'selftest/fixtures/interrupt', CHATGATE_SELFTEST_PROGRESS: '1', INTERRUPT_FIXTURE_MARK: mark, RATE_LIMIT_PROBE_MAX: '0', FUZZ_RUNS: '0', REPORTS_DIR: reportsDir },
     });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { out += d; });
     const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-    // The slow test writes the mark once the quick one is done (bounded by the guard below).
-    while (!existsSync(mark) && child.exitCode === null) await sleep(100);
+    // The slow test is running and the runner holds the quick one's verdict (bounded by the guard below):
+    // vitest batches a worker's reports, so a fixed wait was not always enough on a loaded machine.
+    while (!(existsSync(mark) && out.includes('chatgate: 1 tests done\n')) && child.exitCode === null) await sleep(100);
     expect(existsSync(mark), out.slice(0, 500)).toBe(true);
+    expect(out).toContain('chatgate: 1 tests done\n');
     child.kill('SIGTERM');
     expect(await closed, out.slice(-800)).toBe(143);
     expect(out).toContain('chatgate: interrupted by SIGTERM');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canaryFor, canaryInstruction, canariesIn, describeFinding, requestOfCanary, judgeCrossTalk, learnEvidence, makeCanary, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
+import { CANARY_COUNT_SPREAD, canaryFor, canaryInstruction, canariesIn, describeFinding, requestOfCanary, judgeCrossTalk, learnEvidence, makeCanary, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
 import { judgeDelivery } from '../../lib/spec/rules/stream-delivery.ts';
+import { WORDS_STEP } from '../../harness/concurrency-probes.ts';
 
 // A target that echoes, counts words + 3 and gives each reply its own id.
 const sample = (i: number, o: { echo?: boolean; usage?: (size: number) => number | undefined; id?: (i: number) => string | undefined; key?: string; size?: number } = {}): CrossTalkSample => {
@@ -83,6 +84,21 @@ describe('SVC-9 cross-talk rule', () => {
     const far = [60, 99, 103, 140].map((size, i) => sample(i, { ...own, size }));
     const [a, b] = swap(far[0]!, far[3]!);
     expect(judgeCrossTalk(ev, [a, far[1]!, far[2]!, b]).findings.map((f) => [f.kind, f.request, f.other])).toEqual([['usage', 0, 3], ['usage', 3, 0]]);
+  });
+
+  it('prompts that differ only by their canaries are never told apart by usage; prompts 16 words apart are', () => {
+    // As in a CI run against usage-own-count: two prompts of the same words that o200k counted 27 and 31
+    // (their random canaries), one count (35) for both from a target counting words.
+    const own = { echo: false };
+    const ev = learnEvidence(lone(own));
+    expect(ev.usage?.tolerance).toBe(2);
+    const pair = [27, 31].map((size, i) => sample(i, { ...own, size, usage: () => 35 }));
+    expect(judgeCrossTalk(ev, pair).findings).toEqual([]);
+    // The probes' neighbours (WORDS_STEP filler words apart) swapped are still found.
+    const near = [27, 27 + WORDS_STEP].map((size, i) => sample(i, { ...own, size }));
+    const [a, b] = swap(near[0]!, near[1]!);
+    expect(judgeCrossTalk(ev, [a, b]).findings.map((f) => [f.kind, f.request, f.other])).toEqual([['usage', 0, 1], ['usage', 1, 0]]);
+    expect(WORDS_STEP).toBeGreaterThanOrEqual(CANARY_COUNT_SPREAD);
   });
 
   it('learns the usage line even when two lone replies met other traffic', () => {

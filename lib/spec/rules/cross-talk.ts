@@ -69,6 +69,12 @@ export interface CrossTalkSample { request: CrossTalkRequest; reply: CrossTalkRe
 export interface UsageFit { slope: number; offset: number; tolerance: number }
 /** A reply's count is its prompt's within this share of the expected count (or the fit's own tolerance, if wider). */
 const USAGE_RELATIVE_TOLERANCE = 0.05;
+/**
+ * Prompts whose client counts are this close may differ only by their canaries: a canary's
+ * 12 characters are 1 to 12 tokens in any tokenizer, the client's and the target's alike,
+ * so usage never tells such prompts apart (o200k counted two prompts of the same words 27 and 31).
+ */
+export const CANARY_COUNT_SPREAD = 12;
 
 export interface CrossTalkEvidence {
   echo: boolean;
@@ -225,13 +231,14 @@ export class CrossTalkLedger<T> {
       const tolerance = (r: CrossTalkRequest) => Math.max(u.tolerance, USAGE_RELATIVE_TOLERANCE * expected(r));
       const fits = (r: CrossTalkRequest) => off(r) <= tolerance(r);
       this.judged.usage++;
-      // Far from its own prompt's count (twice the tolerance: a noisy count is no swap), close to another's.
+      // Far from its own prompt's count (twice the tolerance: a noisy count is no swap), close to that
+      // of another whose prompt is longer or shorter by more than canaries can make it.
       if (!found && off(s.request) > 2 * tolerance(s.request)) {
         let other: T | undefined;
         for (const o of partners) {
           if (o === t) continue;
           const r = this.sampleOf(o).request;
-          if (overlaps(s.request, r) && fits(r)) { other = o; break; }
+          if (overlaps(s.request, r) && Math.abs(r.promptSize - s.request.promptSize) >= CANARY_COUNT_SPREAD && fits(r)) { other = o; break; }
         }
         if (other !== undefined) {
           const r = this.sampleOf(other).request;
