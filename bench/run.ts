@@ -368,7 +368,27 @@ async function floorLongShape(n: number, secs: number, rampS: number): Promise<v
   }
 }
 
-interface HoldRun { n: number; held: boolean; failed: number; cores: number; why: string; ttftErr: number; itlErr: number; perThousand: number; rssMib: number; lateP50: number; lateP99: number; row: string }
+interface HoldRun { n: number; held: boolean; failed: number; cores: number; elu: number; why: string; ttftErr: number; itlErr: number; perThousand: number; rssMib: number; lateP50: number; lateP99: number; split?: TtftSplit; row: string }
+
+/** Where the TTFT of a step went (medians over its requests.jsonl, ms): which part grew when it drifts. */
+interface TtftSplit { driver_lag_ms: number; pool_wait_ms: number; wire_to_headers_ms: number; headers_to_first_token_ms: number; requests: number }
+
+function ttftSplit(out: string): TtftSplit | undefined {
+  const file = join(out, 'requests.jsonl');
+  if (!existsSync(file)) return undefined;
+  const lag: number[] = []; const pool: number[] = []; const toHeaders: number[] = []; const afterHeaders: number[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    const r = JSON.parse(line) as { ok?: boolean; intended_ms?: number; sent_ms?: number; wire_ms?: number; headers_ms?: number | null; ttft_ms?: number | null };
+    if (!r.ok || r.wire_ms === undefined || typeof r.headers_ms !== 'number' || typeof r.ttft_ms !== 'number') continue;
+    lag.push(r.sent_ms! - r.intended_ms!);
+    pool.push(r.wire_ms - r.sent_ms!);
+    toHeaders.push(r.headers_ms - (r.wire_ms - r.intended_ms!));
+    afterHeaders.push(r.ttft_ms - r.headers_ms);
+  }
+  if (lag.length === 0) return undefined;
+  return { driver_lag_ms: round3(median(lag)), pool_wait_ms: round3(median(pool)), wire_to_headers_ms: round3(median(toHeaders)), headers_to_first_token_ms: round3(median(afterHeaders)), requests: lag.length };
+}
 
 interface Lateness { writes: number; p50_ms: number; p99_ms: number; max_ms: number }
 /**
@@ -384,7 +404,10 @@ async function holdOnce(base: string, n: number, secs: number, responder: { ask<
   const t0 = performance.now();
   // Connection setup at up to 2,500 per second: 10,000 streams start over 4 s.
   const rampS = Math.max(1, Math.ceil(n / 2500));
-  const s: Summary = await chatgateLoad(['stream', '--concurrency', String(n), '--duration', String(secs + rampS), '--ramp-up', String(rampS), '--warmup', '5', '--cap-concurrency', String(Math.max(n, 5000))], base, join(work, `st-${n}-${Date.now()}`));
+  const out = join(work, `st-${n}-${Date.now()}`);
+  const s: Summary = await chatgateLoad(['stream', '--concurrency', String(n), '--duration', String(secs + rampS), '--ramp-up', String(rampS), '--warmup', '5', '--cap-concurrency', String(Math.max(n, 5000))], base, out);
+  const split = ttftSplit(out);
+  rmSync(out, { recursive: true, force: true });
   const cpu1 = await responder.ask<{ user_s: number; system_s: number }>({ type: 'cpu' }, 'cpu');
   const late = await responder.ask<Lateness>({ type: 'late' }, 'late');
   const responderLate = late.writes === 0 || late.p50_ms > RESPONDER_LATE_LIMIT * HOLD.itlMs;
@@ -401,9 +424,10 @@ async function holdOnce(base: string, n: number, secs: number, responder: { ask<
   const failed = s.counts.failed + (s.failures?.not_sent ?? 0);
   const why = [responderLate ? `the responder's writes left ${late.p50_ms} ms late (median; p99 ${late.p99_ms} ms): the truth was not delivered` : '',
     ttftErr >= 0.05 ? 'TTFT median off by 5% or more' : '', itlErr >= 0.05 ? 'ITL median off by 5% or more' : '', failed > 0 ? `${failed} failed` : '', s.details.peak_concurrent_streams < n ? `only ${s.details.peak_concurrent_streams} streams at once` : ''].filter(Boolean).join(', ');
-  const row = `   ${String(n).padStart(6)}  ${fmt(ttft.p50_ms, 8)} ms ${(ttftErr * 100).toFixed(1).padStart(4)} %  ${fmt(itl.p50_ms, 7)} ms ${(itlErr * 100).toFixed(1).padStart(4)} %  ${fmt(ttft.p95_ms, 8)} ms  ${String(s.counts.ok).padStart(9)}  ${String(failed).padStart(6)}  ${s.driver.cpu_cores.toFixed(3).padStart(7)}  ${perThousand.toFixed(3).padStart(10)}  ${String(s.driver.max_rss_mib).padStart(7)}  ${responderCores.toFixed(3).padStart(9)}  ${`${late.p50_ms.toFixed(1)} / ${late.p99_ms.toFixed(1)}`.padStart(11)}   ${loadAverage()[0]!.toFixed(1).padStart(5)}${why ? `   <- ${why}` : ''}`;
+  const row = `   ${String(n).padStart(6)}  ${fmt(ttft.p50_ms, 8)} ms ${(ttftErr * 100).toFixed(1).padStart(4)} %  ${fmt(itl.p50_ms, 7)} ms ${(itlErr * 100).toFixed(1).padStart(4)} %  ${fmt(ttft.p95_ms, 8)} ms  ${String(s.counts.ok).padStart(9)}  ${String(failed).padStart(6)}  ${s.driver.cpu_cores.toFixed(3).padStart(7)}  ${s.driver.event_loop_utilization.toFixed(2).padStart(4)}  ${perThousand.toFixed(3).padStart(10)}  ${String(s.driver.max_rss_mib).padStart(7)}  ${responderCores.toFixed(3).padStart(9)}  ${`${late.p50_ms.toFixed(1)} / ${late.p99_ms.toFixed(1)}`.padStart(11)}   ${loadAverage()[0]!.toFixed(1).padStart(5)}${why ? `   <- ${why}` : ''}`;
   console.log(row);
-  return { n, held: !why, failed, cores: s.driver.cpu_cores, why, ttftErr, itlErr, perThousand, rssMib: s.driver.max_rss_mib, lateP50: late.p50_ms, lateP99: late.p99_ms, row };
+  if (split && ttftErr >= 0.05) console.log(`           TTFT split (medians of ${split.requests} requests): driver lag ${split.driver_lag_ms} ms, waiting for a connection ${split.pool_wait_ms} ms, wire to headers ${split.wire_to_headers_ms} ms, headers to first token ${split.headers_to_first_token_ms} ms (the responder waits ${HOLD.ttftMs} ms after the request)`);
+  return { n, held: !why, failed, cores: s.driver.cpu_cores, elu: s.driver.event_loop_utilization, why, ttftErr, itlErr, perThousand, rssMib: s.driver.max_rss_mib, lateP50: late.p50_ms, lateP99: late.p99_ms, ...(split ? { split } : {}), row };
 }
 
 async function benchStreams(): Promise<void> {
@@ -416,7 +440,7 @@ async function benchStreams(): Promise<void> {
   console.log(`\n4. Streams held: closed loop, N concurrent streams for ${secs} s after the ramp-up; the responder paces the first token at ${HOLD.ttftMs} ms, then one every ${HOLD.itlMs} ms, ${HOLD.tokens} tokens`);
   console.log(`   held = TTFT and ITL medians within 5% of the injected ${HOLD.ttftMs} ms / ${HOLD.itlMs} ms, nothing failed; the largest N held is run ${runs} times in all. Open files allowed: ${files} (steps above ${files - 500} are not tried)`);
   console.log(`   the responder times its own writes: "late" is how late they left (ms, median / p99); a step counts only if that median is within ${RESPONDER_LATE_LIMIT * HOLD.itlMs} ms`);
-  console.log('        N   TTFT p50  error   ITL p50  error   TTFT p95   ok streams  failed    cores  cores/1000  RSS MiB  responder  late p50/p99   load1');
+  console.log('        N   TTFT p50  error   ITL p50  error   TTFT p95   ok streams  failed    cores   ELU  cores/1000  RSS MiB  responder  late p50/p99   load1');
   const ladder: HoldRun[] = [];
   let confirmed: { n: number; held: number; runs: HoldRun[] } | undefined;
   try {
@@ -496,7 +520,7 @@ async function benchStreams(): Promise<void> {
   const stoppedAt = ladder.find((r) => !r.held);
   Object.assign(figures, {
     streams_setup: { ttft_ms: HOLD.ttftMs, itl_ms: HOLD.itlMs, tokens: HOLD.tokens, seconds: secs, pinned: pinning, open_files: Number.isFinite(files) ? files : null },
-    streams_ladder: ladder.map((r) => ({ streams: r.n, held: r.held, ttft_error_pct: round3(r.ttftErr * 100), itl_error_pct: round3(r.itlErr * 100), cores_per_1000_streams: round3(r.perThousand), max_rss_mib: r.rssMib, responder_late_p50_ms: r.lateP50, responder_late_p99_ms: r.lateP99, why: r.why || undefined })),
+    streams_ladder: ladder.map((r) => ({ streams: r.n, held: r.held, ttft_error_pct: round3(r.ttftErr * 100), itl_error_pct: round3(r.itlErr * 100), cores_per_1000_streams: round3(r.perThousand), event_loop_utilization: r.elu, ttft_split: r.split, max_rss_mib: r.rssMib, responder_late_p50_ms: r.lateP50, responder_late_p99_ms: r.lateP99, why: r.why || undefined })),
     streams_first_not_held: stoppedAt ? { streams: stoppedAt.n, why: stoppedAt.why } : null,
   });
 }

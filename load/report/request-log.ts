@@ -54,10 +54,13 @@ export class RequestLog {
     rec.intended_ms = this.ms(o.intendedAt);
     rec.sent_ms = this.ms(o.sentAt);
     rec.sent_at = new Date(performance.timeOrigin + o.sentAt).toISOString();
+    if (o.wireAt !== undefined) rec.wire_ms = this.ms(o.wireAt);
     rec.status = o.status ?? null;
     rec.ok = o.ok;
     rec.error = o.failure ?? null;
     if (o.failureDetail && !o.ok) rec.error_detail = redact(o.failureDetail).slice(0, 200);
+    // Where a slow first token went: waiting for a connection (wire_ms), to the headers, or after them.
+    rec.headers_ms = o.headersAt !== undefined ? round3(o.headersAt - o.intendedAt) : null;
     rec.ttft_ms = o.stream && o.firstContentAt !== undefined ? round3(o.firstContentAt - o.intendedAt) : null;
     rec.e2e_ms = o.endAt > 0 ? round3(o.endAt - o.intendedAt) : null;
     if (o.queueMs !== undefined) rec.client_queue_ms = round3(o.queueMs);

@@ -52,6 +52,10 @@ describe('workload runs against the reference', () => {
       expect(r.prompt_tokens).toBeGreaterThanOrEqual(1024);
       expect(r.prompt_tokens).toBeLessThanOrEqual(1024 + 16);
       expect(r.ttft_ms).toBeGreaterThan(0);
+      // The path to the first token in order: sent, on the wire, headers, first output chunk.
+      expect(r.wire_ms).toBeGreaterThanOrEqual(r.sent_ms);
+      expect(r.headers_ms).toBeGreaterThan(0);
+      expect(r.headers_ms).toBeLessThanOrEqual(r.ttft_ms);
       expect(r.itl.count).toBe(47);
       expect(JSON.stringify(r)).not.toContain(ref.keys.main);
     }
