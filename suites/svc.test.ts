@@ -7,6 +7,7 @@ import { brainChat, brainId, chat, chatBody, http, keys, listModels, send } from
 import type { AuthSpec } from '../lib/http/http-client.ts';
 import { aloneForms, burstCrossTalkVerdict, burstVerdict, cancelFreesCapacity, crossRequest, crossTalkBurstVerdict, hasContent, learnAlone, newBurst, recordBurstAnswer, sendCross, type Burst } from '../harness/concurrency-probes.ts';
 import { runContext } from '../lib/run/run-context.ts';
+import { runGovernor } from '../lib/run/governor.ts';
 
 /** Requests of each round of the burst probe, all in flight at once. */
 const BURST = 20;
@@ -102,6 +103,8 @@ describe('SVC: what the service does', () => {
     ];
     const seen: string[] = [];
     let judgedPairs = 0; // requests sent on a connection the response before left open
+    // Not paced (it counts its connections): it keeps out of the quiet sections (SVC-9's lone requests, SVC-10) as the ramps do.
+    const vacate = await runGovernor().occupy();
     try {
       let prev: { what: string; ex: Exchange } | undefined;
       for (const [i, [what, go]] of steps.entries()) {
@@ -130,6 +133,7 @@ describe('SVC: what the service does', () => {
       if (judgedPairs === 0) t.inconclusive(`every response announced Connection: close, so no connection was left open to carry the next request (${seen.join('; ')})`);
       t.note(`${connects} connection(s) for ${steps.length} requests: ${seen.join('; ')}`);
     } finally {
+      vacate();
       conn.removeAllListeners('disconnect');
       await conn.destroy().catch(() => {});
     }
