@@ -60,7 +60,7 @@ export async function startGovernorServer(runDir: string): Promise<GovernorServe
           sections.get(ref)?.();
           sections.delete(ref);
         } else if (op === 'occupy' && typeof id === 'number') {
-          void governor.occupy().then((vacate) => {
+          void governor.occupy(typeof msg.maxWaitMs === 'number' ? msg.maxWaitMs : Infinity).then((vacate) => {
             if (socket.destroyed) { vacate(); return; }
             occupancies.set(id, vacate);
             reply({ id });

@@ -8,6 +8,7 @@ import type { AuthSpec } from '../lib/http/http-client.ts';
 import { aloneForms, burstCrossTalkVerdict, burstVerdict, cancelFreesCapacity, crossRequest, crossTalkBurstVerdict, hasContent, learnAlone, newBurst, recordBurstAnswer, sendCross, type Burst } from '../harness/concurrency-probes.ts';
 import { runContext } from '../lib/run/run-context.ts';
 import { runGovernor } from '../lib/run/governor.ts';
+import { DEFAULT_429_BUDGET } from '../lib/run/back-off.ts';
 
 /** Requests of each round of the burst probe, all in flight at once. */
 const BURST = 20;
@@ -103,8 +104,9 @@ describe('SVC: what the service does', () => {
     ];
     const seen: string[] = [];
     let judgedPairs = 0; // requests sent on a connection the response before left open
-    // Not paced (it counts its connections): it keeps out of the quiet sections (SVC-9's lone requests, SVC-10) as the ramps do.
-    const vacate = await runGovernor().occupy();
+    // Not paced (it counts its connections): it keeps out of the quiet sections (SVC-9's lone requests, SVC-10) as the
+    // ramps do, but waits no longer than a paced request would, so a slow target's sections never time this test out.
+    const vacate = await runGovernor().occupy(DEFAULT_429_BUDGET.maxTotalWaitMs);
     try {
       let prev: { what: string; ex: Exchange } | undefined;
       for (const [i, [what, go]] of steps.entries()) {

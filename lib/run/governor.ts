@@ -56,8 +56,9 @@ export interface Gate {
    * For a probe whose requests the governor does not pace (the rate-limit ramps, sent with
    * retries off): waits while a quiet section is asked for or open, then counts as traffic out
    * until the returned release, so a section drains it first. Its requests are never held.
+   * Past `maxWaitMs` it starts anyway, as a paced request that waited its longest does.
    */
-  occupy(): Promise<() => void>;
+  occupy(maxWaitMs?: number): Promise<() => void>;
 }
 
 /** The quiet section the current async call runs in (its requests are the ones let through). */
@@ -197,13 +198,25 @@ export class Governor {
     });
   }
 
-  occupy(): Promise<() => void> {
+  occupy(maxWaitMs = Infinity): Promise<() => void> {
     return new Promise((resolve) => {
-      this.occupyQueue.push(() => {
+      let timer: NodeJS.Timeout | undefined;
+      const go = () => {
+        clearTimeout(timer);
         this.occupied++;
         let done = false;
         resolve(() => { if (done) return; done = true; this.occupied--; this.pump(); });
-      });
+      };
+      this.occupyQueue.push(go);
+      if (Number.isFinite(maxWaitMs)) {
+        timer = setTimeout(() => {
+          const i = this.occupyQueue.indexOf(go);
+          if (i === -1) return;
+          this.occupyQueue.splice(i, 1);
+          go();
+        }, Math.max(0, maxWaitMs));
+        timer.unref?.();
+      }
       this.pump();
     });
   }
@@ -448,9 +461,9 @@ export class GovernorConnection implements Gate {
     return () => { if (!this.broken) this.socket?.write(JSON.stringify({ op: 'unhold', ref: id }) + '\n'); };
   }
 
-  async occupy(): Promise<() => void> {
-    const asked = this.ask({ op: 'occupy' });
-    if (!asked) return this.local().occupy();
+  async occupy(maxWaitMs = Infinity): Promise<() => void> {
+    const asked = this.ask({ op: 'occupy', ...(Number.isFinite(maxWaitMs) ? { maxWaitMs } : {}) });
+    if (!asked) return this.local().occupy(maxWaitMs);
     await asked.answer;
     const { id } = asked;
     return () => { if (!this.broken) this.socket?.write(JSON.stringify({ op: 'vacate', ref: id }) + '\n'); };

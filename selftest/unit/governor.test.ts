@@ -211,6 +211,20 @@ describe('unpaced probes (Gate.occupy) and quiet sections keep out of each other
     (await later!)();
     expect(order).toEqual(['probe ends', 'section', 'second section ends', 'second probe']);
   });
+
+  it('a probe with a longest wait starts past it, inside a section that is still open (never stalls on a slow one)', async () => {
+    const g = new Governor();
+    const order: string[] = [];
+    let probe: Promise<() => void> | undefined;
+    await g.quiet(10_000, 60_000, async () => {
+      probe = g.occupy(30).then((v) => { order.push('probe starts'); return v; });
+      // The section stays open until the probe starts (5 s at most: without the bound it never would).
+      await Promise.race([probe, new Promise((r) => setTimeout(r, 5_000))]);
+      order.push('section ends');
+    });
+    (await probe!)();
+    expect(order).toEqual(['probe starts', 'section ends']);
+  });
 });
 
 describe('the run-wide governor across workers (Unix socket)', () => {
@@ -286,6 +300,21 @@ describe('the run-wide governor across workers (Unix socket)', () => {
     const after = await two.acquire(10_000);
     expect(after.forced).toBe(false);
     after.release(OK);
+  });
+
+  it('another worker\'s probe with a longest wait crosses the socket and starts past it, inside the section', async () => {
+    const one = new GovernorConnection(server.path);
+    const two = new GovernorConnection(server.path);
+    const order: string[] = [];
+    const outsideOf = AsyncLocalStorage.snapshot();
+    let probe: Promise<() => void> | undefined;
+    await one.quiet(10_000, 60_000, async () => {
+      probe = outsideOf(() => two.occupy(30)).then((v) => { order.push('probe starts'); return v; });
+      await Promise.race([probe, new Promise((r) => setTimeout(r, 5_000))]);
+      order.push('section ends');
+    });
+    (await probe!)();
+    expect(order).toEqual(['probe starts', 'section ends']);
   });
 
   it('a broken line never stalls a request: it goes at once, paced by a governor of its own', async () => {
