@@ -3,17 +3,20 @@
 // 2023 incident had this shape after cancellations). Two replies planned while at least
 // SWAP_IN_FLIGHT requests are in flight trade their content, usage and id: each finished
 // reply waits in the pool a little, and the next one to come while it waits takes its place.
+// reply-of-previous-request: a reply cache keyed on the wrong thing, one request behind:
+// each reply is the previous request's, whatever key sent it (no concurrency needed).
 import type { RequestContext } from './request-context.ts';
 import type { ReplyPlan } from './completion.ts';
 import { sleep } from './latency.ts';
-// Stryker disable all: [gate] replies-swapped-under-concurrency replies-swapped-after-cancel SVC-9
+// Stryker disable all: [gate] replies-swapped-under-concurrency replies-swapped-after-cancel reply-of-previous-request SVC-9
 
 /** Requests in flight from which replies are swapped. */
 export const SWAP_IN_FLIGHT = 2;
 /** How long a reply waits for a partner to swap with, ms. */
 const PAIR_WAIT_MS = 100;
 
-interface Pool { waiting?: { plan: ReplyPlan; done: () => void }; cancelled: boolean }
+type Reply = Pick<ReplyPlan, 'id' | 'choices' | 'usage'>;
+interface Pool { waiting?: { plan: ReplyPlan; done: () => void }; cancelled: boolean; previous?: Reply }
 const pools = new WeakMap<object, Pool>();
 
 function poolOf(ctx: RequestContext): Pool {
@@ -24,6 +27,13 @@ function poolOf(ctx: RequestContext): Pool {
 
 /** Called with every planned reply; swaps it with another's when the defect is on. */
 export async function crossTalk(ctx: RequestContext, plan: ReplyPlan): Promise<void> {
+  if (ctx.defect('reply-of-previous-request')) {
+    const pool = poolOf(ctx);
+    const mine: Reply = { id: plan.id, choices: plan.choices, usage: plan.usage };
+    if (pool.previous) Object.assign(plan, pool.previous);
+    pool.previous = mine;
+    return;
+  }
   const always = ctx.defect('replies-swapped-under-concurrency');
   const afterCancel = ctx.defect('replies-swapped-after-cancel');
   if (!always && !afterCancel) return;

@@ -221,6 +221,7 @@ const CATALOG = {
   'oversize-drops-connection': { clauses: ['ERR-1'], description: 'A request body above the 1 MiB limit gets no answer: the connection is dropped.' },
   // --- under concurrency: whose reply, cancelled work, streams held back ---
   'replies-swapped-under-concurrency': { clauses: ['SVC-9'], description: 'A finished reply waits up to 100 ms in a result pool; the next reply finished while it waits (two or more requests in flight) takes its place, and the two are swapped whole: content, usage and id (a pool handing a reply to the wrong waiter).' },
+  'reply-of-previous-request': { clauses: ['SVC-9'], description: 'Every chat reply is the one planned for the previous chat request (content, usage and id), whichever key sent it; the first gets its own (a reply cache keyed on the wrong thing, one request behind). No concurrency needed.' },
   'replies-swapped-after-cancel': { clauses: ['SVC-9'], description: 'The same swap, only after a client has gone away mid-reply (the March 2023 incident\'s shape); streams take 20 ms a chunk so a client can leave one.' },
   'cancelled-stream-keeps-slot': { clauses: ['SVC-10'], description: 'The engine model is on with 8 slots, and a cancelled stream keeps its slot, decoding to its end for nobody.' },
   'stream-buffered-until-end': { clauses: ['EV-13'], description: 'Streams of 48 words are generated at 30 ms a chunk and held, then delivered in one write at their end (a buffering proxy in front).' },

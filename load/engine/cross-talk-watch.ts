@@ -4,7 +4,7 @@
 // Each reply is judged as soon as what the rule needs of it is known, then dropped, so a
 // long run keeps what is in flight, not every reply: see CrossTalkWatch.
 // Each stream's delivery is judged by lib/spec/rules/stream-delivery.ts from its figures.
-import { canariesIn, CrossTalkLedger, learnEvidence, type CrossTalkEvidence, type CrossTalkSample, type LedgerFinding } from '../../lib/spec/rules/cross-talk.ts';
+import { canariesIn, CrossTalkLedger, foreignCanaries, learnEvidence, type CrossTalkEvidence, type CrossTalkSample, type LedgerFinding } from '../../lib/spec/rules/cross-talk.ts';
 import { judgeDeliveryFigures } from '../../lib/spec/rules/stream-delivery.ts';
 import type { Findings } from '../report/findings.ts';
 import type { LeanRequest, Outcome } from './lean-client.ts';
@@ -191,9 +191,8 @@ export class CrossTalkWatch {
   /** The replies a canary in this one names are settled (in flight or unsettled, they may yet be another's reply of it). */
   private ownersSettled(r: Rec): boolean {
     const own = r.s.request.canary;
-    if (!own || !this.evidence?.echo || !r.s.reply.content) return true;
-    for (const c of canariesIn(r.s.reply.content)) {
-      if (c === own) continue;
+    if (!own || !r.s.reply.content) return true;
+    for (const c of foreignCanaries(own, r.s.reply.content)) {
       const holder = this.byCanary.get(c);
       if (holder && this.pending.includes(holder)) return false;
       for (const f of this.inFlight.values()) if (f.canary === c) return false;
@@ -248,7 +247,7 @@ export class CrossTalkWatch {
   /** A reply that carries another request's canary, or an id a recent reply carried: both requests' curl lines, while they are at hand. */
   private keepCurls(o: Outcome, req: LeanRequest): void {
     const own = o.work?.canary;
-    const foreign = own ? canariesIn(o.replyHead ?? o.reply ?? '').find((c) => c !== own) : undefined;
+    const foreign = own ? foreignCanaries(own, o.replyHead ?? o.reply ?? '')[0] : undefined;
     let partner = foreign ? [...[...this.inFlight.values()].map((f) => f.req), ...this.recent.values()].find((r) => r?.work?.canary === foreign)?.seq : undefined;
     if (o.completionId !== undefined) {
       partner ??= this.recentIds.get(o.completionId);

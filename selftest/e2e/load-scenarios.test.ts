@@ -248,6 +248,16 @@ describe('SVC-9 and EV-13 under load (count-bounded: --requests)', () => {
     expect(summary.details.cross_talk).toMatchObject({ verdict: 'judged', findings: svc9.reduce((n, f) => n + f.count, 0) });
   });
 
+  it.concurrent('a reply cache one request behind is an SVC-9 finding by canary, though no lone reply repeats its own canary', async () => {
+    const { o } = await streamRun({ defect: 'reply-of-previous-request' }, ['--requests', '20']);
+    const svc9 = o.summary.findings.filter((f) => f.clause === 'SVC-9');
+    expect(svc9.map((f) => f.message)).toEqual([expect.stringMatching(/another request's canary/)]);
+    // Each reply is the previous request's; those whose previous ran alone are not counted (lone replies own no canary).
+    expect(svc9[0]!.count).toBeGreaterThan(0);
+    expect(svc9[0]!.example).toMatch(/request #(\d+) \(main key\) got the reply of request #\d+ \(main key\): the reply carries request #\d+'s canary/);
+    expect(o.exitCode).toBe(1);
+  });
+
   it.concurrent('the clean reference and legal variants (no echo, usage counted its own way, a fast writer) have no finding; --no-canaries says what evidence is left', async () => {
     for (const variants of [[], ['never-echoes'], ['usage-own-count'], ['fast-writer']]) {
       const { o } = await streamRun({ variants }, ['--requests', '20']);

@@ -42,6 +42,22 @@ describe('SVC-9 cross-talk rule', () => {
     expect(j.inconclusive).toBeUndefined();
   });
 
+  it('finds a reply cache one request behind by canary, though no lone reply repeats its own, and learns nothing from its lone replies', () => {
+    // Each reply (content, usage and id) is the previous request's, the lone ones too.
+    const behind = (all: CrossTalkSample[]) => all.map((s, i) => ({ request: s.request, reply: all[Math.max(0, i - 1)]!.reply }));
+    const l = lone();
+    const ev = learnEvidence(behind(l));
+    expect(ev.echo).toBe(false);
+    expect(ev.usage).toBeUndefined(); // counts one request behind would fit a line, but one shifted
+    expect(ev.missing.join('; ')).toMatch(/^5 of 6 lone replies carry another lone request's canary, not their own/);
+    const j = judgeCrossTalk(ev, behind(Array.from({ length: 6 }, (_, i) => sample(i))));
+    expect(j.findings.map((f) => [f.kind, f.request, f.other])).toEqual([1, 2, 3, 4, 5].map((i) => ['canary', i, i - 1]));
+    expect(j.inconclusive).toBeUndefined();
+    // A legal target that repeats the whole conversation (its own canary and an earlier one) is no finding.
+    const both = Array.from({ length: 6 }, (_, i) => sample(i)).map((s, i) => ({ request: s.request, reply: { ...s.reply, content: `${s.request.canary} (after CG${String(Math.max(0, i - 1)).padStart(10, '0')})` } }));
+    expect(judgeCrossTalk(learnEvidence(l), both).findings).toEqual([]);
+  });
+
   it('finds a swap by canary, by usage and by id, each alone', () => {
     const all = Array.from({ length: 6 }, (_, i) => sample(i));
     const [a, b] = swap(all[1]!, all[4]!);

@@ -1,12 +1,15 @@
-// SVC-9: every reply answers its own request. Three kinds of evidence, each usable only
-// where lone requests (one at a time) showed the target gives it:
-//  (a) canary: lone replies repeat the canary their request asked for, so a reply that
-//      carries another request's canary and not its own answered that request;
-//  (b) usage: lone replies' usage.prompt_tokens follow the client's own count of the
-//      prompt by a straight line (a target counts its own way: any slope and offset),
-//      so a reply whose count fits another in-flight prompt and not its own is a swap;
-//  (c) ids: lone replies carry distinct completion ids, so two concurrent replies with
-//      one id are one reply delivered twice (a mock answering one fixed id is legal).
+// SVC-9: every reply answers its own request. Three kinds of evidence:
+//  (a) canary: a reply that carries another request's canary and not its own answered
+//      that request. No reply holds a random canary by chance, so this needs no lone
+//      evidence (a reply cache one request behind never repeats its own canary); other
+//      replies count as judged by canary where lone replies repeated their own;
+//  (b) usage, where lone requests showed it: their usage.prompt_tokens follow the
+//      client's own count of the prompt by a straight line (a target counts its own way:
+//      any slope and offset), so a reply whose count fits another in-flight prompt and
+//      not its own is a swap;
+//  (c) ids, where lone requests showed it: they carry distinct completion ids, so two
+//      concurrent replies with one id are one reply delivered twice (a mock answering one
+//      fixed id is legal).
 // With none of them, SVC-9 is inconclusive, naming why. No imports: the k6 bundles
 // take this module whole.
 
@@ -41,6 +44,12 @@ export function canaryInstruction(canary: string): string {
 /** The canaries a reply's text holds. */
 export function canariesIn(text: string): string[] {
   return [...new Set(text.match(CANARY_PATTERN) ?? [])];
+}
+
+/** The canaries of other requests a reply holds: none when it holds its own (a reply repeating the whole conversation is its own). */
+export function foreignCanaries(own: string, text: string): string[] {
+  const seen = canariesIn(text);
+  return seen.includes(own) ? [] : seen;
 }
 
 export interface CrossTalkRequest {
@@ -109,6 +118,11 @@ export const LONE_ECHOES_WANTED = 3;
 /** What lone requests show the target gives: echoes, a usage fit, distinct ids. */
 export function learnEvidence(lone: readonly CrossTalkSample[]): CrossTalkEvidence {
   const missing: string[] = [];
+  // A lone reply carrying another lone request's canary, not its own, is that request's: it teaches nothing.
+  const loneCanaries = new Set(lone.map((s) => s.request.canary));
+  const crossed = new Set(lone.filter((s) => s.request.canary && foreignCanaries(s.request.canary, s.reply.content ?? '').some((c) => loneCanaries.has(c))));
+  if (crossed.size > 0) missing.push(`${crossed.size} of ${lone.length} lone replies carry another lone request's canary, not their own (each the reply of another request)`);
+  lone = lone.filter((s) => !crossed.has(s));
   const asked = lone.filter((s) => s.request.canary);
   const echoed = asked.filter((s) => canariesIn(s.reply.content ?? '').includes(s.request.canary!));
   // Two replies repeating their own random canary cannot be chance; the others may have met
@@ -213,13 +227,12 @@ export class CrossTalkLedger<T> {
     const ev = this.evidence;
     const s = this.sampleOf(t);
     let found: LedgerFinding<T> | undefined;
-    // (a) another request's canary, and not its own.
-    if (ev.echo && s.request.canary && s.reply.content !== undefined) {
-      const seen = canariesIn(s.reply.content);
-      if (seen.length) this.judged.canary++;
-      const own = seen.includes(s.request.canary);
-      const other = seen.map((c) => ownerOf(c)).find((j) => j !== undefined && j !== t);
-      if (!own && other !== undefined) found = { kind: 'canary', request: t, other, detail: `the reply carries ${this.nameOf(other)}'s canary ${this.sampleOf(other).request.canary}, not its own ${s.request.canary}` };
+    // (a) another request's canary, and not its own: proof whatever the lone replies showed.
+    if (s.request.canary && s.reply.content !== undefined) {
+      const foreign = foreignCanaries(s.request.canary, s.reply.content);
+      const other = foreign.map((c) => ownerOf(c)).find((j) => j !== undefined && j !== t);
+      if (other !== undefined || (ev.echo && canariesIn(s.reply.content).length > 0)) this.judged.canary++;
+      if (other !== undefined) found = { kind: 'canary', request: t, other, detail: `the reply carries ${this.nameOf(other)}'s canary ${this.sampleOf(other).request.canary}, not its own ${s.request.canary}` };
     }
     // (b) prompt_tokens that fit another in-flight prompt and not its own.
     if (ev.usage && Number.isFinite(s.reply.promptTokens)) {

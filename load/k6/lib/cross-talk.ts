@@ -5,7 +5,7 @@
 // repeated across VUs are the Node harness's to find.
 import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
-import { canariesIn } from '../../../lib/spec/rules/cross-talk.ts';
+import { canariesIn, foreignCanaries } from '../../../lib/spec/rules/cross-talk.ts';
 import { logProblem, type Tags } from './chat.ts';
 import { cutBody, MAX_WITNESSED, WITNESS_KEY, type Witness } from './witness.ts';
 
@@ -38,9 +38,8 @@ export function judgeCrossTalk(sent: Record<string, unknown>, content: string, i
   let text: string | undefined;
   const body = () => (text ??= cutBody(JSON.stringify(sent)));
   const own = canaryOf(sent);
-  const carried = canariesIn(content);
-  const other = carried.find((c) => c !== own);
-  if (own && other && !carried.includes(own)) {
+  const other = own ? foreignCanaries(own, content)[0] : undefined;
+  if (own && other) {
     seen = `the reply carries another request's canary ${other}, not its own ${own}`;
     witness = { other_canary: other };
   }
