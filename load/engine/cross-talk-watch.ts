@@ -192,7 +192,7 @@ export class CrossTalkWatch {
   private ownersSettled(r: Rec): boolean {
     const own = r.s.request.canary;
     if (!own || !r.s.reply.content) return true;
-    for (const c of foreignCanaries(own, r.s.reply.content)) {
+    for (const c of foreignCanaries(own, r.s.reply.content, r.s.request.held)) {
       const holder = this.byCanary.get(c);
       if (holder && this.pending.includes(holder)) return false;
       for (const f of this.inFlight.values()) if (f.canary === c) return false;
@@ -247,7 +247,7 @@ export class CrossTalkWatch {
   /** A reply that carries another request's canary, or an id a recent reply carried: both requests' curl lines, while they are at hand. */
   private keepCurls(o: Outcome, req: LeanRequest): void {
     const own = o.work?.canary;
-    const foreign = own ? foreignCanaries(own, o.replyHead ?? o.reply ?? '')[0] : undefined;
+    const foreign = own ? foreignCanaries(own, o.replyHead ?? o.reply ?? '', o.work?.heldCanaries)[0] : undefined;
     let partner = foreign ? [...[...this.inFlight.values()].map((f) => f.req), ...this.recent.values()].find((r) => r?.work?.canary === foreign)?.seq : undefined;
     if (o.completionId !== undefined) {
       partner ??= this.recentIds.get(o.completionId);
@@ -324,7 +324,7 @@ export function sampleOf(o: Outcome): Sample {
   const from = o.wireAt ?? o.sentAt;
   return {
     start: from, end: o.endAt, seq: o.seq,
-    request: { key: o.key, label: `request #${o.seq}`, promptSize: o.work?.promptTokens ?? NaN, startMs: from, endMs: o.endAt, ...(o.work?.canary ? { canary: o.work.canary } : {}) },
+    request: { key: o.key, label: `request #${o.seq}`, promptSize: o.work?.promptTokens ?? NaN, startMs: from, endMs: o.endAt, ...(o.work?.canary ? { canary: o.work.canary } : {}), ...(o.work?.heldCanaries ? { held: o.work.heldCanaries } : {}) },
     reply: {
       // Only the canaries the rule looks for: the reply's head is a chain of one string per chunk,
       // which kept 16 strings a request alive for the rest of the run (a long hold grew 1 MiB a minute).

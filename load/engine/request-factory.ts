@@ -60,7 +60,7 @@ export function requestFactory(spec: FactorySpec): (seq: number, intendedAt: num
       sample: seq < ALWAYS_CHECKED || seq % options.sampleEvery === 0,
       keepHeaders: spec.keepHeaders,
       ...(body.max_tokens !== undefined ? { capped: true } : {}),
-      ...(item ? { keepReply: item.keepReply, work: { promptTokens: item.promptTokens, maxTokens: item.maxTokens, session: item.session, turn: item.turn, ...(item.canary ? { canary: item.canary } : {}) } } : {}),
+      ...(item ? { keepReply: item.keepReply, work: { promptTokens: item.promptTokens, maxTokens: item.maxTokens, session: item.session, turn: item.turn, ...(item.canary ? { canary: item.canary } : {}), ...(item.heldCanaries ? { heldCanaries: item.heldCanaries } : {}) } } : {}),
       ...(keepGaps ? { keepGaps } : {}),
       // Spread evenly, as the brain share is: a short run holds the asked share exactly.
       ...(cancelShare > 0 && Math.floor((seq + 1) * cancelShare) > Math.floor(seq * cancelShare) ? { cancelAfter } : {}),

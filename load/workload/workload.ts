@@ -4,7 +4,7 @@
 // shared prefix (one system prompt for every request, so prefix caching is measured)
 // and multi-turn sessions (each turn carries the conversation so far, the replies as
 // the target gave them). Plain module (no Node APIs): k6 may bundle it.
-import { CANARY_PATTERN, canaryFor } from '../../lib/spec/rules/cross-talk.ts';
+import { CANARY_PATTERN, canariesIn, canaryFor } from '../../lib/spec/rules/cross-talk.ts';
 import { seededRandom } from '../../lib/run/seeded-random.ts';
 import { describeDistribution, lengthSampler, type LengthDistribution } from './distribution.ts';
 import { SyntheticText } from './synthetic.ts';
@@ -51,6 +51,8 @@ export interface WorkMeta {
   turn?: number;
   /** The canary the request's text carries (SVC-9). */
   canary?: string;
+  /** Canaries its earlier messages hold (a session's history): a reply repeating them is not another's (SVC-9). */
+  heldCanaries?: string[];
 }
 
 export interface WorkItem extends WorkMeta {
@@ -183,9 +185,12 @@ export class Workload {
       messages.push({ role: 'system', content: text });
       tokens += system.length === 1 && this.prefix && !conv?.system ? this.prefix.tokens : spec.tokenizer?.count(text) ?? 0;
     }
+    let heldCanaries: string[] | undefined;
     if (session) {
       for (const m of session.history) messages.push(m);
       tokens += session.historyTokens;
+      const held = session.history.flatMap((m) => canariesIn(m.content));
+      if (held.length) heldCanaries = [...new Set(held)];
     }
     messages.push({ role: 'user', content: user });
     tokens += userTokens ?? 0;
@@ -196,6 +201,7 @@ export class Workload {
       ...(maxTokens !== undefined ? { maxTokens } : {}),
       ...(session ? { session: session.id, turn } : {}),
       ...(canaryOf ? { canary: canaryOf } : {}),
+      ...(heldCanaries ? { heldCanaries } : {}),
     };
     if (session) this.pending.set(seq, { session, user, userTokens: userTokens ?? 0, datasetReply: t?.reply });
     return item;

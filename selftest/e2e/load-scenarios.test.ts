@@ -3,7 +3,7 @@
 // mix reaches both brain routes; a fast wrong answer (bad body, stream without
 // [DONE], deltas that are cumulative snapshots: EV-12) is a failure, not a success; a target without usage is counted in
 // characters (output) and by the tokenizer (tokens), clearly labelled, never in chunks.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -256,6 +256,15 @@ describe('SVC-9 and EV-13 under load (count-bounded: --requests)', () => {
     expect(svc9[0]!.count).toBeGreaterThan(0);
     expect(svc9[0]!.example).toMatch(/request #(\d+) \(main key\) got the reply of request #\d+ \(main key\): the reply carries request #\d+'s canary/);
     expect(o.exitCode).toBe(1);
+  });
+
+  it.concurrent('multi-turn sessions whose replies repeat an earlier turn\'s canary (the reference repeats the first in the conversation) are no SVC-9 finding', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'chatgate-load-sessions-')), 'sharegpt.jsonl');
+    const conv = (k: number) => JSON.stringify({ conversations: [1, 2, 3].flatMap((t) => [{ from: 'human', value: `Conversation ${k} question ${t}` }, { from: 'gpt', value: 'A short answer' }]) });
+    writeFileSync(file, [1, 2, 3, 4].map(conv).join('\n'));
+    const { o } = await streamRun({}, ['--dataset', file, '--multi-turn', '--output-tokens', '8', '--concurrency', '3', '--requests', '24']);
+    expect(o.summary.findings).toEqual([]);
+    expect(o.exitCode).toBe(0);
   });
 
   it.concurrent('the clean reference and legal variants (no echo, usage counted its own way, a fast writer) have no finding; --no-canaries says what evidence is left', async () => {

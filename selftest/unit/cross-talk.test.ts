@@ -58,6 +58,17 @@ describe('SVC-9 cross-talk rule', () => {
     expect(judgeCrossTalk(learnEvidence(l), both).findings).toEqual([]);
   });
 
+  it('takes a canary the request\'s own history holds for its own: a session\'s later turn repeating its first turn\'s is no finding', () => {
+    const turns = Array.from({ length: 3 }, (_, i) => sample(i, { echo: false }));
+    // Turns 1 and 2 carry turn 0's canary in their history, and their replies repeat it.
+    const later = turns.map((s, i) => (i === 0 ? s : { request: { ...s.request, held: [turns[0]!.request.canary!] }, reply: { ...s.reply, content: `${turns[0]!.request.canary} alpha` } }));
+    expect(judgeCrossTalk(learnEvidence(lone({ echo: false })), later).findings).toEqual([]);
+    expect(learnEvidence(later).missing.join('; ')).not.toMatch(/another lone request's canary/);
+    // The same replies with no history named: turn 0's canary is another request's.
+    const unnamed = later.map((s) => ({ request: { ...s.request, held: undefined }, reply: s.reply }));
+    expect(judgeCrossTalk(learnEvidence(lone({ echo: false })), unnamed).findings.map((f) => [f.kind, f.request, f.other])).toEqual([['canary', 1, 0], ['canary', 2, 0]]);
+  });
+
   it('finds a swap by canary, by usage and by id, each alone', () => {
     const all = Array.from({ length: 6 }, (_, i) => sample(i));
     const [a, b] = swap(all[1]!, all[4]!);

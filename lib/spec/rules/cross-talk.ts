@@ -46,16 +46,21 @@ export function canariesIn(text: string): string[] {
   return [...new Set(text.match(CANARY_PATTERN) ?? [])];
 }
 
-/** The canaries of other requests a reply holds: none when it holds its own (a reply repeating the whole conversation is its own). */
-export function foreignCanaries(own: string, text: string): string[] {
+/**
+ * The canaries of other requests a reply holds: none when it holds its own (a reply repeating
+ * the whole conversation is its own), and never one its request's own messages hold (`held`).
+ */
+export function foreignCanaries(own: string, text: string, held: readonly string[] = []): string[] {
   const seen = canariesIn(text);
-  return seen.includes(own) ? [] : seen;
+  return seen.includes(own) ? [] : seen.filter((c) => !held.includes(c));
 }
 
 export interface CrossTalkRequest {
   /** Which key sent it: a label, never the key. */
   key: string;
   canary?: string;
+  /** Canaries the request's earlier messages hold (a session's history): its own too, though not the one it asks for. */
+  held?: readonly string[];
   /** The client's own count of the prompt (a tokenizer's, words: any count that grows with it). */
   promptSize: number;
   /** A reproduction (curl line, redacted) for the report. */
@@ -120,7 +125,7 @@ export function learnEvidence(lone: readonly CrossTalkSample[]): CrossTalkEviden
   const missing: string[] = [];
   // A lone reply carrying another lone request's canary, not its own, is that request's: it teaches nothing.
   const loneCanaries = new Set(lone.map((s) => s.request.canary));
-  const crossed = new Set(lone.filter((s) => s.request.canary && foreignCanaries(s.request.canary, s.reply.content ?? '').some((c) => loneCanaries.has(c))));
+  const crossed = new Set(lone.filter((s) => s.request.canary && foreignCanaries(s.request.canary, s.reply.content ?? '', s.request.held).some((c) => loneCanaries.has(c))));
   if (crossed.size > 0) missing.push(`${crossed.size} of ${lone.length} lone replies carry another lone request's canary, not their own (each the reply of another request)`);
   lone = lone.filter((s) => !crossed.has(s));
   const asked = lone.filter((s) => s.request.canary);
@@ -229,9 +234,9 @@ export class CrossTalkLedger<T> {
     let found: LedgerFinding<T> | undefined;
     // (a) another request's canary, and not its own: proof whatever the lone replies showed.
     if (s.request.canary && s.reply.content !== undefined) {
-      const foreign = foreignCanaries(s.request.canary, s.reply.content);
+      const foreign = foreignCanaries(s.request.canary, s.reply.content, s.request.held);
       const other = foreign.map((c) => ownerOf(c)).find((j) => j !== undefined && j !== t);
-      if (other !== undefined || (ev.echo && canariesIn(s.reply.content).length > 0)) this.judged.canary++;
+      if (other !== undefined || (ev.echo && canariesIn(s.reply.content).includes(s.request.canary))) this.judged.canary++;
       if (other !== undefined) found = { kind: 'canary', request: t, other, detail: `the reply carries ${this.nameOf(other)}'s canary ${this.sampleOf(other).request.canary}, not its own ${s.request.canary}` };
     }
     // (b) prompt_tokens that fit another in-flight prompt and not its own.

@@ -25,11 +25,12 @@ let witnessed = 0;
 let learned = 0;
 let distinct = true;
 
-/** The canary a request body carries (the workload's, in its last user message). */
-export function canaryOf(body: Record<string, unknown>): string | undefined {
+/** The canaries a request body carries: its own (the workload's, in its last user message) and those its history holds. */
+function canariesOf(body: Record<string, unknown>): { own?: string; held: string[] } {
   const found = canariesIn(JSON.stringify(body.messages ?? ''));
-  return found[found.length - 1];
+  return { own: found[found.length - 1], held: found.slice(0, -1) };
 }
+
 
 /** Judges one 2xx stream's reply; returns what broke SVC-9, if anything. */
 export function judgeCrossTalk(sent: Record<string, unknown>, content: string, id: string | undefined, tags: Tags): string | undefined {
@@ -37,8 +38,8 @@ export function judgeCrossTalk(sent: Record<string, unknown>, content: string, i
   let witness: Partial<Witness> = {};
   let text: string | undefined;
   const body = () => (text ??= cutBody(JSON.stringify(sent)));
-  const own = canaryOf(sent);
-  const other = own ? foreignCanaries(own, content)[0] : undefined;
+  const { own, held } = canariesOf(sent);
+  const other = own ? foreignCanaries(own, content, held)[0] : undefined;
   if (own && other) {
     seen = `the reply carries another request's canary ${other}, not its own ${own}`;
     witness = { other_canary: other };
