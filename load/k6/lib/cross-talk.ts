@@ -31,7 +31,6 @@ function canariesOf(body: Record<string, unknown>): { own?: string; held: string
   return { own: found[found.length - 1], held: found.slice(0, -1) };
 }
 
-
 /** Judges one 2xx stream's reply; returns what broke SVC-9, if anything. */
 export function judgeCrossTalk(sent: Record<string, unknown>, content: string, id: string | undefined, tags: Tags): string | undefined {
   let seen: string | undefined;
