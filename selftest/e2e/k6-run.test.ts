@@ -254,8 +254,9 @@ describe('k6 run: what the operator and a user without a reachable target see', 
 });
 
 describe('k6 sees cross-talk (SVC-9) in a distributed run too', () => {
-  it.skipIf(!k6)(title('chat-stream: chatgate_cross_talk crossed against defect replies-swapped-under-concurrency (exit 99)'), async () => {
-    const ref = await startReferenceServer({ defect: 'replies-swapped-under-concurrency' });
+  // A swap of two replies in flight, and a reply cache one request behind (no concurrency needed).
+  it.skipIf(!k6).each(['replies-swapped-under-concurrency', 'reply-of-previous-request'] as const)(title('chat-stream: chatgate_cross_talk crossed against defect %s (exit 99)'), async (defect) => {
+    const ref = await startReferenceServer({ defect });
     try {
       const run = await k6Run('chat-stream', ref, { RATE: '20', DURATION: '3s' });
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(99);
