@@ -3,7 +3,7 @@
 // reply can be told from every other's (lib/spec/rules/cross-talk.ts judges it).
 import type { AuthSpec, Exchange } from '../lib/http/http-client.ts';
 import type { SseEvent } from '../lib/http/sse-reader.ts';
-import { canariesIn, canaryInstruction, describeFinding, judgeCrossTalk, judgeTraffic, learnEvidence, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX, makeCanary, type CrossTalkEvidence, type CrossTalkJudgement, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
+import { canariesIn, canaryInstruction, crossedLone, describeFinding, judgeCrossTalk, judgeTraffic, learnEvidence, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX, makeCanary, type CrossTalkEvidence, type CrossTalkJudgement, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
 import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
 import type { ClauseContext } from './clause-test.ts';
 import { DELIVERY_MIN_CHUNKS, judgeDelivery, type DeliveryChunk } from '../lib/spec/rules/stream-delivery.ts';
@@ -188,7 +188,11 @@ export function aloneForms(t: ClauseContext, alone: Alone): LoneForms {
   const left = alone.refused.length === 0 ? '' : `${alone.refused.length} of ${alone.lone.length + alone.refused.length} lone requests not served (${whyUnserved(alone.refused.map((r) => r.ex))})${forms.length === 1 ? `, so ${forms[0] ? 'plain' : 'streaming'} requests were left out of the burst` : ''}`;
   if (forms.length === 0) t.inconclusive(`no lone request was served, ${left}: nothing to learn whose replies are whose from`);
   const throttled = alone.lone.some((r) => r.ex.retries.length > 0 || (r.ex.throttleWaitMs ?? 0) > 0);
-  return { forms, ev: learnEvidence(alone.lone.map((r) => r.sample)), throttled, left, quiet: alone.quiet };
+  // A lone reply that is another lone request's needs no burst to show it.
+  const samples = alone.lone.map((r, i) => ({ request: { ...r.sample.request, label: `lone request ${i + 1}` }, reply: r.sample.reply }));
+  const crossed = crossedLone(samples);
+  if (crossed.length > 0) t.fail('every reply to carry its own request\'s canary, prompt count and id', `${crossed.length} of ${samples.length} lone replies (sent one at a time) of another request; ${describeFinding(crossed[0]!, samples)}`, alone.lone[crossed[0]!.request]!.ex);
+  return { forms, ev: learnEvidence(samples), throttled, left, quiet: alone.quiet };
 }
 
 /**

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CrossTalkWatch, MAX_HELD, sampleOf } from '../../load/engine/cross-talk-watch.ts';
 import type { LeanRequest, Outcome } from '../../load/engine/lean-client.ts';
 import { Findings } from '../../load/report/findings.ts';
-import { canaryFor, judgeCrossTalk, learnEvidence, splitLone } from '../../lib/spec/rules/cross-talk.ts';
+import { canaryFor, crossedLone, judgeCrossTalk, learnEvidence, splitLone } from '../../lib/spec/rules/cross-talk.ts';
 
 const canary = (seq: number) => canaryFor(seq, 7);
 const size = (seq: number) => 20 + ((seq * 37) % 200);
@@ -38,7 +38,9 @@ function endOfRun(before: Outcome[], outs: Outcome[], learn = Infinity): { findi
   const split = splitLone(all);
   const lone = [...before.map(sampleOf), ...split.lone.slice(0, learn)];
   const j = judgeCrossTalk(learnEvidence(lone), split.busy);
-  return { findings: j.findings.map((f) => [f.kind, split.busy[f.request]!.seq, split.busy[f.other]!.seq, f.detail]), judged: j.judged, lone: lone.length };
+  // Lone replies that are other lone requests' come first (the watch finds them once the evidence is learned).
+  const crossed: Row[] = crossedLone(lone).map((f) => [f.kind, lone[f.request]!.seq, lone[f.other]!.seq, f.detail]);
+  return { findings: [...crossed, ...j.findings.map((f): Row => [f.kind, split.busy[f.request]!.seq, split.busy[f.other]!.seq, f.detail])], judged: j.judged, lone: lone.length };
 }
 
 /** Sends and answers in time order through the watch; the most it held, overall and once the evidence was learned. */
@@ -122,6 +124,16 @@ describe('SVC-9 in a long load run: each reply judged as it settles, then droppe
     const end = endOfRun(before, p.map(outcome));
     expect(new Set(end.findings.map((f) => f[0]))).toEqual(new Set(['usage', 'id']));
     expect(batchOrder(w.rows)).toEqual(end.findings);
+  });
+
+  it('a reply cache one request behind: lone replies carrying the lone request before\'s canary are findings, as are the concurrent ones, as at the end', () => {
+    const before = [0, 1, 2].map((i) => outcome({ seq: 1000 + i, start: i * 100, end: i * 100 + 10, ...(i > 0 ? { replyOf: 999 + i } : {}) }));
+    const p = plan(200).map((x) => ({ ...x, replyOf: x.seq > 0 && x.ok !== false ? x.seq - 1 : undefined }));
+    const w = watched(before, p);
+    const end = endOfRun(before, p.map(outcome));
+    expect(w.rows).toEqual(end.findings);
+    expect(w.rows.slice(0, 2).map((r) => [r[1], r[2]])).toEqual([[1001, 1000], [1002, 1001]]);
+    expect(w.rows.length).toBeGreaterThan(100);
   });
 
   it('a reply that overlaps a later request waits for it: its swap partner answered long after is still found', () => {

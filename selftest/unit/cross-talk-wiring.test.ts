@@ -12,7 +12,7 @@ const before = { TARGET_URL: process.env.TARGET_URL, API_KEY: process.env.API_KE
 process.env.TARGET_URL = 'http://127.0.0.1:9/v1';
 process.env.API_KEY = 'sk-cross-talk-wiring-unit-000000000';
 const { clause } = await import('../../harness/clause-test.ts');
-const { probeResult, rampCrossTalkVerdict, slim } = await import('../../harness/concurrency-probes.ts');
+const { aloneForms, probeResult, rampCrossTalkVerdict, slim } = await import('../../harness/concurrency-probes.ts');
 type Alone = import('../../harness/concurrency-probes.ts').Alone;
 for (const [k, v] of Object.entries(before)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
 
@@ -83,6 +83,17 @@ describe('their verdicts', () => {
     // The ramp runs beside the rest of the run: its six lone replies are judged as well (judgeAll), 14 in all.
     expect(out.seen).toMatch(/14 served requests of the probe \(RATE_LIMIT_API_KEY; 8 of its 14 requests in flight with another\) judged with what 6 lone requests showed; judged by canary 14, usage 0, id 14/);
     expect(out.ex?.curl).toMatch(/#8$/);
+  });
+
+  it('a lone reply that carries an earlier lone request\'s canary fails SVC-9 at the lone phase (a reply cache one request behind), on its own exchange; own replies do not', () => {
+    const loneOf = (echo: (i: number) => number) => [0, 1, 2].map((i): CrossTalkSample => ({ request: { key: 'main', canary: canary(90 + i), promptSize: 10 + 40 * i }, reply: { content: canary(90 + echo(i)), id: `chatcmpl-l${echo(i)}` } }));
+    const { t, out } = recording();
+    expect(() => aloneForms(t as never, aloneOf(loneOf((i) => Math.max(0, i - 1))))).toThrow('failed');
+    expect(out.seen).toMatch(/^2 of 3 lone replies \(sent one at a time\) of another request; lone request 2 \(both sent with the main key\): the reply carries lone request 1's canary CG0000000090, not its own CG0000000091/);
+    expect(out.ex?.seq).toBe(91);
+    const own = recording();
+    expect(aloneForms(own.t as never, aloneOf(loneOf((i) => i))).ev.echo).toBe(true);
+    expect(own.out.verdict).toBeUndefined();
   });
 
   it('a ramp with no request alone is judged with lone requests sent elsewhere (the swap defect holds every reply a while)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CANARY_COUNT_SPREAD, canaryFor, canaryInstruction, canariesIn, describeFinding, requestOfCanary, judgeCrossTalk, learnEvidence, makeCanary, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
+import { CANARY_COUNT_SPREAD, canaryFor, canaryInstruction, canariesIn, crossedLone, describeFinding, requestOfCanary, judgeCrossTalk, learnEvidence, makeCanary, type CrossTalkSample } from '../../lib/spec/rules/cross-talk.ts';
 import { judgeDelivery } from '../../lib/spec/rules/stream-delivery.ts';
 import { WORDS_STEP } from '../../harness/concurrency-probes.ts';
 
@@ -50,6 +50,8 @@ describe('SVC-9 cross-talk rule', () => {
     expect(ev.echo).toBe(false);
     expect(ev.usage).toBeUndefined(); // counts one request behind would fit a line, but one shifted
     expect(ev.missing.join('; ')).toMatch(/^5 of 6 lone replies carry another lone request's canary, not their own/);
+    expect(crossedLone(behind(l)).map((f) => [f.kind, f.request, f.other])).toEqual([1, 2, 3, 4, 5].map((i) => ['canary', i, i - 1]));
+    expect(crossedLone(l)).toEqual([]);
     const j = judgeCrossTalk(ev, behind(Array.from({ length: 6 }, (_, i) => sample(i))));
     expect(j.findings.map((f) => [f.kind, f.request, f.other])).toEqual([1, 2, 3, 4, 5].map((i) => ['canary', i, i - 1]));
     expect(j.inconclusive).toBeUndefined();

@@ -123,9 +123,8 @@ export const LONE_ECHOES_WANTED = 3;
 /** What lone requests show the target gives: echoes, a usage fit, distinct ids. */
 export function learnEvidence(lone: readonly CrossTalkSample[]): CrossTalkEvidence {
   const missing: string[] = [];
-  // A lone reply carrying another lone request's canary, not its own, is that request's: it teaches nothing.
-  const loneCanaries = new Set(lone.map((s) => s.request.canary));
-  const crossed = new Set(lone.filter((s) => s.request.canary && foreignCanaries(s.request.canary, s.reply.content ?? '', s.request.held).some((c) => loneCanaries.has(c))));
+  // A lone reply that is another lone request's (crossedLone) teaches nothing.
+  const crossed = new Set(crossedLone(lone).map((f) => lone[f.request]));
   if (crossed.size > 0) missing.push(`${crossed.size} of ${lone.length} lone replies carry another lone request's canary, not their own (each the reply of another request)`);
   lone = lone.filter((s) => !crossed.has(s));
   const asked = lone.filter((s) => s.request.canary);
@@ -141,6 +140,24 @@ export function learnEvidence(lone: readonly CrossTalkSample[]): CrossTalkEviden
   const distinctIds = ids.length >= 2 && new Set(ids).size === ids.length;
   if (!distinctIds) missing.push(ids.length < 2 ? 'lone replies carry no completion id' : 'lone replies share a completion id (a fixed id is legal, so ids say nothing)');
   return { echo, ...(typeof usage === 'string' ? {} : { usage }), distinctIds, missing };
+}
+
+/**
+ * Lone replies that carry another lone request's canary and not their own: each is that
+ * request's reply, though no other request of ours was in flight (a reply cache keyed on the
+ * wrong thing). Indices into `lone`: the reply's request, and the request whose reply it was.
+ */
+export function crossedLone(lone: readonly CrossTalkSample[]): CrossTalkFinding[] {
+  const byCanary = new Map<string, number>();
+  lone.forEach((s, i) => { if (s.request.canary) byCanary.set(s.request.canary, i); });
+  const out: CrossTalkFinding[] = [];
+  lone.forEach((s, i) => {
+    const own = s.request.canary;
+    if (!own) return;
+    const other = foreignCanaries(own, s.reply.content ?? '', s.request.held).map((c) => byCanary.get(c)).find((j) => j !== undefined && j !== i);
+    if (other !== undefined) out.push({ kind: 'canary', request: i, other, detail: `the reply carries ${nameOf(lone, other)}'s canary ${lone[other]!.request.canary}, not its own ${own}` });
+  });
+  return out;
 }
 
 /**
