@@ -3,7 +3,7 @@
 // reply can be told from every other's (lib/spec/rules/cross-talk.ts judges it).
 import type { AuthSpec, Exchange } from '../lib/http/http-client.ts';
 import type { SseEvent } from '../lib/http/sse-reader.ts';
-import { canariesIn, canaryInstruction, crossedLone, describeFinding, judgeCrossTalk, judgeTraffic, learnEvidence, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX, makeCanary, type CrossTalkEvidence, type CrossTalkJudgement, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
+import { canariesIn, canaryInstruction, describeFinding, judgeCrossTalk, judgeTraffic, learnEvidence, LONE_ECHOES_WANTED, LONE_SAMPLES, LONE_SAMPLES_MAX, makeCanary, type CrossTalkEvidence, type CrossTalkJudgement, type CrossTalkReply, type CrossTalkSample } from '../lib/spec/rules/cross-talk.ts';
 import { judgeSuccessBody } from '../lib/spec/rules/success-body.ts';
 import type { ClauseContext } from './clause-test.ts';
 import { DELIVERY_MIN_CHUNKS, judgeDelivery, type DeliveryChunk } from '../lib/spec/rules/stream-delivery.ts';
@@ -190,9 +190,10 @@ export function aloneForms(t: ClauseContext, alone: Alone): LoneForms {
   const throttled = alone.lone.some((r) => r.ex.retries.length > 0 || (r.ex.throttleWaitMs ?? 0) > 0);
   // A lone reply that is another lone request's needs no burst to show it.
   const samples = alone.lone.map((r, i) => ({ request: { ...r.sample.request, label: `lone request ${i + 1}` }, reply: r.sample.reply }));
-  const crossed = crossedLone(samples);
-  if (crossed.length > 0) t.fail('every reply to carry its own request\'s canary, prompt count and id', `${crossed.length} of ${samples.length} lone replies (sent one at a time) of another request; ${describeFinding(crossed[0]!, samples)}`, alone.lone[crossed[0]!.request]!.ex);
-  return { forms, ev: learnEvidence(samples), throttled, left, quiet: alone.quiet };
+  const ev = learnEvidence(samples);
+  const f = ev.crossed[0];
+  if (f) t.fail('every reply to carry its own request\'s canary, prompt count and id', `${ev.crossed.length} of ${samples.length} lone replies (sent one at a time) of another request; ${describeFinding(f, samples)}`, alone.lone[f.request]!.ex);
+  return { forms, ev, throttled, left, quiet: alone.quiet };
 }
 
 /**

@@ -4,7 +4,7 @@
 // Each reply is judged as soon as what the rule needs of it is known, then dropped, so a
 // long run keeps what is in flight, not every reply: see CrossTalkWatch.
 // Each stream's delivery is judged by lib/spec/rules/stream-delivery.ts from its figures.
-import { canariesIn, CrossTalkLedger, crossedLone, foreignCanaries, learnEvidence, type CrossTalkEvidence, type CrossTalkSample, type LedgerFinding } from '../../lib/spec/rules/cross-talk.ts';
+import { canariesIn, CrossTalkLedger, foreignCanaries, learnEvidence, type CrossTalkEvidence, type CrossTalkSample, type LedgerFinding } from '../../lib/spec/rules/cross-talk.ts';
 import { judgeDeliveryFigures } from '../../lib/spec/rules/stream-delivery.ts';
 import type { Findings } from '../report/findings.ts';
 import type { LeanRequest, Outcome } from './lean-client.ts';
@@ -186,7 +186,7 @@ export class CrossTalkWatch {
   private freeze(): void {
     this.evidence = learnEvidence(this.lone);
     // A lone reply that is another lone request's: a finding though nothing else was in flight.
-    for (const f of crossedLone(this.lone)) this.found({ kind: f.kind, request: { s: this.lone[f.request]! }, other: { s: this.lone[f.other]! }, detail: f.detail });
+    for (const f of this.evidence.crossed) this.found({ kind: f.kind, request: { s: this.lone[f.request]! }, other: { s: this.lone[f.other]! }, detail: f.detail });
     this.ledger = new CrossTalkLedger<Rec>(this.evidence, (r) => r.s, (r) => r.s.request.label ?? `request #${r.s.seq}`, RECENT_JUDGED, (f) => this.found(f));
   }
 

@@ -94,6 +94,8 @@ export interface CrossTalkEvidence {
   echo: boolean;
   usage?: UsageFit;
   distinctIds: boolean;
+  /** Lone replies that were other lone requests' (crossedLone): indices into the lone samples learned from. */
+  crossed: CrossTalkFinding[];
   /** Per kind of evidence the target does not give: why. */
   missing: string[];
 }
@@ -124,7 +126,8 @@ export const LONE_ECHOES_WANTED = 3;
 export function learnEvidence(lone: readonly CrossTalkSample[]): CrossTalkEvidence {
   const missing: string[] = [];
   // A lone reply that is another lone request's (crossedLone) teaches nothing.
-  const crossed = new Set(crossedLone(lone).map((f) => lone[f.request]));
+  const crossedFindings = crossedLone(lone);
+  const crossed = new Set(crossedFindings.map((f) => lone[f.request]));
   if (crossed.size > 0) missing.push(`${crossed.size} of ${lone.length} lone replies carry another lone request's canary, not their own (each the reply of another request)`);
   lone = lone.filter((s) => !crossed.has(s));
   const asked = lone.filter((s) => s.request.canary);
@@ -139,7 +142,7 @@ export function learnEvidence(lone: readonly CrossTalkSample[]): CrossTalkEviden
   const ids = lone.map((s) => s.reply.id).filter((id): id is string => typeof id === 'string' && id !== '');
   const distinctIds = ids.length >= 2 && new Set(ids).size === ids.length;
   if (!distinctIds) missing.push(ids.length < 2 ? 'lone replies carry no completion id' : 'lone replies share a completion id (a fixed id is legal, so ids say nothing)');
-  return { echo, ...(typeof usage === 'string' ? {} : { usage }), distinctIds, missing };
+  return { echo, ...(typeof usage === 'string' ? {} : { usage }), distinctIds, crossed: crossedFindings, missing };
 }
 
 /**
